@@ -1,0 +1,28 @@
+"""cvgpu: ``import cvgpu as cv2`` — the same results as cv2, computed on an NVIDIA GPU.
+
+Functions cvgpu implements run in its own CUDA kernels and return what cv2 returns, bit for bit.
+Every other name (functions, constants, classes, ``error``, ``__version__``) is cv2's own,
+forwarded untouched, so existing code keeps working.
+"""
+import cv2 as _cv2
+
+from . import cuda, ximgproc
+from ._backend import CvgpuFallbackWarning, backend, fallback_reason, last_call_backend
+from .hough import HoughLines, HoughLinesWithAccumulator
+
+# cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
+cvgpu_version = "0.1.0"
+
+_OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
+        "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version"}
+
+
+def __getattr__(name):
+    try:
+        return getattr(_cv2, name)
+    except AttributeError:
+        raise AttributeError("module 'cvgpu' has no attribute %r (nor has cv2)" % name) from None
+
+
+def __dir__():
+    return sorted(set(dir(_cv2)) | _OWN)

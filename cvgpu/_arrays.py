@@ -1,0 +1,40 @@
+"""The one input-conversion helper: host arrays are uploaded once, device arrays (CuPy,
+``__cuda_array_interface__``, DLPack on a CUDA device) stay where they are. Nothing here writes to
+the caller's memory."""
+import numpy as np
+
+from ._backend import cupy_module
+
+_DLPACK_CUDA = 2
+
+
+def as_device_array(value):
+    """A CuPy view of ``value`` if it lives on a CUDA device, else None."""
+    if value is None or isinstance(value, (np.ndarray, np.generic)):
+        return None
+    cp = cupy_module()
+    if cp is None:
+        return None
+    if isinstance(value, cp.ndarray):
+        return value
+    if hasattr(value, "__cuda_array_interface__"):
+        return cp.asarray(value)
+    dl_device = getattr(value, "__dlpack_device__", None)
+    if dl_device is not None and hasattr(value, "__dlpack__"):
+        try:
+            kind = dl_device()[0]
+        except Exception:
+            return None
+        if int(kind) == _DLPACK_CUDA:
+            return cp.from_dlpack(value)
+    return None
+
+
+def upload_2d(array):
+    """A 2-D device array with unit column stride, from host or device input (copies only if needed)."""
+    cp = cupy_module()
+    if isinstance(array, cp.ndarray):
+        if array.ndim == 2 and array.strides[1] == array.itemsize and array.strides[0] >= array.shape[1]:
+            return array
+        return cp.ascontiguousarray(array)
+    return cp.asarray(np.ascontiguousarray(array))

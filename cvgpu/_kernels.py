@@ -1,0 +1,59 @@
+"""The one compiled-kernel cache: ``kernels/<family>.cu`` built through NVRTC once per device and
+option set, then reused. Sources ship inside the wheel as ``cvgpu/kernels`` and are read from the
+repository's ``kernels/`` in a source checkout."""
+import pathlib
+import threading
+
+from ._backend import cupy_module
+
+_HERE = pathlib.Path(__file__).resolve().parent
+_SOURCE_DIRS = (_HERE / "kernels", _HERE.parent / "kernels")
+
+_lock = threading.Lock()
+_modules = {}
+_functions = {}
+
+
+def kernel_source(family):
+    for folder in _SOURCE_DIRS:
+        path = folder / (family + ".cu")
+        if path.is_file():
+            return path.read_text()
+    raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
+
+
+def get_function(family, name, options=(), max_dynamic_shared=None):
+    """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device."""
+    cp = cupy_module()
+    device = cp.cuda.Device().id
+    fkey = (device, family, tuple(options), name)
+    fn = _functions.get(fkey)
+    if fn is None:
+        with _lock:
+            fn = _functions.get(fkey)
+            if fn is None:
+                mkey = fkey[:3]
+                module = _modules.get(mkey)
+                if module is None:
+                    module = cp.RawModule(code=kernel_source(family), options=("--std=c++14",) + tuple(options))
+                    _modules[mkey] = module
+                fn = module.get_function(name)
+                _functions[fkey] = fn
+    if max_dynamic_shared is not None and fn.max_dynamic_shared_size_bytes < max_dynamic_shared:
+        fn.max_dynamic_shared_size_bytes = max_dynamic_shared
+    return fn
+
+
+_props = {}
+
+
+def device_properties():
+    """(multiprocessor count, opt-in shared memory per block) of the current device, cached."""
+    cp = cupy_module()
+    device = cp.cuda.Device().id
+    props = _props.get(device)
+    if props is None:
+        attrs = cp.cuda.Device(device).attributes
+        props = (attrs["MultiProcessorCount"], attrs["MaxSharedMemoryPerBlockOptin"])
+        _props[device] = props
+    return props

@@ -1,0 +1,20 @@
+"""cvgpu.cuda: OpenCV's CUDA module as pip users never had it. Names cvgpu does not implement are
+forwarded to ``cv2.cuda``."""
+import cv2 as _cv2
+
+from .._backend import device_count as _device_count
+
+_OWN = {"getCudaEnabledDeviceCount"}
+
+
+def getCudaEnabledDeviceCount():
+    """getCudaEnabledDeviceCount() -> retval: the number of GPUs cvgpu can compute on."""
+    return _device_count()
+
+
+def __getattr__(name):
+    return getattr(_cv2.cuda, name)
+
+
+def __dir__():
+    return sorted(set(dir(_cv2.cuda)) | _OWN)

@@ -1,0 +1,329 @@
+"""cv2.HoughLines and cv2.HoughLinesWithAccumulator on the GPU, bit-exact with the cv2 beside them.
+
+The standard transform (srn == stn == 0) runs in ``kernels/hough.cu``; the host only works out
+cv2's sizes and trig table (a few hundred numbers) and reads the line count back once. The
+multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as such.
+"""
+import functools
+import math
+
+import cv2
+import numpy as np
+
+from . import _backend, _binding, _errors, _kernels
+from ._arrays import as_device_array, upload_2d
+
+_CV2_VERSION = tuple(int(p) for p in cv2.__version__.split(".")[:2])
+# OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
+RHO_MODE = 0 if _CV2_VERSION >= (4, 13) else 1
+# HoughLinesWithAccumulator returns (N, 3) from 5.0 on, (N, 1, 3) before.
+ACCUMULATOR_3D = _CV2_VERSION[0] < 5
+HAS_USE_EDGEVAL = "use_edgeval" in (cv2.HoughLines.__doc__ or "")
+
+_PARAMS = [
+    _binding.Param("image", "mat"),
+    _binding.Param("rho", "double"),
+    _binding.Param("theta", "double"),
+    _binding.Param("threshold", "int"),
+    _binding.Param("lines", "outmat", None),
+    _binding.Param("srn", "double", 0.0),
+    _binding.Param("stn", "double", 0.0),
+    _binding.Param("min_theta", "double", 0.0),
+    _binding.Param("max_theta", "double", math.pi),
+]
+if HAS_USE_EDGEVAL:
+    _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
+
+_CHECK_GE_FUNC = ("void cv::HoughLinesStandard(InputArray, OutputArray, int, float, float, int, int, "
+                  "double, double%s)" % (", bool" if HAS_USE_EDGEVAL else ""))
+
+_INT_MIN = -(1 << 31)
+
+# Lines sorted and written by one block in shared memory; more go through CuPy's sort.
+_SORT_CAPACITY = 8192
+
+
+# ---------------------------------------------------------------- cv2's integer conversions
+
+def _wrap_int32(v):
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _cv_trunc(x):
+    # x86 cvttsd2si: NaN and out-of-range values give INT_MIN.
+    if not math.isfinite(x) or not (-2147483649.0 < x < 2147483648.0):
+        return _INT_MIN
+    return int(x)
+
+
+def _cv_floor(x):
+    i = _cv_trunc(x)
+    return _wrap_int32(i - (1 if i > x else 0))
+
+
+def _cv_round(x):
+    # cvRound(double) is cvtsd2si: round half to even, INT_MIN when out of range.
+    if not math.isfinite(x):
+        return _INT_MIN
+    r = round(x)
+    return r if -2147483648 <= r <= 2147483647 else _INT_MIN
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta):
+    """(numangle, numrho) exactly as cv2's standard transform computes them."""
+    numangle = _wrap_int32(_cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
+    if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
+        numangle -= 1
+    numrho = _cv_round(_div(2 * (cols + rows) + 1, float(rho32)))
+    return numangle, numrho
+
+
+@functools.lru_cache(maxsize=64)
+def trig_table(numangle, rho32, theta32, min_theta):
+    """cv2's float32 (cos, sin) / rho table. The angle is accumulated in float32 (ang += theta),
+    not n * theta; sin and cos are libm's double functions (math.sin is the platform's libm, as
+    cv2's std::sin), scaled by the float32 1/rho in double and rounded to float32."""
+    irho = float(np.float32(1) / np.float32(rho32))
+    steps = np.full(numangle, np.float32(theta32), dtype=np.float32)
+    steps[0] = np.float32(min_theta)
+    angles = np.add.accumulate(steps, dtype=np.float32)  # sequential float32 sums, as cv2's loop
+    tab_cos = np.array([math.cos(float(a)) * irho for a in angles], dtype=np.float32)
+    tab_sin = np.array([math.sin(float(a)) * irho for a in angles], dtype=np.float32)
+    return tab_cos, tab_sin
+
+
+# ---------------------------------------------------------------- argument layer
+
+class _DeviceMat(_binding.HostMat):
+    __slots__ = ()
+
+
+def _convert_array(name, value):
+    if name == "lines":
+        return value
+    device = as_device_array(value)
+    if device is not None:
+        header = _binding.mat_header(name, device, device.shape, device.dtype)
+        return _DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
+    return _binding.host_mat(name, value)
+
+
+def _prepare(func_name, args, kwargs):
+    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array)
+    a.setdefault("use_edgeval", False)
+    return a
+
+
+def _forward_to_cv2(func_name, a, image):
+    """The multi-scale path and the no-GPU fallback: cv2 computes, on host data."""
+    cv2_args = [image, a["rho"], a["theta"], a["threshold"], None, a["srn"], a["stn"],
+                a["min_theta"], a["max_theta"]]
+    if HAS_USE_EDGEVAL:
+        cv2_args.append(a["use_edgeval"])
+    _backend.record("cv2")
+    return getattr(cv2, func_name)(*cv2_args)
+
+
+def _deliver(result, lines_arg):
+    """cv2 writes into a given ``lines`` array when its shape and type already match."""
+    if result is None or lines_arg is None:
+        return result
+    if (hasattr(lines_arg, "shape") and lines_arg.shape == result.shape and lines_arg.dtype == result.dtype
+            and type(lines_arg) is type(result)):
+        lines_arg[...] = result
+        return lines_arg
+    return result
+
+
+def _hough(func_name, with_votes, args, kwargs):
+    a = _prepare(func_name, args, kwargs)
+    mat = a["image"]
+    on_device = isinstance(mat, _DeviceMat)
+    multiscale = a["srn"] != 0 or a["stn"] != 0
+    if multiscale or _backend.cupy_module() is None:
+        if not multiscale:
+            _backend.warn_fallback()
+        image = mat.array.get() if on_device else (args[0] if args else kwargs.get("image"))
+        result = _forward_to_cv2(func_name, a, image)
+        if on_device and result is not None:
+            result = _backend.cupy_module().asarray(result)
+        return _deliver(result, a["lines"])
+
+    if not mat.is_type(np.uint8, 1):
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard",
+                               "hough.cpp", 0)
+    min_theta, max_theta = a["min_theta"], a["max_theta"]
+    if not max_theta >= min_theta:
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED,
+            "> max_theta must be greater than min_theta (expected: 'max_theta >= min_theta'), where\n"
+            ">     'max_theta' is %g\n> must be greater than or equal to\n>     'min_theta' is %g\n"
+            % (max_theta, min_theta), _CHECK_GE_FUNC, "hough.cpp", 0)
+    rho32, theta32 = np.float32(a["rho"]), np.float32(a["theta"])
+    rows, cols = mat.rows, mat.cols
+    numangle, numrho = accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta)
+    nbytes = (numangle + 2) * (numrho + 2) * 4
+    if nbytes < 0 or nbytes >= (1 << 63):
+        raise _errors.out_of_memory(nbytes)
+    _backend.record("cuda")
+    cp = _backend.cupy_module()
+    empty = rows <= 0 or cols <= 0 or mat.array is None
+    if numangle <= 0 or numrho <= 0 or empty:
+        return None  # no cell can be voted for (cv2 allocates, votes nothing, finds nothing)
+    image = mat.array
+    if image.ndim != 2:
+        image = image.reshape(rows, cols)
+    try:
+        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, a["threshold"],
+                           a["use_edgeval"], with_votes, not on_device)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(nbytes) from None
+    if lines is None:
+        return None
+    if with_votes:
+        lines = lines.reshape(-1, 1, 3) if ACCUMULATOR_3D else lines.reshape(-1, 3)
+    else:
+        lines = lines.reshape(-1, 1, 2)
+    return _deliver(lines, a["lines"])
+
+
+# ---------------------------------------------------------------- GPU pipeline
+
+_device_tables = {}
+
+
+def _device_trig(cp, numangle, rho32, theta32, min_theta):
+    key = (cp.cuda.Device().id, numangle, float(rho32), float(theta32), min_theta)
+    tabs = _device_tables.get(key)
+    if tabs is None:
+        if len(_device_tables) > 64:
+            _device_tables.clear()
+        tab_cos, tab_sin = trig_table(numangle, rho32, theta32, min_theta)
+        tabs = (cp.asarray(tab_cos), cp.asarray(tab_sin))
+        _device_tables[key] = tabs
+    return tabs
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+# Shared-memory voting keeps one accumulator row per block; it is used whenever that row fits in
+# the opt-in shared memory of a block. The global-atomics variant covers longer rows.
+# (Rule and device measurements: see VOTE_RULE_NOTES below, filled from the device benchmark.)
+VOTE_RULE_NOTES = "shared when (numrho + 2) * 4 <= opt-in shared memory per block; global otherwise"
+
+
+def vote_variant(numrho, max_shared):
+    return "shared" if (numrho + 2) * 4 <= max_shared else "global"
+
+
+def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
+               with_votes, to_host, force_variant=None):
+    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
+    lines (count x 2 or x 3), or None when there are none."""
+    rows, cols = image.shape
+    d_image = upload_2d(image)
+    num_sms, max_shared = _kernels.device_properties()
+    wide = max(rows, cols) > 0xFFFF
+    options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+    tab_cos, tab_sin = _device_trig(cp, numangle, rho32, theta32, min_theta)
+
+    accum_cells = (numangle + 2) * (numrho + 2)
+    counters = cp.zeros(2, dtype=cp.int32)
+    accum = cp.empty(accum_cells, dtype=cp.int32)
+    points = cp.empty(rows * cols, dtype=cp.uint64 if wide else cp.uint32)
+    weights_arg = cp.empty(rows * cols, dtype=cp.uint8) if use_edgeval else np.uint64(0)  # NULL
+    max_maxima = numangle * ((numrho + 1) // 2 + 1)
+    keys = cp.empty(max_maxima, dtype=cp.uint64)
+
+    threads = 256
+    gx = min(_cdiv(cols, threads), 64)
+    gy = min(rows, 65535, max(1, _cdiv(num_sms * 16, gx)))
+    _kernels.get_function("hough", "hough_collect_points", options)(
+        (gx, gy), (threads,),
+        (d_image, np.int32(rows), np.int32(cols), np.int64(d_image.strides[0]), points, weights_arg,
+         counters, accum, np.int64(accum_cells)))
+
+    variant = force_variant or vote_variant(numrho, max_shared)
+    if variant == "shared":
+        smem = (numrho + 2) * 4
+        splits = max(1, min(_cdiv(num_sms * 4, numangle), _cdiv(rows * cols, threads * 16), 65535))
+        fn = _kernels.get_function("hough", "hough_vote_shared", options, max_dynamic_shared=smem)
+        fn((numangle, splits), (threads,),
+           (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numrho), accum, np.int64(accum_cells)),
+           shared_mem=smem)
+    else:
+        angles_per_block = 8
+        fn = _kernels.get_function("hough", "hough_vote_global", options)
+        fn((num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (threads,),
+           (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+            np.int32(angles_per_block), accum, np.int64(accum_cells)))
+
+    cells = numangle * numrho
+    _kernels.get_function("hough", "hough_find_maxima", options)(
+        (min(_cdiv(cells, threads), num_sms * 32),), (threads,),
+        (accum, np.int32(numangle), np.int32(numrho), np.int32(threshold), keys, counters))
+
+    per_line = 3 if with_votes else 2
+    out_dev = cp.empty(min(max_maxima, _SORT_CAPACITY) * per_line, dtype=cp.float32)
+    host_floats = _SORT_CAPACITY * per_line if to_host else 0
+    pinned = cp.cuda.alloc_pinned_memory(4 * (1 + host_floats))
+    host_view = np.frombuffer(pinned, dtype=np.int32, count=1 + host_floats)
+    host_view[0] = -1
+    host_ptr = pinned.ptr
+    out_host_ptr = host_ptr + 4 if to_host else 0
+    line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
+                 np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
+    fn = _kernels.get_function("hough", "hough_sort_emit", options,
+                               max_dynamic_shared=_SORT_CAPACITY * 8)
+    fn((1,), (1024,),
+       (keys, counters, np.int32(_SORT_CAPACITY)) + line_args +
+       (out_dev, np.uint64(out_host_ptr), np.uint64(host_ptr)),
+       shared_mem=_SORT_CAPACITY * 8)
+    cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count decides the shape
+    count = int(host_view[0])
+    if count == 0:
+        return None
+    if count <= _SORT_CAPACITY:
+        if to_host:
+            return host_view[1:1 + count * per_line].view(np.float32).copy().reshape(count, per_line)
+        return out_dev[:count * per_line].reshape(count, per_line)
+    # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
+    sorted_keys = cp.sort(keys[:count])
+    out = cp.empty(count * per_line, dtype=cp.float32)
+    _kernels.get_function("hough", "hough_emit", options)(
+        (min(_cdiv(count, threads), num_sms * 8),), (threads,),
+        (sorted_keys, np.int32(count)) + line_args + (out,))
+    out = out.reshape(count, per_line)
+    return out.get() if to_host else out
+
+
+# ---------------------------------------------------------------- public API
+
+def HoughLines(*args, **kwargs):
+    """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
+
+    cv2.HoughLines on the GPU: the same lines, float32 values and order as the installed cv2.
+    ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
+    (CuPy out). srn/stn != 0 (multi-scale) is computed by cv2.
+    """
+    return _hough("HoughLines", False, args, kwargs)
+
+
+def HoughLinesWithAccumulator(*args, **kwargs):
+    """HoughLinesWithAccumulator(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
+
+    As cvgpu.HoughLines, each line carrying its accumulator value as a third float32.
+    """
+    return _hough("HoughLinesWithAccumulator", True, args, kwargs)
+
+
+def uses_gpu(srn=0, stn=0):
+    """Whether a HoughLines call with these srn/stn values is computed by cvgpu's kernels."""
+    return _backend.backend() == "cuda" and srn == 0 and stn == 0
