@@ -144,16 +144,16 @@ def _hough(func_name, with_votes, args, kwargs):
     a = _prepare(func_name, args, kwargs)
     mat = a["image"]
     on_device = isinstance(mat, _DeviceMat)
-    multiscale = a["srn"] != 0 or a["stn"] != 0
-    if multiscale or _backend.cupy_module() is None:
-        if not multiscale:
-            _backend.warn_fallback()
+    if a["srn"] != 0 or a["stn"] != 0:
+        # Multi-scale transform: cv2's serial coarse-to-fine algorithm, computed by cv2 (see
+        # compat_matrix: variant "multiscale", backend "cv2").
         image = mat.array.get() if on_device else (args[0] if args else kwargs.get("image"))
         result = _forward_to_cv2(func_name, a, image)
         if on_device and result is not None:
             result = _backend.cupy_module().asarray(result)
         return _deliver(result, a["lines"])
 
+    # cv2's checks, in cv2's order (HoughLinesStandard): type, theta range, accumulator size.
     if not mat.is_type(np.uint8, 1):
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard",
                                "hough.cpp", 0)
@@ -170,10 +170,13 @@ def _hough(func_name, with_votes, args, kwargs):
     nbytes = (numangle + 2) * (numrho + 2) * 4
     if nbytes < 0 or nbytes >= (1 << 63):
         raise _errors.out_of_memory(nbytes)
-    _backend.record("cuda")
+
     cp = _backend.cupy_module()
-    empty = rows <= 0 or cols <= 0 or mat.array is None
-    if numangle <= 0 or numrho <= 0 or empty:
+    if cp is None:
+        _backend.warn_fallback()
+        return _deliver(_forward_to_cv2(func_name, a, args[0] if args else kwargs.get("image")), a["lines"])
+    _backend.record("cuda")
+    if numangle <= 0 or numrho <= 0 or rows <= 0 or cols <= 0 or mat.array is None:
         return None  # no cell can be voted for (cv2 allocates, votes nothing, finds nothing)
     image = mat.array
     if image.ndim != 2:

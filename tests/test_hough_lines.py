@@ -1,0 +1,502 @@
+"""cvgpu.HoughLines / HoughLinesWithAccumulator against the installed cv2.
+
+CPU part (runs everywhere): forwarding, argument parsing and every error compared with cv2's, the
+host-side plan (sizes, trig table, output formula) checked through an independent numpy voting
+model against cv2, the no-GPU fallback. GPU part (``gpu``): cvgpu == cv2 bit for bit on
+hypothesis-generated images and parameters.
+"""
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, note, settings, strategies as st
+
+import cvgpu
+from cvgpu import hough
+from conftest import HAS_GPU, same
+
+HAS_EDGEVAL = hough.HAS_USE_EDGEVAL
+
+
+# ---------------------------------------------------------------- images
+
+def drawn_lines(rng, h, w, n):
+    img = np.zeros((h, w), np.uint8)
+    for _ in range(n):
+        p = rng.integers(-w // 2, w + w // 2, 2), rng.integers(-h // 2, h + h // 2, 2)
+        cv2.line(img, (int(p[0][0]), int(p[1][0])), (int(p[0][1]), int(p[1][1])),
+                 int(rng.integers(1, 256)), int(rng.integers(1, 3)))
+    return img
+
+
+def shapes(rng, h, w, n):
+    img = np.zeros((h, w), np.uint8)
+    for _ in range(n):
+        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        if rng.random() < 0.5:
+            cv2.rectangle(img, c, (c[0] + int(rng.integers(1, w + 1)), c[1] + int(rng.integers(1, h + 1))),
+                          int(rng.integers(1, 256)), 1)
+        else:
+            cv2.circle(img, c, int(rng.integers(1, max(h, w) + 1)), int(rng.integers(1, 256)), 1)
+    return img
+
+
+def noise(rng, h, w, density):
+    return ((rng.random((h, w)) < density) * rng.integers(1, 256, (h, w))).astype(np.uint8)
+
+
+def segments(h, w, n_points):
+    """The seed study's workload: horizontal 1-px segments totalling about n_points edge pixels."""
+    img = np.zeros((h, w), np.uint8)
+    seg = max(1, min(w, 64))
+    rng = np.random.default_rng(n_points + h * 7 + w)
+    placed = 0
+    while placed < n_points:
+        y, x = int(rng.integers(0, h)), int(rng.integers(0, w - seg + 1))
+        placed += int(seg - np.count_nonzero(img[y, x:x + seg]))
+        img[y, x:x + seg] = 255
+    return img
+
+
+def photo_edges(rng, h, w):
+    """Canny edges of a real photograph when scikit-image ships one, else of a smooth field."""
+    try:
+        from skimage import data
+        photo = [data.camera, data.coins, data.moon, data.text, data.page][int(rng.integers(0, 5))]()
+    except Exception:
+        yy, xx = np.mgrid[0:256, 0:256]
+        photo = (127 + 60 * np.sin(xx / 9.0) + 60 * np.cos(yy / 13.0 + xx / 31.0)).astype(np.uint8)
+    photo = cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA)
+    return cv2.Canny(photo, 50, 150)
+
+
+FAMILIES = ("empty", "full", "noise", "lines", "shapes", "photo", "segments")
+
+
+def make_image(family, seed, h, w):
+    rng = np.random.default_rng(seed)
+    if family == "empty":
+        return np.zeros((h, w), np.uint8)
+    if family == "full":
+        return np.full((h, w), int(rng.integers(1, 256)), np.uint8)
+    if family == "noise":
+        return noise(rng, h, w, float(rng.choice([0.0005, 0.005, 0.02, 0.1, 0.5])))
+    if family == "lines":
+        return drawn_lines(rng, h, w, int(rng.integers(1, 12)))
+    if family == "shapes":
+        return shapes(rng, h, w, int(rng.integers(1, 6)))
+    if family == "photo":
+        return photo_edges(rng, h, w)
+    return segments(h, w, max(1, (h * w) // int(rng.integers(4, 64))))
+
+
+# ---------------------------------------------------------------- strategies
+
+sizes = st.one_of(st.integers(1, 64), st.integers(1, 400), st.integers(1, 2048))
+rhos = st.one_of(st.sampled_from([1.0, 0.5, 2.0, 1.5, 3.7]), st.floats(0.05, 10.0))
+thetas = st.one_of(st.sampled_from([math.pi / 180, math.pi / 360, math.pi / 90, 0.0123, 0.05]),
+                   st.floats(0.001, math.pi / 2))
+thresholds = st.one_of(st.integers(0, 50), st.integers(0, 1000), st.integers(-5, 5))
+
+
+@st.composite
+def theta_ranges(draw):
+    if draw(st.booleans()):
+        return 0.0, math.pi
+    lo = draw(st.floats(-math.pi, math.pi))
+    return lo, lo + draw(st.floats(0.0, 2 * math.pi))
+
+
+@st.composite
+def cases(draw, families=FAMILIES, max_side=None):
+    family = draw(st.sampled_from(families))
+    h, w = draw(sizes), draw(sizes)
+    if max_side:
+        h, w = min(h, max_side), min(w, max_side)
+    # Keep the CPU reference affordable: thin big images out.
+    if family in ("full", "noise") and h * w > 512 * 512:
+        h, w = min(h, 512), min(w, 512)
+    mn, mx = draw(theta_ranges())
+    return dict(family=family, seed=draw(st.integers(0, 2**32 - 1)), h=h, w=w, rho=draw(rhos),
+                theta=draw(thetas), threshold=draw(thresholds), min_theta=mn, max_theta=mx,
+                use_edgeval=draw(st.booleans()) if HAS_EDGEVAL else False)
+
+
+def call(module, fn, img, c):
+    kw = dict(min_theta=c["min_theta"], max_theta=c["max_theta"])
+    if HAS_EDGEVAL:
+        kw["use_edgeval"] = c["use_edgeval"]
+    return getattr(module, fn)(img, c["rho"], c["theta"], c["threshold"], **kw)
+
+
+def outcome(f):
+    """A result, or the (type, code, err, func) of the cv2.error it raised."""
+    try:
+        return ("ok", f())
+    except cv2.error as e:
+        return ("error", e.code, e.err, e.func)
+
+
+def assert_same_outcome(ours, ref):
+    assert ours[0] == ref[0], (ours, ref)
+    if ours[0] == "ok":
+        assert same(ours[1], ref[1]), (ours[1], ref[1])
+    else:
+        assert ours[1:] == ref[1:]
+
+
+# ================================================================ CPU part
+
+def test_forwarding_mirrors_cv2():
+    assert cvgpu.RETR_TREE == cv2.RETR_TREE
+    assert cvgpu.error is cv2.error
+    assert cvgpu.__version__ == cv2.__version__
+    assert cvgpu.Canny is cv2.Canny
+    assert "Canny" in dir(cvgpu) and "HoughLines" in dir(cvgpu)
+    assert cvgpu.HoughLines is not cv2.HoughLines
+    assert isinstance(cvgpu.cuda.getCudaEnabledDeviceCount(), int)
+    assert cvgpu.cuda.getCudaEnabledDeviceCount() == (cvgpu.cuda.getCudaEnabledDeviceCount() if HAS_GPU else 0)
+    with pytest.raises(AttributeError):
+        cvgpu.no_such_function_anywhere
+    if hasattr(cv2, "ximgproc"):
+        assert cvgpu.ximgproc.thinning is cv2.ximgproc.thinning
+
+
+def test_backend_reports_engine():
+    assert cvgpu.backend() in ("cuda", "cv2")
+    assert (cvgpu.backend() == "cuda") == HAS_GPU
+
+
+IMG = np.zeros((20, 30), np.uint8)
+IMG[7, :] = 255
+IMG[:, 11] = 3
+
+BAD_CALLS = [
+    ("float image", (IMG.astype(np.float32), 1, np.pi / 180, 5), {}),
+    ("3 channels", (np.dstack([IMG] * 3), 1, np.pi / 180, 5), {}),
+    ("2 channels", (np.dstack([IMG] * 2), 1, np.pi / 180, 5), {}),
+    ("int16", (IMG.astype(np.int16), 1, np.pi / 180, 5), {}),
+    ("bool", (IMG.astype(bool), 1, np.pi / 180, 5), {}),
+    ("float64 empty", (np.zeros((0, 0)), 1, 0.1, 5), {}),
+    ("complex", (IMG.astype(np.complex64), 1, 0.1, 5), {}),
+    ("object", (IMG.astype(object), 1, 0.1, 5), {}),
+    ("4-d", (IMG[None, :, :, None], 1, np.pi / 180, 5), {}),
+    ("129 channels", (np.ones((4, 4, 129), np.uint8), 1, 0.1, 0), {}),
+    ("scalar image", (5, 1, 0.1, 5), {}),
+    ("tuple image", ((1, 2, 3), 1, 0.1, 5), {}),
+    ("bytes image", (b"abc", 1, 0.1, 5), {}),
+    ("list image", ([[0, 1], [1, 0]], 1, 0.1, 5), {}),
+    ("rho 0", (IMG, 0, np.pi / 180, 5), {}),
+    ("rho negative", (IMG, -1, np.pi / 180, 5), {}),
+    ("rho nan", (IMG, float("nan"), 0.1, 5), {}),
+    ("rho tiny", (IMG, 1e-9, 0.1, 5), {}),
+    ("rho None", (IMG, None, 0.1, 5), {}),
+    ("theta 0", (IMG, 1, 0, 5), {}),
+    ("theta negative", (IMG, 1, -0.1, 5), {}),
+    ("theta nan", (IMG, 1, float("nan"), 5), {}),
+    ("min > max", (IMG, 1, np.pi / 180, 5), dict(min_theta=1.0, max_theta=0.5)),
+    ("min nan", (IMG, 1, np.pi / 180, 5), dict(min_theta=float("nan"))),
+    ("min > max empty", (np.zeros((0, 0), np.uint8), 1, 0.1, 5), dict(min_theta=2, max_theta=1)),
+    ("None image rho 0", (None, 0, 0.1, 5), {}),
+    ("threshold float", (IMG, 1, 0.1, 5.5), {}),
+    ("threshold str", (IMG, 1, 0.1, "5"), {}),
+    ("threshold bool", (IMG, 1, 0.1, True), {}),
+    ("threshold too big", (IMG, 1, 0.1, 2**31), {}),
+    ("rho str", (IMG, "a", 0.1, 5), {}),
+    ("rho bool", (IMG, True, 0.1, 5), {}),
+    ("rho array", (IMG, np.array([1.0]), 0.1, 5), {}),
+    ("missing threshold", (IMG, 1, 0.1), {}),
+    ("no arguments", (), {}),
+    ("unknown keyword", (IMG, 1, 0.1, 5), dict(foo=1)),
+    ("name and position", (IMG, 1, 0.1, 5), dict(rho=2)),
+    ("too many", (IMG, 1, 0.1, 5, None, 0, 0, 0, 3, False, 5, 6), {}),
+]
+if HAS_EDGEVAL:
+    BAD_CALLS.append(("use_edgeval float", (IMG, 1, 0.1, 5), dict(use_edgeval=1.0)))
+
+
+@pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
+@pytest.mark.parametrize("label,args,kwargs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_errors_match_cv2(fn, label, args, kwargs):
+    ref = outcome(lambda: getattr(cv2, fn)(*args, **kwargs))
+    ours = outcome(lambda: getattr(cvgpu, fn)(*args, **kwargs))
+    assert_same_outcome(ours, ref)
+
+
+ODD_CALLS = [
+    ("1-d image", (np.ones(7, np.uint8), 1, 0.1, 0), {}),
+    ("0-d image", (np.array(1, np.uint8), 1, 0.1, 0), {}),
+    ("h x w x 1", (IMG[:, :, None], 1, np.pi / 180, 5), {}),
+    ("empty 0x0", (np.zeros((0, 0), np.uint8), 1, 0.1, 0), {}),
+    ("empty 0x5", (np.zeros((0, 5), np.uint8), 1, 0.1, 0), {}),
+    ("None image", (None, 1, 0.1, 0), {}),
+    ("theta inf", (IMG, 1, float("inf"), 0), {}),
+    ("rho inf", (IMG, float("inf"), 0.1, 0), {}),
+    ("rho huge", (IMG, 1e6, 0.1, 0), {}),
+    ("theta huge", (IMG, 1, 10.0, 0), {}),
+    ("threshold None", (IMG, 1, 0.1, None), {}),
+    ("threshold numpy", (IMG, 1, 0.1, np.int64(3)), {}),
+    ("negative threshold", (IMG, 1, 0.1, -5), {}),
+    ("keywords", (), dict(image=IMG, rho=1, theta=np.pi / 180, threshold=5)),
+    ("non-contiguous", (IMG[::2, ::3], 1, 0.1, 1), {}),
+    ("negative strides", (IMG[::-1, ::-1], 1, 0.1, 1), {}),
+    ("multi-scale", (IMG, 1, np.pi / 180, 5), dict(srn=2, stn=2)),
+    ("multi-scale float srn", (IMG, 1, np.pi / 180, 5), dict(srn=0.5)),
+]
+
+
+@pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
+@pytest.mark.parametrize("label,args,kwargs", ODD_CALLS, ids=[c[0] for c in ODD_CALLS])
+def test_unusual_but_valid_calls_match_cv2(fn, label, args, kwargs):
+    ref = outcome(lambda: getattr(cv2, fn)(*args, **kwargs))
+    ours = outcome(lambda: getattr(cvgpu, fn)(*args, **kwargs))
+    assert_same_outcome(ours, ref)
+
+
+def test_lines_argument_is_filled_like_cv2():
+    out = np.zeros((2, 1, 2), np.float32)
+    ref = cv2.HoughLines(IMG, 1, np.pi / 180, 5)
+    got = cvgpu.HoughLines(IMG, 1, np.pi / 180, 5, np.zeros(ref.shape, np.float32))
+    assert same(got, ref)
+    exact = np.zeros(ref.shape, np.float32)
+    assert cvgpu.HoughLines(IMG, 1, np.pi / 180, 5, exact) is exact
+    assert cvgpu.HoughLines(IMG, 1, np.pi / 180, 5, out) is not out
+
+
+def test_caller_array_is_not_modified():
+    img = IMG.copy()
+    img.setflags(write=False)
+    cvgpu.HoughLines(img, 1, np.pi / 180, 5)
+    assert np.array_equal(img, IMG)
+
+
+# -- the host-side plan (sizes, trig table, output formula) through an independent voting model
+
+def reference_model(img, rho, theta, threshold, min_theta=0.0, max_theta=math.pi, use_edgeval=False,
+                    with_votes=False):
+    """A numpy transcription of cv2's standard transform, fed by cvgpu's host-side plan."""
+    h, w = img.shape
+    rho32, theta32 = np.float32(rho), np.float32(theta)
+    numangle, numrho = hough.accumulator_size(h, w, rho32, theta32, min_theta, max_theta)
+    if numangle <= 0 or numrho <= 0:
+        return None
+    tab_cos, tab_sin = hough.trig_table(numangle, rho32, theta32, min_theta)
+    ys, xs = np.nonzero(img)
+    weight = img[ys, xs].astype(np.int64) if use_edgeval else np.ones(len(xs), np.int64)
+    acc = np.zeros((numangle + 2) * (numrho + 2), np.int64)
+    for n in range(numangle):
+        # float32 products and sum, no fused multiply-add; np.rint is round-half-even.
+        r = np.rint(xs.astype(np.float32) * tab_cos[n] + ys.astype(np.float32) * tab_sin[n]).astype(np.int64)
+        np.add.at(acc, (n + 1) * (numrho + 2) + r + (numrho - 1) // 2 + 1, weight)
+    acc = acc.astype(np.int32).reshape(numangle + 2, numrho + 2)
+    a = acc[1:-1, 1:-1]
+    is_max = ((a > threshold) & (a > acc[1:-1, :-2]) & (a >= acc[1:-1, 2:]) & (a > acc[:-2, 1:-1])
+              & (a >= acc[2:, 1:-1]))
+    n_idx, r_idx = np.nonzero(is_max)
+    votes = a[n_idx, r_idx]
+    order = np.lexsort((r_idx, n_idx, -votes.astype(np.int64)))
+    n_idx, r_idx, votes = n_idx[order], r_idx[order], votes[order]
+    if len(votes) == 0:
+        return None
+    if hough.RHO_MODE == 0:
+        rho_out = (r_idx - (numrho - 1) // 2).astype(np.float32) * rho32
+    else:
+        rho_out = (r_idx.astype(np.float32) - np.float32(numrho - 1) * np.float32(0.5)) * rho32
+    theta_out = np.float32(min_theta) + n_idx.astype(np.float32) * theta32
+    cols = [rho_out, theta_out] + ([votes.astype(np.float32)] if with_votes else [])
+    lines = np.stack(cols, 1).astype(np.float32)
+    if with_votes:
+        return lines.reshape(-1, 1, 3) if hough.ACCUMULATOR_3D else lines
+    return lines.reshape(-1, 1, 2)
+
+
+@given(cases(families=("noise", "lines", "shapes", "segments", "empty"), max_side=96))
+def test_host_plan_reproduces_cv2(c):
+    """cvgpu's numangle/numrho, trig table, ordering and output formula, checked on the CPU."""
+    img = make_image(c["family"], c["seed"], c["h"], c["w"])
+    note(str(c))
+    ref = call(cv2, "HoughLinesWithAccumulator", img, c)
+    ours = reference_model(img, c["rho"], c["theta"], c["threshold"], c["min_theta"], c["max_theta"],
+                           c["use_edgeval"], with_votes=True)
+    assert same(ours, ref)
+
+
+def test_numangle_drops_the_angle_at_pi():
+    rho32, theta32 = np.float32(1), np.float32(math.pi / 180)
+    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi) == (180, 41)
+    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi / 2)[0] == 91
+
+
+def test_version_switch_matches_the_running_cv2():
+    """Both behaviours exist; the one in force is the one the installed cv2 shows."""
+    img = np.zeros((30, 51), np.uint8)  # 2*(30+51)+1 = 163 bins at rho 1.5 -> 109, odd; at 1 -> 163
+    img[7, :] = 1
+    img[:, 9] = 1
+    ref = cv2.HoughLines(img, 2.0, np.pi / 180, 5)  # numrho = round(163/2) = 82, even: modes differ
+    for mode in (0, 1):
+        saved = hough.RHO_MODE
+        hough.RHO_MODE = mode
+        try:
+            model = reference_model(img, 2.0, np.pi / 180, 5)
+        finally:
+            hough.RHO_MODE = saved
+        assert same(model, ref) == (mode == hough.RHO_MODE)
+    acc = cv2.HoughLinesWithAccumulator(img, 1, np.pi / 180, 5)
+    assert (acc.ndim == 3) == hough.ACCUMULATOR_3D
+
+
+def test_no_gpu_fallback_warns_once_and_says_cv2():
+    script = textwrap.dedent("""
+        import warnings, numpy as np, cv2, cvgpu
+        img = np.zeros((20, 30), np.uint8); img[7, :] = 255
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            a = cvgpu.HoughLines(img, 1, np.pi / 180, 5)
+            b = cvgpu.HoughLines(img, 1, np.pi / 180, 5)
+        kinds = [w.category.__name__ for w in caught]
+        assert kinds == ["CvgpuFallbackWarning"], kinds
+        assert cvgpu.backend() == "cv2" and cvgpu.last_call_backend() == "cv2"
+        assert np.array_equal(a, cv2.HoughLines(img, 1, np.pi / 180, 5)) and np.array_equal(a, b)
+        print("fallback-ok")
+    """)
+    env = dict(os.environ, CVGPU_BACKEND="cv2")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert "fallback-ok" in out.stdout, out.stderr
+
+
+# ================================================================ GPU part
+
+def check_case(compat, img, c, variant):
+    for fn in ("HoughLines", "HoughLinesWithAccumulator"):
+        ref = call(cv2, fn, img, c)
+        ours = call(cvgpu, fn, img, c)
+        assert cvgpu.last_call_backend() == "cuda"
+        compat.check(fn, variant, ours, ref)
+
+
+@pytest.mark.gpu
+@given(cases(families=("noise", "empty", "full")))
+def test_gpu_noise_and_extremes(compat, c):
+    note(str(c))
+    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+
+
+@pytest.mark.gpu
+@given(cases(families=("lines", "shapes")))
+def test_gpu_drawn_lines_and_shapes(compat, c):
+    note(str(c))
+    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+
+
+@pytest.mark.gpu
+@given(cases(families=("photo", "segments")))
+def test_gpu_photo_edges_and_segments(compat, c):
+    note(str(c))
+    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+
+
+@pytest.mark.gpu
+@given(cases(max_side=16))
+def test_gpu_tiny_images(compat, c):
+    note(str(c))
+    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_EDGEVAL, reason="this cv2 has no use_edgeval")
+@given(cases(families=("noise", "lines", "photo", "full")))
+def test_gpu_use_edgeval(compat, c):
+    c["use_edgeval"] = True
+    note(str(c))
+    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "use_edgeval")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("h,w", [(2048, 2048), (1024, 2048), (2048, 1000), (4096, 4096), (1, 4096),
+                                 (4096, 1)])
+def test_gpu_large_images(compat, h, w):
+    img = segments(h, w, min(h * w // 8, 82_000))
+    c = dict(rho=1.0, theta=math.pi / 180, threshold=100, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
+    check_case(compat, img, c, "standard")
+
+
+@pytest.mark.gpu
+def test_gpu_more_lines_than_one_block_sorts(compat):
+    """Threshold -1 on noise yields tens of thousands of maxima: the CuPy sort path."""
+    img = noise(np.random.default_rng(3), 300, 400, 0.05)
+    c = dict(rho=1.0, theta=math.pi / 180, threshold=-1, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
+    ref = call(cv2, "HoughLines", img, c)
+    assert ref.shape[0] > hough._SORT_CAPACITY
+    check_case(compat, img, c, "standard")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["shared", "global"])
+@given(c=cases(families=("noise", "lines", "segments"), max_side=300))
+def test_gpu_both_voting_variants(compat, variant, c):
+    import cupy as cp
+    img = make_image(c["family"], c["seed"], c["h"], c["w"])
+    ref = call(cv2, "HoughLinesWithAccumulator", img, c)
+    rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
+    numangle, numrho = hough.accumulator_size(c["h"], c["w"], rho32, theta32, c["min_theta"], c["max_theta"])
+    if numangle <= 0 or numrho <= 0 or (numangle + 2) * (numrho + 2) > 50_000_000:
+        return
+    lines = hough._gpu_lines(cp, img, numangle, numrho, rho32, theta32, c["min_theta"], c["threshold"],
+                             c["use_edgeval"], True, True, force_variant=variant)
+    if lines is not None:
+        lines = lines.reshape(-1, 1, 3) if hough.ACCUMULATOR_3D else lines
+    compat.check("HoughLinesWithAccumulator", "vote-" + variant, lines, ref)
+
+
+@pytest.mark.gpu
+def test_gpu_device_input_stays_on_device(compat):
+    import cupy as cp
+    img = drawn_lines(np.random.default_rng(5), 300, 500, 6)
+    ref = cv2.HoughLines(img, 1, np.pi / 180, 40)
+    d_img = cp.asarray(img)
+    before = d_img.copy()
+    ours = cvgpu.HoughLines(d_img, 1, np.pi / 180, 40)
+    assert isinstance(ours, cp.ndarray)
+    assert bool((d_img == before).all())
+    compat.check("HoughLines", "device-input", ours, ref)
+    # Strided device views and objects exposing only __cuda_array_interface__ / DLPack.
+    big = cp.zeros((600, 1000), cp.uint8)
+    big[::2, ::2] = d_img
+    compat.check("HoughLines", "device-input", cvgpu.HoughLines(big[::2, ::2], 1, np.pi / 180, 40), ref)
+
+    class OnlyInterface:
+        def __init__(self, a):
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    compat.check("HoughLines", "device-input", cvgpu.HoughLines(OnlyInterface(d_img), 1, np.pi / 180, 40), ref)
+
+
+@pytest.mark.gpu
+def test_gpu_host_input_variants(compat):
+    img = drawn_lines(np.random.default_rng(7), 257, 333, 5)
+    ref = cv2.HoughLines(img, 1, np.pi / 180, 30)
+    ro = img.copy()
+    ro.setflags(write=False)
+    compat.check("HoughLines", "host-input", cvgpu.HoughLines(ro, 1, np.pi / 180, 30), ref)
+    f = np.asfortranarray(img)
+    compat.check("HoughLines", "host-input", cvgpu.HoughLines(f, 1, np.pi / 180, 30),
+                 cv2.HoughLines(f, 1, np.pi / 180, 30))
+    strided = np.zeros((514, 666), np.uint8)
+    strided[::2, ::2] = img
+    compat.check("HoughLines", "host-input", cvgpu.HoughLines(strided[::2, ::2], 1, np.pi / 180, 30), ref)
+
+
+@pytest.mark.gpu
+@given(c=cases(families=("lines", "noise"), max_side=200), srn=st.integers(1, 4), stn=st.integers(1, 4))
+def test_multiscale_is_cv2s_and_says_so(compat, c, srn, stn):
+    img = make_image(c["family"], c["seed"], c["h"], c["w"])
+    kw = dict(srn=srn, stn=stn)
+    ref = cv2.HoughLines(img, c["rho"], c["theta"], c["threshold"], **kw)
+    ours = cvgpu.HoughLines(img, c["rho"], c["theta"], c["threshold"], **kw)
+    assert cvgpu.last_call_backend() == "cv2"
+    compat.check("HoughLines", "multiscale", ours, ref)
