@@ -119,8 +119,10 @@ class HostMat:
 
 
 _SUPPORTED_DTYPES = {np.dtype(t) for t in (
-    np.uint8, np.int8, np.uint16, np.int16, np.int32, np.uint32, np.int64, np.uint64,
-    np.float16, np.float32, np.float64, np.bool_)}
+    np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.uint64, np.float16, np.float32,
+    np.float64)}
+if _CV2_MAJOR >= 5:  # OpenCV 5 added CV_Bool and CV_32U
+    _SUPPORTED_DTYPES |= {np.dtype(np.bool_), np.dtype(np.uint32)}
 
 
 def mat_header(name, value, shape, dtype):

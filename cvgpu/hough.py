@@ -34,8 +34,9 @@ _PARAMS = [
 if HAS_USE_EDGEVAL:
     _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
 
-_CHECK_GE_FUNC = ("void cv::HoughLinesStandard(InputArray, OutputArray, int, float, float, int, int, "
-                  "double, double%s)" % (", bool" if HAS_USE_EDGEVAL else ""))
+_CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
+                  "double, double{1})".format("cv::" if _CV2_VERSION[0] < 5 else "",
+                                              ", bool" if HAS_USE_EDGEVAL else ""))
 
 _INT_MIN = -(1 << 31)
 
@@ -168,6 +169,9 @@ def _hough(func_name, with_votes, args, kwargs):
     rows, cols = mat.rows, mat.cols
     numangle, numrho = accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta)
     nbytes = (numangle + 2) * (numrho + 2) * 4
+    if _CV2_VERSION[0] < 5 and min(numangle, numrho) + 2 < 0:
+        # OpenCV 4's Mat::create asserts each size; OpenCV 5 lets the size_t product overflow.
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", "matrix.cpp", 0)
     if nbytes < 0 or nbytes >= (1 << 63):
         raise _errors.out_of_memory(nbytes)
 
