@@ -13,7 +13,7 @@ python3 -c "import cupy, cv2, cvgpu; print('cupy', cupy.__version__, 'cv2', cv2.
 LOG=/tmp/cvgpu-compat.jsonl
 rm -f "$LOG".*
 CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout ${SUITE_TIMEOUT:-420} \
-  python3 -m pytest -q -n ${WORKERS:-16} -p no:cacheprovider ${TESTS:-tests} 2>&1 | tee "$OUT/pytest.log" | tail -40
+  python3 -m pytest -q -n ${WORKERS:-16} -p no:cacheprovider -p no:benchmark ${TESTS:-tests} 2>&1 | tee "$OUT/pytest.log" | tail -40
 timeout 150 python3 -m cvgpu bench --variants --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
 python3 compat_matrix/generate.py --logs "$LOG.*" --bench "$OUT/bench.json" --pytest-log "$OUT/pytest.log" \
   --out "$OUT" > /dev/null && echo "compat matrix written"

@@ -27,8 +27,10 @@ def _probe():
     try:
         if cupy.cuda.runtime.getDeviceCount() < 1:
             return None, "no CUDA device is visible"
-        if cupy.cuda.runtime.driverGetVersion() < cupy.cuda.runtime.runtimeGetVersion():
-            return None, "the NVIDIA driver is older than CuPy's CUDA runtime"
+        # A real allocation and memset: a driver too old for CuPy's runtime fails here (a newer
+        # minor runtime on an older driver of the same major version is fine).
+        cupy.zeros(1, dtype=cupy.uint8)
+        cupy.cuda.get_current_stream().synchronize()
     except Exception as exc:
         return None, "CUDA is not usable (%s: %s)" % (type(exc).__name__, exc)
     return cupy, None
