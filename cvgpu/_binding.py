@@ -133,7 +133,8 @@ def mat_header(name, value, shape, dtype):
     if ndim == 0:
         return HostMat(value, 1, 1, 1, dtype)
     if ndim == 1:
-        return HostMat(value, shape[0], 1, 1, dtype)
+        # OpenCV 5 has 1-D Mats (one row); OpenCV 4 makes a column.
+        return HostMat(value, 1, shape[0], 1, dtype) if _CV2_MAJOR >= 5 else HostMat(value, shape[0], 1, 1, dtype)
     if ndim == 2:
         return HostMat(value, shape[0], shape[1], 1, dtype)
     if ndim == 3 and shape[2] <= CN_MAX:

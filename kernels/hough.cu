@@ -222,6 +222,13 @@ extern "C" __global__ void hough_find_maxima(
     }
 }
 
+// An invalid operation (0 * inf when theta is infinite) gives x86's default NaN, sign bit set;
+// the GPU's canonical NaN is positive. Bit-exact output needs x86's.
+__device__ __forceinline__ float x86_nan(float v)
+{
+    return v != v ? __int_as_float(0xffc00000) : v;
+}
+
 // Output values as the cv2 in use computes them, float32 throughout.
 //   rho_mode 0 (OpenCV >= 4.13): (r - (numrho - 1) / 2) * rho, the integer offset used in voting
 //   rho_mode 1 (OpenCV <  4.13): (r - (numrho - 1) * 0.5f) * rho, half a bin off for even numrho
@@ -237,8 +244,8 @@ __device__ __forceinline__ void hough_write_line(
     int r = (int)(flat - (unsigned int)(n + 1) * width) - 1;
     float rho_bins = rho_mode == 0 ? (float)(r - (numrho - 1) / 2)
                                    : __fsub_rn((float)r, __fmul_rn((float)(numrho - 1), 0.5f));
-    out[0] = __fmul_rn(rho_bins, rho);
-    out[1] = __fadd_rn(min_theta, __fmul_rn((float)n, theta));
+    out[0] = x86_nan(__fmul_rn(rho_bins, rho));
+    out[1] = x86_nan(__fadd_rn(min_theta, __fmul_rn((float)n, theta)));
     if (with_votes)
         out[2] = (float)votes;
 }

@@ -491,12 +491,18 @@ def test_gpu_host_input_variants(compat):
     compat.check("HoughLines", "host-input", cvgpu.HoughLines(strided[::2, ::2], 1, np.pi / 180, 30), ref)
 
 
+MULTISCALE = [(1.0, math.pi / 180, 10, 2, 2), (1.0, math.pi / 180, 30, 4, 1), (2.0, math.pi / 90, 20, 1, 3),
+              (0.5, math.pi / 180, 15, 3, 3), (1.5, 0.05, 5, 2, 0), (1.0, math.pi / 180, 0, 0, 2)]
+
+
+# cv2's multi-scale code itself crashes (segfaults) on some parameters, so this path is exercised
+# on fixed, sane cases rather than hypothesis: it is cv2's computation, forwarded and reported.
 @pytest.mark.gpu
-@given(c=cases(families=("lines", "noise"), max_side=200), srn=st.integers(1, 4), stn=st.integers(1, 4))
-def test_multiscale_is_cv2s_and_says_so(compat, c, srn, stn):
-    img = make_image(c["family"], c["seed"], c["h"], c["w"])
-    kw = dict(srn=srn, stn=stn)
-    ref = cv2.HoughLines(img, c["rho"], c["theta"], c["threshold"], **kw)
-    ours = cvgpu.HoughLines(img, c["rho"], c["theta"], c["threshold"], **kw)
-    assert cvgpu.last_call_backend() == "cv2"
-    compat.check("HoughLines", "multiscale", ours, ref)
+@pytest.mark.parametrize("rho,theta,threshold,srn,stn", MULTISCALE)
+def test_multiscale_is_cv2s_and_says_so(compat, rho, theta, threshold, srn, stn):
+    for seed in range(4):
+        img = drawn_lines(np.random.default_rng(seed), 120 + seed * 37, 160, 5)
+        ref = cv2.HoughLines(img, rho, theta, threshold, srn=srn, stn=stn)
+        ours = cvgpu.HoughLines(img, rho, theta, threshold, srn=srn, stn=stn)
+        assert cvgpu.last_call_backend() == "cv2"
+        compat.check("HoughLines", "multiscale", ours, ref)
