@@ -3,8 +3,11 @@ forwarded to ``cv2.cuda``."""
 import cv2 as _cv2
 
 from .._backend import device_count as _device_count
+from .gpumat import GpuMat, Stream, Stream_Null
+from .hough import HoughLinesDetector, createHoughLinesDetector
 
-_OWN = {"getCudaEnabledDeviceCount"}
+_OWN = {"getCudaEnabledDeviceCount", "GpuMat", "Stream", "Stream_Null", "createHoughLinesDetector",
+        "HoughLinesDetector"}
 
 
 def getCudaEnabledDeviceCount():

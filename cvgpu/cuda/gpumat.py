@@ -1,0 +1,409 @@
+"""cv2.cuda.GpuMat and cv2.cuda.Stream for cvgpu, backed by CuPy memory and streams.
+
+A ``GpuMat`` is a 2-D matrix of ``rows x cols`` elements of ``channels()`` channels, with a row
+pitch (``step``, bytes) that may exceed ``cols * elemSize()``, as OpenCV's. It wraps a CuPy array
+(``cupy.asarray(gpumat)`` works through ``__cuda_array_interface__``, no copy) and can wrap any
+CUDA array without copying: ``GpuMat(cupy_array)``.
+
+Without a usable GPU, what needs device memory or a stream raises the ``cv2.error`` that OpenCV
+builds without CUDA raise (code -216, "The library is compiled without CUDA support").
+"""
+import cv2
+import numpy as np
+
+from .. import _backend, _errors
+
+# OpenCV's type encoding: depth + ((channels - 1) << CN_SHIFT); CN_SHIFT is 3 in 4.x, 5 in 5.x.
+CN_SHIFT = int(cv2.CV_8UC2).bit_length() - 1
+DEPTH_MASK = (1 << CN_SHIFT) - 1
+_DEPTHS = [(np.uint8, "CV_8U"), (np.int8, "CV_8S"), (np.uint16, "CV_16U"), (np.int16, "CV_16S"),
+           (np.int32, "CV_32S"), (np.float32, "CV_32F"), (np.float64, "CV_64F"), (np.float16, "CV_16F"),
+           (np.bool_, "CV_Bool"), (np.uint64, "CV_64U"), (np.int64, "CV_64S"), (np.uint32, "CV_32U")]
+DEPTH_OF_DTYPE = {}
+DTYPE_OF_DEPTH = {}
+for _dt, _name in _DEPTHS:
+    if hasattr(cv2, _name):
+        DEPTH_OF_DTYPE[np.dtype(_dt)] = int(getattr(cv2, _name))
+        DTYPE_OF_DEPTH[int(getattr(cv2, _name))] = np.dtype(_dt)
+MAX_CHANNELS = 1 << (31 - CN_SHIFT) if CN_SHIFT >= 5 else 512
+
+
+def make_type(depth, cn):
+    return depth + ((cn - 1) << CN_SHIFT)
+
+
+def split_type(cv_type):
+    """(numpy dtype, channels) of an OpenCV type number."""
+    cv_type = int(cv_type)
+    depth = cv_type & DEPTH_MASK
+    cn = (cv_type >> CN_SHIFT) + 1
+    if depth not in DTYPE_OF_DEPTH:
+        raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT, "Unsupported depth %d" % depth, "create")
+    return DTYPE_OF_DEPTH[depth], cn
+
+
+def no_cuda():
+    """cv2.error as OpenCV without CUDA raises it (cvgpu: no usable GPU)."""
+    func, err = "throw_no_cuda", "The library is compiled without CUDA support"
+    exc = _errors.cv_error(-216, err, func, "cuda_stubs.hpp", 16)
+    exc.msg = "OpenCV(%s) cuda_stubs.hpp:16: error: (-216:No CUDA support) %s in function '%s'\n" % (
+        cv2.__version__, err, func)
+    exc.args = (exc.msg,)
+    return exc
+
+
+def _cupy():
+    cp = _backend.cupy_module()
+    if cp is None:
+        raise no_cuda()
+    return cp
+
+
+def _as_3d(cp, arr):
+    """A (rows, cols, cn) view of a 2-D or 3-D device array."""
+    if arr.ndim == 2:
+        return arr.reshape(arr.shape[0], arr.shape[1], 1)
+    if arr.ndim == 3:
+        return arr
+    if arr.ndim == 1:
+        return arr.reshape(arr.shape[0], 1, 1)
+    raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "GpuMat")
+
+
+class GpuMat:
+    """GpuMat() | GpuMat(rows, cols, type[, s]) | GpuMat(size, type[, s]) | GpuMat(arr) | GpuMat(m)
+
+    ``arr`` a numpy array is uploaded; a CuPy array (or any ``__cuda_array_interface__`` /
+    CUDA DLPack object) is wrapped without a copy; ``m`` a GpuMat shares m's memory.
+    """
+
+    __slots__ = ("_arr", "_type", "_host_mirror", "__weakref__")
+
+    def __init__(self, *args):
+        self._arr = None          # CuPy array (rows, cols, cn), or None when empty
+        self._type = 0            # CV type number (empty GpuMat: CV_8UC1)
+        self._host_mirror = None  # (lines, votes) numpy copies set by HoughLinesDetector.detect
+        if not args:
+            return
+        first = args[0]
+        if isinstance(first, GpuMat) and len(args) == 1:
+            self._arr, self._type = first._arr, first._type
+            return
+        if isinstance(first, np.ndarray) and len(args) == 1:
+            self.upload(first)
+            return
+        if len(args) == 1:
+            self._wrap(first)
+            return
+        if isinstance(first, (tuple, list)):  # (size, type[, s]); size is (width, height)
+            cols, rows = int(first[0]), int(first[1])
+            rest = args[1:]
+        else:
+            rows, cols = int(args[0]), int(args[1])
+            rest = args[2:]
+        if not rest:
+            raise TypeError("GpuMat: type is required")
+        self.create(rows, cols, int(rest[0]))
+        if len(rest) > 1:
+            self.setTo(rest[1])
+
+    # ------------------------------------------------------------------ construction
+    def _wrap(self, value):
+        from .._arrays import as_device_array
+        dev = as_device_array(value)
+        if dev is None:
+            if _backend.cupy_module() is None and (hasattr(value, "__cuda_array_interface__")
+                                                    or hasattr(value, "__dlpack__")):
+                raise no_cuda()
+            raise TypeError("GpuMat: expected a numpy array, a CUDA array or a GpuMat, got %s"
+                            % type(value).__name__)
+        self._set_array(dev)
+
+    def _set_array(self, arr):
+        cp = _cupy()
+        arr3 = _as_3d(cp, arr)
+        depth = DEPTH_OF_DTYPE.get(arr3.dtype)
+        if depth is None:
+            raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT, "Unsupported data type %s" % arr3.dtype,
+                                   "GpuMat")
+        if arr3.strides[2] != arr3.itemsize or (arr3.shape[1] > 1 and
+                                                arr3.strides[1] != arr3.itemsize * arr3.shape[2]):
+            arr3 = cp.ascontiguousarray(arr3)
+        self._arr = arr3 if arr3.size else None
+        self._type = make_type(depth, arr3.shape[2])
+        self._host_mirror = None
+
+    @classmethod
+    def _from_array(cls, arr):
+        m = cls()
+        m._set_array(arr)
+        return m
+
+    def create(self, *args):
+        """create(rows, cols, type) | create(size, type): reallocates unless already that size/type."""
+        if isinstance(args[0], (tuple, list)):
+            cols, rows = int(args[0][0]), int(args[0][1])
+            cv_type = int(args[1])
+        else:
+            rows, cols, cv_type = int(args[0]), int(args[1]), int(args[2])
+        dtype, cn = split_type(cv_type)
+        self._host_mirror = None
+        if self._arr is not None and self._type == cv_type and self._arr.shape[:2] == (rows, cols):
+            return
+        self._type = cv_type
+        if rows <= 0 or cols <= 0:
+            self._arr = None
+            return
+        cp = _cupy()
+        self._arr = cp.empty((rows, cols, cn), dtype=dtype)
+
+    def release(self):
+        """Drop the data; the type is kept, as OpenCV's release keeps the flags."""
+        self._arr = None
+        self._host_mirror = None
+
+    # ------------------------------------------------------------------ header
+    def size(self):
+        """(cols, rows), as cv2 returns a cv::Size."""
+        if self._arr is None:
+            return (0, 0)
+        return (int(self._arr.shape[1]), int(self._arr.shape[0]))
+
+    def type(self):
+        return self._type
+
+    def depth(self):
+        return self._type & DEPTH_MASK
+
+    def channels(self):
+        return (self._type >> CN_SHIFT) + 1
+
+    def elemSize(self):
+        dtype, cn = split_type(self._type)
+        return dtype.itemsize * cn
+
+    def elemSize1(self):
+        return split_type(self._type)[0].itemsize
+
+    def empty(self):
+        return self._arr is None
+
+    @property
+    def step(self):
+        """Bytes from one row to the next (0 for an empty GpuMat)."""
+        if self._arr is None:
+            return 0
+        if self._arr.shape[0] <= 1:
+            return int(self._arr.shape[1] * self._arr.strides[1]) if self._arr.shape[1] > 1 else \
+                int(self._arr.itemsize * self._arr.shape[2])
+        return int(self._arr.strides[0])
+
+    def step1(self):
+        return self.step // self.elemSize1() if self._arr is not None else 0
+
+    def isContinuous(self):
+        if self._arr is None:
+            return True
+        return self._arr.shape[0] <= 1 or self.step == self._arr.shape[1] * self.elemSize()
+
+    def cudaPtr(self):
+        return 0 if self._arr is None else int(self._arr.data.ptr)
+
+    @property
+    def __cuda_array_interface__(self):
+        if self._arr is None:
+            raise AttributeError("an empty GpuMat has no device memory")
+        arr = self._arr if self.channels() > 1 else self._arr[:, :, 0]
+        return arr.__cuda_array_interface__
+
+    def __repr__(self):
+        return "<cvgpu.cuda.GpuMat %dx%d type=%d>" % (self.size()[1], self.size()[0], self._type)
+
+    # ------------------------------------------------------------------ data movement
+    def _current(self):
+        return self._arr if self.channels() > 1 or self._arr is None else self._arr[:, :, 0]
+
+    def upload(self, arr, stream=None):
+        """upload(arr[, stream]): copy a host array into this GpuMat (reallocating as needed)."""
+        cp = _cupy()
+        if isinstance(arr, GpuMat):
+            raise TypeError("upload expects a host array")
+        host = np.asarray(arr)
+        if host.ndim > 3:
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "upload")
+        depth = DEPTH_OF_DTYPE.get(host.dtype)
+        if depth is None:
+            raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT, "Unsupported data type %s" % host.dtype, "upload")
+        h3 = host.reshape(host.shape[0], host.shape[1] if host.ndim > 1 else 1, host.shape[2] if host.ndim > 2 else 1)
+        self.create(h3.shape[0], h3.shape[1], make_type(depth, h3.shape[2]))
+        if self._arr is None:
+            return
+        with _stream_context(stream):
+            self._arr.set(np.ascontiguousarray(h3), stream=_cupy_stream(stream))
+
+    def download(self, dst=None, stream=None):
+        """download([dst[, stream]]) -> host array (None when empty, as cv2 returns an empty Mat)."""
+        if self._arr is None:
+            return None
+        cp = _cupy()
+        cur = self._current()
+        with _stream_context(stream):
+            host = cp.asnumpy(cur, stream=_cupy_stream(stream))
+        if dst is not None and isinstance(dst, np.ndarray) and dst.shape == host.shape and dst.dtype == host.dtype:
+            dst[...] = host
+            return dst
+        return host
+
+    def copyTo(self, dst=None, mask=None, stream=None):
+        """copyTo([dst[, stream]]) -> dst, a deep copy (mask not supported)."""
+        if mask is not None and not isinstance(mask, (GpuMat,)) and _is_stream(mask):
+            stream, mask = mask, None
+        if mask is not None:
+            raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "copyTo with a mask", "copyTo")
+        out = dst if isinstance(dst, GpuMat) else GpuMat()
+        if self._arr is None:
+            out.release()
+            out._type = self._type
+            return out
+        cp = _cupy()
+        with _stream_context(stream):
+            copy = cp.empty(self._arr.shape, dtype=self._arr.dtype)
+            copy[...] = self._arr
+        out._arr, out._type, out._host_mirror = copy, self._type, None
+        return out
+
+    def clone(self):
+        return self.copyTo()
+
+    def setTo(self, s, mask=None, stream=None):
+        """setTo(s[, mask[, stream]]): every element (channel-wise from a scalar or tuple)."""
+        if self._arr is None:
+            return self
+        if mask is not None and _is_stream(mask):
+            stream, mask = mask, None
+        if mask is not None:
+            raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "setTo with a mask", "setTo")
+        cp = _cupy()
+        values = s if isinstance(s, (tuple, list, np.ndarray)) else (s,) * 4
+        values = np.resize(np.asarray(values, dtype=np.float64).ravel(), 4)[:self.channels()]
+        dtype = self._arr.dtype
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            values = np.clip(np.rint(values), info.min, info.max)
+        with _stream_context(stream):
+            self._arr[...] = cp.asarray(values.astype(dtype))
+        self._host_mirror = None
+        return self
+
+    def swap(self, other):
+        self._arr, other._arr = other._arr, self._arr
+        self._type, other._type = other._type, self._type
+        self._host_mirror, other._host_mirror = other._host_mirror, self._host_mirror
+
+    # ------------------------------------------------------------------ views (share memory)
+    def _view(self, arr):
+        m = GpuMat()
+        m._type = self._type
+        m._arr = arr if arr is not None and arr.size else None
+        return m
+
+    def rowRange(self, start, end=None):
+        if isinstance(start, (tuple, list)):
+            start, end = start
+        return self._view(None if self._arr is None else self._arr[int(start):int(end)])
+
+    def colRange(self, start, end=None):
+        if isinstance(start, (tuple, list)):
+            start, end = start
+        return self._view(None if self._arr is None else self._arr[:, int(start):int(end)])
+
+    def row(self, y):
+        return self.rowRange(y, y + 1)
+
+    def col(self, x):
+        return self.colRange(x, x + 1)
+
+
+def _is_stream(value):
+    return isinstance(value, Stream) or type(value).__name__ in ("Stream", "ExternalStream")
+
+
+def _cupy_stream(stream):
+    """The CuPy stream for a cvgpu Stream, a CuPy stream, or None (the current CuPy stream)."""
+    if stream is None:
+        return None
+    if isinstance(stream, Stream):
+        return stream._stream
+    return stream
+
+
+class _stream_context:
+    """``with _stream_context(stream):`` makes CuPy work go to ``stream`` (no-op for None)."""
+
+    __slots__ = ("_cs", "_prev")
+
+    def __init__(self, stream):
+        self._cs = _cupy_stream(stream)
+
+    def __enter__(self):
+        if self._cs is not None:
+            self._cs.__enter__()
+        return self._cs
+
+    def __exit__(self, *exc):
+        if self._cs is not None:
+            self._cs.__exit__(*exc)
+        return False
+
+
+class Stream:
+    """cv2.cuda.Stream: Stream() a new CUDA stream, Stream(cudaFlags), or Stream.Null().
+
+    Wraps a ``cupy.cuda.Stream`` (``stream.cupy``); any CuPy stream may also be passed wherever
+    cvgpu takes a stream.
+    """
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, *args):
+        cp = _cupy()
+        if args and not isinstance(args[0], (int, np.integer)) and args[0] is not None and \
+                type(args[0]).__name__ in ("Stream", "ExternalStream"):
+            self._stream = args[0]  # wrap a CuPy stream
+            return
+        flags = int(args[0]) if args and isinstance(args[0], (int, np.integer)) else 0
+        self._stream = cp.cuda.Stream(non_blocking=bool(flags & 1))
+
+    @staticmethod
+    def Null():
+        """The default (legacy NULL) stream."""
+        cp = _cupy()
+        return Stream(cp.cuda.Stream.null)
+
+    @property
+    def cupy(self):
+        return self._stream
+
+    def queryIfComplete(self):
+        return bool(self._stream.done)
+
+    def waitForCompletion(self):
+        self._stream.synchronize()
+
+    def waitEvent(self, event):
+        self._stream.wait_event(getattr(event, "_event", event))
+
+    def cudaPtr(self):
+        return int(self._stream.ptr)
+
+    def __enter__(self):
+        self._stream.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._stream.__exit__(*exc)
+
+
+def Stream_Null():
+    """cv2.cuda.Stream_Null() -> the default stream."""
+    return Stream.Null()

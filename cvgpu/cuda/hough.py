@@ -1,0 +1,407 @@
+"""cv2.cuda.createHoughLinesDetector: OpenCV's CUDA Hough line detector (cudaimgproc), in cvgpu.
+
+Same lines, float32 values and vote counts as OpenCV's CUDA detector (see kernels/cuda_hough.cu for
+the arithmetic and how it was established against OpenCV's own output), plus:
+
+* deterministic order: with doSort, votes descending and equal votes in raster order of the
+  accumulator (angle index, then rho index); without doSort, raster order;
+* when there are more local maxima than maxLines, the strongest maxLines are kept (votes
+  descending, ties in raster order) — OpenCV keeps whichever its atomics happened to write first;
+* images of any size (OpenCV asserts cols, rows < 65535);
+* ``detect`` also takes CuPy / CUDA-array-interface / DLPack device arrays and numpy arrays
+  (uploaded), besides GpuMat;
+* one host synchronisation per detect (the line count); ``downloadResults`` of the GpuMat that
+  detect returned reads the pinned host copy detect already made. Only when there are more than
+  ``SMEM_CAP`` local maxima does detect synchronise a second time.
+
+Rows of the result GpuMat (2 x N, CV_32FC2): row 0 the (rho, theta) pairs, row 1 the int32 votes in
+its first N * 4 bytes and zeros in the rest. The result may have a row pitch larger than N * 8.
+"""
+import math
+
+import numpy as np
+
+from .. import _backend, _binding, _errors, _kernels
+from .._arrays import as_device_array, upload_2d
+from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
+
+CV_8UC1 = 0
+CV_32FC2 = make_type(5, 2)
+_INT_MIN = -(1 << 31)
+# Local maxima sorted/gathered by one block in shared memory (power of two); beyond, the host path.
+SMEM_CAP = 8192
+_THREADS = 256
+
+_PARAMS = [
+    _binding.Param("rho", "double"),
+    _binding.Param("theta", "double"),
+    _binding.Param("threshold", "int"),
+    _binding.Param("doSort", "bool", False),
+    _binding.Param("maxLines", "int", 4096),
+]
+
+
+# ---------------------------------------------------------------- OpenCV's sizes
+
+def _cv_round(x):
+    """cvRound: round half to even; NaN and out-of-range give INT_MIN (cvtss2si / cvtsd2si)."""
+    x = float(x)
+    if not math.isfinite(x):
+        return _INT_MIN
+    r = round(x)
+    return r if -(1 << 31) <= r < (1 << 31) else _INT_MIN
+
+
+def accumulator_size(rows, cols, rho32, theta32):
+    """(numangle, numrho) as OpenCV's detector computes them:
+    numangle = cvRound(CV_PI / theta) in double (theta widened from float);
+    numrho = cvRound(((cols + rows) * 2 + 1) / rho) — an int divided by a float: float32 division."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        numangle = _cv_round(math.pi / float(theta32)) if float(theta32) != 0 else _INT_MIN
+        numrho = _cv_round(np.float32(np.float32((cols + rows) * 2 + 1) / np.float32(rho32)))
+    return numangle, numrho
+
+
+def shared_vote_semantics(numrho, shared_mem_per_block=49152):
+    """True when OpenCV votes in shared memory (accumulator columns 0..numrho kept), False when it
+    votes with global atomics (columns 0..numrho+1 kept)."""
+    return (numrho + 1) * 4 < shared_mem_per_block - 1000
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+# ---------------------------------------------------------------- device buffers
+
+class _Buffers:
+    __slots__ = ("key", "points", "accum", "counters", "seg", "seg_cap", "block_counts", "nblocks",
+                 "range_len", "cells", "vote", "maxima", "collect", "args")
+
+
+_device_info = {}
+
+
+def _device_consts(cp):
+    dev = cp.cuda.Device().id
+    info = _device_info.get(dev)
+    if info is None:
+        num_sms, max_optin = _kernels.device_properties()
+        per_block = cp.cuda.Device(dev).attributes.get("MaxSharedMemoryPerBlock", 49152)
+        cap = SMEM_CAP
+        while cap > 256 and cap * 8 + 9000 > max_optin:
+            cap //= 2
+        info = (num_sms, max_optin, per_block, cap)
+        _device_info[dev] = info
+    return info
+
+
+class HoughLinesDetector:
+    """cv2.cuda.HoughLinesDetector (create it with cvgpu.cuda.createHoughLinesDetector)."""
+
+    def __init__(self, rho, theta, threshold, doSort=False, maxLines=4096):
+        self._rho = np.float32(rho)
+        self._theta = np.float32(theta)
+        self._threshold = int(threshold)
+        self._do_sort = bool(doSort)
+        self._max_lines = int(maxLines)
+        self._buf = None
+
+    # ------------------------------------------------------------ parameters (stored as OpenCV)
+    def setRho(self, rho):
+        self._rho = np.float32(_binding._to_double("rho", rho))
+
+    def getRho(self):
+        return float(self._rho)
+
+    def setTheta(self, theta):
+        self._theta = np.float32(_binding._to_double("theta", theta))
+
+    def getTheta(self):
+        return float(self._theta)
+
+    def setThreshold(self, threshold):
+        self._threshold = _binding._to_int("threshold", threshold)
+
+    def getThreshold(self):
+        return self._threshold
+
+    def setDoSort(self, doSort):
+        self._do_sort = _binding._to_bool("doSort", doSort)
+
+    def getDoSort(self):
+        return self._do_sort
+
+    def setMaxLines(self, maxLines):
+        self._max_lines = _binding._to_int("maxLines", maxLines)
+
+    def getMaxLines(self):
+        return self._max_lines
+
+    # ------------------------------------------------------------ cv::Algorithm
+    def empty(self):
+        return False
+
+    def clear(self):
+        """Releases the device buffers (they are reallocated by the next detect)."""
+        self._buf = None
+
+    def getDefaultName(self):
+        # HoughLinesDetectorImpl does not override Algorithm::getDefaultName; write() uses
+        # "HoughLinesDetector_CUDA" as its node name.
+        return "my_object"
+
+    # ------------------------------------------------------------ detect
+    def detect(self, src, lines=None, stream=None):
+        """detect(src[, lines[, stream]]) -> lines: a 2 x N CV_32FC2 GpuMat (empty when none)."""
+        if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
+                and stream is None:
+            lines, stream = None, lines
+        image = _device_image(src)
+        if image is None:  # an empty GpuMat / array: no points
+            return _deliver(GpuMat(), lines)
+        rows, cols = image.shape
+        cp = _cupy()
+        _backend.record("cuda")
+        numangle, numrho = accumulator_size(rows, cols, self._rho, self._theta)
+        if numangle <= 0 or numrho <= 0:
+            # OpenCV checks this only once it has found points.
+            with _stream_context(stream):
+                has_points = int(cp.count_nonzero(image)) > 0
+            if has_points:
+                raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
+                                       "hough_lines.cpp", 0)
+            return _deliver(GpuMat(), lines)
+        try:
+            with _stream_context(stream):
+                result = self._run(cp, image, numangle, numrho)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            raise _errors.cv_error(-217, "out of memory (%s)" % exc, "allocate", "cuda_gpu_mat.cpp", 0) from None
+        return _deliver(result, lines)
+
+    def _buffers(self, cp, rows, cols, numangle, numrho):
+        num_sms, max_optin, per_block, cap = _device_consts(cp)
+        wide = rows > 0x10000 or cols > 0x10000
+        key = (cp.cuda.Device().id, rows, cols, numangle, numrho, wide)
+        buf = self._buf
+        if buf is not None and buf.key == key:
+            return buf, cap
+        old = buf
+        buf = _Buffers()
+        buf.key = key
+        options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+        npix = rows * cols
+        pdtype = cp.uint64 if wide else cp.uint32
+        if old is not None and old.points.size >= npix and old.points.dtype == pdtype:
+            buf.points = old.points
+        else:
+            buf.points = cp.empty(npix, dtype=pdtype)
+        buf.counters = old.counters if old is not None else cp.zeros(4, dtype=cp.int32)
+        width = numrho + 2
+        accum_size = (numangle + 2) * width
+        buf.accum = cp.empty(accum_size, dtype=cp.int32)
+        cells = numangle * numrho
+        nblocks = max(1, min(1024, num_sms, _cdiv(cells, 4096)))
+        range_len = _cdiv(cells, nblocks)
+        nblocks = _cdiv(cells, range_len)
+        seg_cap = range_len // 2 + range_len // numrho + 3
+        buf.seg = cp.empty(nblocks * seg_cap, dtype=cp.uint64)
+        buf.seg_cap, buf.nblocks, buf.range_len, buf.cells = seg_cap, nblocks, range_len, cells
+        buf.block_counts = cp.empty(nblocks, dtype=cp.int32)
+
+        gx = min(_cdiv(cols, _THREADS), 64)
+        gy = min(rows, 65535, max(1, _cdiv(num_sms * 16, gx)))
+        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options), (gx, gy), (_THREADS,))
+
+        hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
+        splits = max(1, min(_cdiv(num_sms * 8, numangle), _cdiv(npix, _THREADS * 4), 65535))
+        smem = width * 4
+        if smem <= max_optin - 1024:
+            fn = _kernels.get_function("cuda_hough", "ch_vote_shared", options, max_dynamic_shared=smem)
+        else:
+            fn, smem = _kernels.get_function("cuda_hough", "ch_vote_global", options), 0
+        buf.vote = (fn, (numangle, splits), (_THREADS,), smem, np.int32(numrho), np.int32(hi_col))
+        buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
+                      (nblocks,), (1024,), cap * 8)
+        buf.args = (np.int32(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle),
+                    np.int64(cells), np.int64(range_len), np.int64(seg_cap))
+        self._buf = buf
+        return buf, cap
+
+    def _run(self, cp, image, numangle, numrho):
+        rows, cols = image.shape
+        buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
+        a_rows, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
+        rho32, theta32 = self._rho, self._theta
+        irho = np.float32(1) / rho32
+        max_lines = self._max_lines
+        out_cap = max(1, min(max_lines, cap))
+        out = cp.empty((2, out_cap, 2), dtype=cp.float32)
+        host_ints = 1 + 3 * out_cap
+        pinned = cp.cuda.alloc_pinned_memory(4 * host_ints)
+        host = np.frombuffer(pinned, dtype=np.int32, count=host_ints)
+        host[0] = _INT_MIN
+        try:
+            fn, grid, block = buf.collect
+            fn(grid, block, (image, a_rows, a_cols, np.int64(image.strides[0]), buf.points, buf.counters,
+                             buf.accum, a_accum_size))
+            fn, grid, block, smem, a_numrho, a_hi = buf.vote
+            fn(grid, block, (buf.points, buf.counters, theta32, irho, a_numrho, a_hi, buf.accum),
+               shared_mem=smem)
+            fn, grid, block, smem = buf.maxima
+            fn(grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
+                             buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
+                             np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out,
+                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(pinned.ptr)),
+               shared_mem=smem)
+            cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count
+        except BaseException:
+            buf.counters.fill(0)
+            raise
+        status = int(host[0])
+        if status == _INT_MIN:
+            buf.counters.fill(0)
+            raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_lines.cpp", 0)
+        if status >= 0:
+            count = status
+            if count == 0:
+                return GpuMat()
+            result = GpuMat._from_array(out[:, :count, :])
+            lines_h = host[1:1 + 2 * count].view(np.float32).reshape(1, count, 2)
+            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + count].reshape(1, count)
+            result._host_mirror = (lines_h, votes_h)
+            return result
+        return self._host_path(cp, buf, -status - 1, numrho)
+
+    def _host_path(self, cp, buf, total, numrho):
+        """More than SMEM_CAP local maxima: gather the segments and sort with CuPy."""
+        counts = buf.block_counts.get()
+        offsets = np.zeros(buf.nblocks, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        keys = cp.empty(total, dtype=cp.uint64)
+        _kernels.get_function("cuda_hough", "ch_gather", self._options(buf))(
+            (max(1, min(_cdiv(buf.nblocks * 32, 256), 1024)),), (256,),
+            (buf.seg, buf.seg_cap, buf.block_counts, cp.asarray(offsets), np.int32(buf.nblocks), keys))
+        max_lines = self._max_lines
+        count = 0 if max_lines <= 0 else min(total, max_lines)
+        if count == 0:
+            return GpuMat()
+        if self._do_sort or total > count:
+            keys = cp.sort(keys)[:count]
+            if not self._do_sort:
+                swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))
+                keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
+        out = cp.empty((2, count, 2), dtype=cp.float32)
+        _kernels.get_function("cuda_hough", "ch_emit", self._options(buf))(
+            (max(1, min(_cdiv(count, 256), 1024)),), (256,),
+            (keys, np.int32(count), np.int32(numrho), self._rho, self._theta, out, np.int64(count * 2)))
+        return GpuMat._from_array(out)
+
+    @staticmethod
+    def _options(buf):
+        return ("-DCVGPU_WIDE_POINTS",) if buf.key[-1] else ()
+
+    # ------------------------------------------------------------ downloadResults
+    def downloadResults(self, d_lines, h_lines=None, h_votes=None, stream=None):
+        """downloadResults(d_lines[, h_lines[, h_votes[, stream]]]) -> h_lines, h_votes
+
+        h_lines: 1 x N CV_32FC2 (numpy (1, N, 2) float32); h_votes: 1 x N CV_32SC1 ((1, N) int32).
+        Both None when d_lines is empty."""
+        if h_votes is not None and _looks_like_stream(h_votes) and stream is None:
+            h_votes, stream = None, h_votes
+        if not isinstance(d_lines, GpuMat):
+            dev = as_device_array(d_lines)
+            if dev is None:
+                if d_lines is None:
+                    return None, None
+                raise _errors.bad_argument("downloadResults", "Expected Ptr<cv::cuda::GpuMat> for argument 'd_lines'")
+            d_lines = GpuMat._from_array(dev)
+        if d_lines.empty():
+            return None, None
+        if not (d_lines.size()[1] == 2 and d_lines.type() == CV_32FC2):
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "d_lines.rows == 2 && d_lines.type() == CV_32FC2",
+                                   "downloadResults", "hough_lines.cpp", 0)
+        n = d_lines.size()[0]
+        mirror = d_lines._host_mirror
+        if mirror is not None and mirror[0].shape[1] == n:
+            lines_h, votes_h = mirror[0].copy(), mirror[1].copy()
+        else:
+            cp = _cupy()
+            with _stream_context(stream):
+                both = cp.asnumpy(d_lines._arr)
+            lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
+            votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
+        return _into(lines_h, h_lines), _into(votes_h, h_votes)
+
+
+def _into(value, dst):
+    if isinstance(dst, np.ndarray) and dst.shape == value.shape and dst.dtype == value.dtype:
+        dst[...] = value
+        return dst
+    return value
+
+
+def _looks_like_stream(value):
+    return type(value).__name__ in ("Stream", "ExternalStream")
+
+
+def _deliver(result, lines):
+    """OpenCV writes into the given output GpuMat (released when nothing is found)."""
+    if isinstance(lines, GpuMat):
+        if result.empty():
+            lines.release()
+        else:
+            lines._arr, lines._type, lines._host_mirror = result._arr, result._type, result._host_mirror
+        return lines
+    return result
+
+
+def _device_image(src):
+    """A 2-D uint8 CuPy array of src, None when src is empty; cv2.error -215 for other types."""
+    if isinstance(src, GpuMat):
+        if src.empty():
+            if src.type() != CV_8UC1:
+                _type_error()
+            return None
+        if src.type() != CV_8UC1:
+            _type_error()
+        return upload_2d(src._arr[:, :, 0])
+    if src is None:
+        return None
+    if isinstance(src, np.ndarray):
+        arr = src
+        if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+            _type_error()
+        if arr.size == 0:
+            return None
+        if _backend.cupy_module() is None:
+            raise no_cuda()
+    else:
+        arr = as_device_array(src)
+        if arr is None:
+            if _backend.cupy_module() is None and (hasattr(src, "__cuda_array_interface__") or
+                                                    hasattr(src, "__dlpack__")):
+                raise no_cuda()
+            raise _errors.bad_argument("detect", "Expected Ptr<cv::cuda::GpuMat> for argument 'src'",
+                                       "Expected Ptr<cv::UMat> for argument 'src'")
+    if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+        if arr.size == 0 and arr.dtype == np.uint8:
+            return None
+        _type_error()
+    if arr.ndim == 3:
+        arr = arr[:, :, 0]
+    if arr.size == 0:
+        return None
+    return upload_2d(arr)
+
+
+def _type_error():
+    raise _errors.cv_error(_errors.ASSERTION_FAILED, "src.type() == CV_8UC1", "detect", "hough_lines.cpp", 0)
+
+
+def createHoughLinesDetector(*args, **kwargs):
+    """createHoughLinesDetector(rho, theta, threshold[, doSort[, maxLines]]) -> retval
+
+    rho and theta are stored as float32, threshold and maxLines as int (as OpenCV)."""
+    a = _binding.parse("createHoughLinesDetector", _PARAMS, args, kwargs, lambda name, value: value)
+    return HoughLinesDetector(a["rho"], a["theta"], a["threshold"], a["doSort"], a["maxLines"])
