@@ -70,29 +70,34 @@ def readme(result, pytest_summary):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--logs", required=True, help="glob of the CVGPU_COMPAT_LOG files")
+    ap.add_argument("--from-device", metavar="DIR", help="a device run's folder: compat.jsonl, env.json, "
+                    "bench.json, pytest.log")
+    ap.add_argument("--logs", help="glob of the CVGPU_COMPAT_LOG files")
     ap.add_argument("--bench", help="bench JSON")
     ap.add_argument("--pytest-log", help="pytest output, for its summary line")
     ap.add_argument("--device", default="")
     ap.add_argument("--out", default=str(ROOT / "compat_matrix"))
     args = ap.parse_args(argv)
-    import cv2
-    try:
+    if args.from_device:
+        d = pathlib.Path(args.from_device)
+        env = json.load(open(d / "env.json"))
+        args.logs, args.bench, args.pytest_log = str(d / "compat.jsonl"), str(d / "bench.json"), str(d / "pytest.log")
+        device, cv2_version, cupy_version = env["device"], env["cv2_version"], env["cupy_version"]
+    else:
+        import cv2
         import cupy
-        cupy_version = cupy.__version__
+        cv2_version, cupy_version = cv2.__version__, cupy.__version__
         device = args.device or cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    except Exception:
-        cupy_version, device = None, args.device or "none"
     bench = json.load(open(args.bench)) if args.bench else []
     summary = ""
     if args.pytest_log:
         for line in open(args.pytest_log):
-            if re.search(r"\d+ (passed|failed)", line):
+            if re.search(r"\d+ (passed|failed)", line) and "warner" not in line:
                 summary = line.strip().strip("=").strip()
     result = {
         "source_digest": source_digest(),
         "device": device,
-        "cv2_version": cv2.__version__,
+        "cv2_version": cv2_version,
         "cupy_version": cupy_version,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "pytest": summary,
