@@ -62,11 +62,11 @@ def _cupy():
 def _as_3d(cp, arr):
     """A (rows, cols, cn) view of a 2-D or 3-D device array."""
     if arr.ndim == 2:
-        return arr.reshape(arr.shape[0], arr.shape[1], 1)
+        return arr[:, :, None]
     if arr.ndim == 3:
         return arr
     if arr.ndim == 1:
-        return arr.reshape(arr.shape[0], 1, 1)
+        return arr[:, None, None]
     raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "GpuMat")
 
 

@@ -76,7 +76,7 @@ def _cdiv(a, b):
 
 class _Buffers:
     __slots__ = ("key", "points", "accum", "counters", "seg", "seg_cap", "block_counts", "nblocks",
-                 "range_len", "cells", "vote", "maxima", "collect", "args")
+                 "range_len", "cells", "vote", "maxima", "collect", "args", "pinned", "host")
 
 
 _device_info = {}
@@ -106,6 +106,7 @@ class HoughLinesDetector:
         self._do_sort = bool(doSort)
         self._max_lines = int(maxLines)
         self._buf = None
+        self._sizes = {}
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, rho):
@@ -163,7 +164,13 @@ class HoughLinesDetector:
         rows, cols = image.shape
         cp = _cupy()
         _backend.record("cuda")
-        numangle, numrho = accumulator_size(rows, cols, self._rho, self._theta)
+        skey = (rows, cols, float(self._rho), float(self._theta))
+        sizes = self._sizes.get(skey)
+        if sizes is None:
+            if len(self._sizes) > 32:
+                self._sizes.clear()
+            sizes = self._sizes[skey] = accumulator_size(rows, cols, self._rho, self._theta)
+        numangle, numrho = sizes
         if numangle <= 0 or numrho <= 0:
             # OpenCV checks this only once it has found points.
             with _stream_context(stream):
@@ -196,7 +203,14 @@ class HoughLinesDetector:
             buf.points = old.points
         else:
             buf.points = cp.empty(npix, dtype=pdtype)
-        buf.counters = old.counters if old is not None else cp.zeros(4, dtype=cp.int32)
+        same_device = old is not None and old.key[0] == key[0]
+        buf.counters = old.counters if same_device else cp.zeros(4, dtype=cp.int32)
+        # One pinned host buffer per detector: [status][lines: 2 * cap floats][votes: cap ints].
+        if same_device and old.host.size >= 1 + 3 * cap:
+            buf.pinned, buf.host = old.pinned, old.host
+        else:
+            buf.pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * cap))
+            buf.host = np.frombuffer(buf.pinned, dtype=np.int32, count=1 + 3 * cap)
         width = numrho + 2
         accum_size = (numangle + 2) * width
         buf.accum = cp.empty(accum_size, dtype=cp.int32)
@@ -214,13 +228,19 @@ class HoughLinesDetector:
         buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options), (gx, gy), (_THREADS,))
 
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
-        splits = max(1, min(_cdiv(num_sms * 8, numangle), _cdiv(npix, _THREADS * 4), 65535))
         smem = width * 4
         if smem <= max_optin - 1024:
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared", options, max_dynamic_shared=smem)
+            # Blocks of one shared row that fit on an SM (~228 KiB of shared memory, 2048 threads).
+            per_sm = max(1, min(8, (max_optin + 1024) // (smem + 1024)))
+            threads = _THREADS if per_sm >= 4 else 512 if per_sm > 1 else 1024
         else:
-            fn, smem = _kernels.get_function("cuda_hough", "ch_vote_global", options), 0
-        buf.vote = (fn, (numangle, splits), (_THREADS,), smem, np.int32(numrho), np.int32(hi_col))
+            fn, smem, per_sm, threads = _kernels.get_function("cuda_hough", "ch_vote_global", options), 0, 8, _THREADS
+        # Angle rows are split over several blocks (each flushes its row with atomic adds) until
+        # the GPU is covered; the number of points is not known on the host (no sync), so the
+        # pixel count bounds it.
+        splits = max(1, min(_cdiv(num_sms * per_sm, numangle), _cdiv(npix, threads * 4), 65535))
+        buf.vote = (fn, (numangle, splits), (threads,), smem, np.int32(numrho), np.int32(hi_col))
         buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
                       (nblocks,), (1024,), cap * 8)
         buf.args = (np.int32(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle),
@@ -237,9 +257,7 @@ class HoughLinesDetector:
         max_lines = self._max_lines
         out_cap = max(1, min(max_lines, cap))
         out = cp.empty((2, out_cap, 2), dtype=cp.float32)
-        host_ints = 1 + 3 * out_cap
-        pinned = cp.cuda.alloc_pinned_memory(4 * host_ints)
-        host = np.frombuffer(pinned, dtype=np.int32, count=host_ints)
+        host = buf.host
         host[0] = _INT_MIN
         try:
             fn, grid, block = buf.collect
@@ -252,7 +270,7 @@ class HoughLinesDetector:
             fn(grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
                              buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
                              np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out,
-                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(pinned.ptr)),
+                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr)),
                shared_mem=smem)
             cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count
         except BaseException:
@@ -266,11 +284,10 @@ class HoughLinesDetector:
             count = status
             if count == 0:
                 return GpuMat()
-            result = GpuMat._from_array(out[:, :count, :])
-            lines_h = host[1:1 + 2 * count].view(np.float32).reshape(1, count, 2)
-            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + count].reshape(1, count)
-            result._host_mirror = (lines_h, votes_h)
-            return result
+            # The pinned buffer is reused by the next detect: the mirror keeps copies.
+            lines_h = host[1:1 + 2 * count].view(np.float32).reshape(1, count, 2).copy()
+            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + count].reshape(1, count).copy()
+            return _lines_mat(out[:, :count, :], (lines_h, votes_h))
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
@@ -281,7 +298,7 @@ class HoughLinesDetector:
         keys = cp.empty(total, dtype=cp.uint64)
         _kernels.get_function("cuda_hough", "ch_gather", self._options(buf))(
             (max(1, min(_cdiv(buf.nblocks * 32, 256), 1024)),), (256,),
-            (buf.seg, buf.seg_cap, buf.block_counts, cp.asarray(offsets), np.int32(buf.nblocks), keys))
+            (buf.seg, np.int64(buf.seg_cap), buf.block_counts, cp.asarray(offsets), np.int32(buf.nblocks), keys))
         max_lines = self._max_lines
         count = 0 if max_lines <= 0 else min(total, max_lines)
         if count == 0:
@@ -295,7 +312,7 @@ class HoughLinesDetector:
         _kernels.get_function("cuda_hough", "ch_emit", self._options(buf))(
             (max(1, min(_cdiv(count, 256), 1024)),), (256,),
             (keys, np.int32(count), np.int32(numrho), self._rho, self._theta, out, np.int64(count * 2)))
-        return GpuMat._from_array(out)
+        return _lines_mat(out, None)
 
     @staticmethod
     def _options(buf):
@@ -332,6 +349,13 @@ class HoughLinesDetector:
             lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
             votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         return _into(lines_h, h_lines), _into(votes_h, h_votes)
+
+
+def _lines_mat(arr, mirror):
+    """A CV_32FC2 GpuMat over a (2, N, 2) float32 view (no checks: built by detect)."""
+    m = GpuMat()
+    m._arr, m._type, m._host_mirror = arr, CV_32FC2, mirror
+    return m
 
 
 def _into(value, dst):
