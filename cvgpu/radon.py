@@ -1,0 +1,381 @@
+"""cv2.ximgproc.RadonTransform on the GPU, bit-exact with opencv-contrib 5.0 on x86-64.
+
+All angles run in one launch of ``kernels/radon.cu``: a warp per (angle, output row) computes the
+rotated samples of that row on the fly (OpenCV's warpAffine arithmetic: float32 coordinates with
+its fused multiply-adds for 8U/32F, the fixed-point path for 64F) and sums them in the order OpenCV's
+reduce does. The host works out only cv2's sizes, the circle mask's row widths and the per-angle
+inverse rotation matrices (computed with libm's cos/sin, as cv2 does).
+
+Unlike cv2 5.0, cvgpu never writes to ``src``: cv2.ximgproc.RadonTransform transposes a square
+``src`` array in place as a side effect (its result is unaffected).
+"""
+import functools
+import math
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from . import _backend, _binding, _errors, _kernels
+from ._arrays import as_device_array, upload_2d
+
+_FUNC = "RadonTransform"
+_FILE = "radon_transform.cpp"
+_INT_MIN = -(1 << 31)
+_DEFAULTS = {"theta": 1.0, "start_angle": 0.0, "end_angle": 180.0, "crop": False, "norm": False}
+
+_PARAMS = [
+    _binding.Param("src", "mat"),
+    _binding.Param("dst", "mat", None),
+    _binding.Param("theta", "double", 1.0),
+    _binding.Param("start_angle", "double", 0.0),
+    _binding.Param("end_angle", "double", 180.0),
+    _binding.Param("crop", "bool", False),
+    _binding.Param("norm", "bool", False),
+]
+
+# Types warpAffine and reduce(CV_32S / CV_64F) both accept; 16U/16S pass warpAffine only.
+_COMPUTED = (np.dtype(np.uint8), np.dtype(np.float32), np.dtype(np.float64))
+_WARP_ONLY = (np.dtype(np.uint16), np.dtype(np.int16))
+
+
+# ---------------------------------------------------------------- cv2's scalar arithmetic
+
+def _cv_round(x):
+    """cvRound(double): half to even; INT_MIN for NaN and out-of-range values (cvtsd2si)."""
+    if not math.isfinite(x):
+        return _INT_MIN
+    r = round(x)
+    return r if -2147483648 <= r <= 2147483647 else _INT_MIN
+
+
+def _cv_ceil(x):
+    i = _cv_round(x)
+    if i == _INT_MIN:
+        return _INT_MIN
+    return i + (1 if i < x else 0)
+
+
+def geometry(rows, cols, crop):
+    """(n, oy, ox): the n x n warp source is img[yy][xx] = src[xx + ox][yy + oy] (0 outside)."""
+    tr, tc = cols, rows  # the transposed source
+    if crop:
+        n = min(tr, tc)
+        return n, tr // 2 - n // 2, tc // 2 - n // 2
+    n = _cv_ceil(math.sqrt(tr * tr + tc * tc))
+    return n, -((n - tr) // 2), -((n - tc) // 2)
+
+
+@functools.lru_cache(maxsize=32)
+def circle_halfwidths(n):
+    """Per-row half-width of cv::circle(n x n, (n/2, n/2), n/2, FILLED, LINE_8); -1: row empty.
+    OpenCV's integer midpoint circle, reduced to the span it fills on each row."""
+    c = r = n // 2
+    hw = np.full(n, -1, np.int32)
+    err, dx, dy, plus, minus = 0, r, 0, 1, (r << 1) - 1
+    while dx >= dy:
+        for yy, d in ((c - dy, dx), (c + dy, dx), (c - dx, dy), (c + dx, dy)):
+            if 0 <= yy < n and d > hw[yy]:
+                hw[yy] = d
+        dy += 1
+        err += plus
+        plus += 2
+        mask = -1 if err > 0 else 0
+        err -= minus & mask
+        dx += mask
+        minus -= mask & 2
+    return hw
+
+
+@functools.lru_cache(maxsize=32)
+def inverse_matrices(n, start_angle, theta, col_num):
+    """(col_num, 6) float64: getRotationMatrix2D((n/2, n/2), start + col*theta, 1) inverted the way
+    warpAffine inverts it. cos/sin are libm's (Python's math module), as cv2's std::cos/std::sin."""
+    c = float(n // 2)
+    out = np.empty((col_num, 6), np.float64)
+    for col in range(col_num):
+        a = (start_angle + col * theta) * (math.pi / 180)
+        alpha = math.cos(a)
+        beta = math.sin(a)
+        m0, m1, m2 = alpha, beta, (1 - alpha) * c - beta * c
+        m3, m4, m5 = -beta, alpha, beta * c + (1 - alpha) * c
+        d = m0 * m4 - m1 * m3
+        d = 1.0 / d if d != 0 else 0.0
+        a11, a22 = m4 * d, m0 * d
+        m0, m1, m3, m4 = a11, m1 * -d, m3 * -d, a22
+        out[col] = (m0, m1, -m0 * m2 - m1 * m5, m3, m4, -m3 * m2 - m4 * m5)
+    out.flags.writeable = False
+    return out
+
+
+# ---------------------------------------------------------------- argument layer
+
+class _DeviceMat(_binding.HostMat):
+    __slots__ = ()
+
+
+def _host_scalar_data(value):
+    """The data of the CV_64F column cv2 makes of a number or a tuple of numbers."""
+    if isinstance(value, tuple):
+        return np.array([float(v) for v in value], np.float64).reshape(-1, 1)
+    return np.array([float(value), 0.0, 0.0, 0.0], np.float64).reshape(4, 1)
+
+
+def _check_out_layout(value):
+    if isinstance(value, np.ndarray) and value.ndim >= 1:
+        item = value.itemsize
+        strides, shape = value.strides, value.shape
+        bad = strides[-1] != item and shape[-1] > 1
+        for i in range(value.ndim - 1):
+            if shape[i] > 1 and strides[i] < strides[i + 1] * shape[i + 1]:
+                bad = True
+        if bad:
+            raise _binding.ConversionError("Layout of the output array dst is incompatible with cv::Mat")
+    return value
+
+
+def _convert_array(name, value):
+    if name == "dst":
+        return _check_out_layout(value)
+    device = as_device_array(value)
+    if device is not None:
+        header = _binding.mat_header(name, device, device.shape, device.dtype)
+        return _DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
+    mat = _binding.host_mat(name, value)
+    if mat.array is None and value is not None:
+        mat.array = _host_scalar_data(value)
+    return mat
+
+
+def _ndim(mat):
+    return None if mat.array is None else mat.array.ndim
+
+
+def _parse(args, kwargs):
+    # cv2's binding keeps an optional argument's default when it is given as None.
+    names = [p.name for p in _PARAMS]
+    args = list(args)
+    for i, v in enumerate(args):
+        if v is None and i < len(names) and names[i] in _DEFAULTS:
+            args[i] = _DEFAULTS[names[i]]
+    kwargs = {k: (_DEFAULTS[k] if v is None and k in _DEFAULTS else v) for k, v in kwargs.items()}
+    return _binding.parse(_FUNC, _PARAMS, args, kwargs, _convert_array)
+
+
+def _assert(cond, expr, line, func=_FUNC, file=_FILE):
+    if not cond:
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, expr, func, file, line)
+
+
+class _Plan:
+    __slots__ = ("image", "dtype", "rows", "cols", "n", "oy", "ox", "col_num", "out_dtype")
+
+
+def _plan(a):
+    """cv2's checks, in cv2's order, and the sizes of the transform (or None: cv2 returns None)."""
+    mat = a["src"]
+    ndim = _ndim(mat)
+    is_array = isinstance(mat.array, np.ndarray) or isinstance(mat, _DeviceMat)
+    # A 0-d or 1-d array is not a 2-D Mat in OpenCV 5; neither is a true n-d one (rows == -1).
+    dims_ok = mat.array is not None and mat.rows != -1 and not (is_array and ndim is not None and ndim < 2)
+    _assert(dims_ok, "src.dims() == 2", 16)
+    _assert(mat.channels == 1, "src.channels() == 1", 17)
+    theta, start, end = a["theta"], a["start_angle"], a["end_angle"]
+    _assert((end - start) * theta > 0, "(end_angle - start_angle) * theta > 0", 18)
+    col_num = _cv_round((end - start) / theta)
+    rows, cols = mat.rows, mat.cols
+    crop = a["crop"]
+    empty = rows * cols == 0
+    if empty and not crop:
+        # copyTo of the empty transposed source into a fixed-size ROI of the padded square.
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "!fixedSize()", "release", "matrix_wrap.cpp", 2044)
+    dtype = np.dtype(mat.dtype)
+    floating = dtype in (np.dtype(np.float32), np.dtype(np.float64))
+    n, oy, ox = geometry(rows, cols, crop) if not empty else (0, 0, 0)
+    elem = 8 if floating else 4
+    nbytes = n * col_num * elem
+    if nbytes < 0 or nbytes >= (1 << 46):
+        raise _errors.out_of_memory(nbytes)
+    if col_num > 0:
+        if empty:
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "src.cols > 0 && src.rows > 0", "warpAffine",
+                                   "imgwarp.cpp", 0)
+        if dtype in _WARP_ONLY:
+            raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT,
+                                   "Unsupported combination of input and output array formats", "reduce",
+                                   "matrix_operations.cpp", 973)
+        if dtype not in _COMPUTED:
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "ifunc != 0", "remap", "imgwarp.cpp", 1644)
+    if col_num <= 0:
+        return None
+    p = _Plan()
+    p.image, p.dtype, p.rows, p.cols = mat.array, dtype, rows, cols
+    p.n, p.oy, p.ox, p.col_num = n, oy, ox, col_num
+    p.out_dtype = np.dtype(np.float64) if floating else np.dtype(np.int32)
+    return p
+
+
+def _deliver(result, dst):
+    """cv2 writes into ``dst`` when it already has the result's shape and type, else returns new."""
+    if result is None or dst is None:
+        return result
+    if (hasattr(dst, "shape") and dst.shape == result.shape and dst.dtype == result.dtype
+            and type(dst) is type(result)):
+        dst[...] = result
+        return dst
+    return result
+
+
+# ---------------------------------------------------------------- GPU pipeline
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+_SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_device_cache = {}
+
+
+def _device_consts(cp, key, make):
+    full = (cp.cuda.Device().id,) + key
+    v = _device_cache.get(full)
+    if v is None:
+        if len(_device_cache) > 64:
+            _device_cache.clear()
+        v = make()
+        _device_cache[full] = v
+    return v
+
+
+def _gpu_radon(cp, plan, theta, start, crop, norm):
+    """The transform of ``plan.image`` (numpy or CuPy); returns a CuPy array."""
+    image = plan.image
+    if image.ndim == 3:
+        image = image.reshape(image.shape[0], image.shape[1])
+    d_src = upload_2d(image)
+    if d_src.strides[0] % d_src.itemsize:
+        d_src = cp.ascontiguousarray(d_src)
+    n, a_count, dtype = plan.n, plan.col_num, plan.dtype
+    suffix = _SUFFIX[dtype]
+    # cv2 fails its allocation of the result when memory is short; so does cvgpu, before it works
+    # out one matrix per angle for an output that cannot exist.
+    need = n * a_count * (plan.out_dtype.itemsize + (1 if norm else 0)) + n * n * dtype.itemsize + a_count * 48
+    if need > cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes():
+        raise cp.cuda.memory.OutOfMemoryError(need, 0)
+
+    img = cp.empty((n, n), dtype=dtype)
+    hw = _device_consts(cp, ("hw", n), lambda: cp.asarray(circle_halfwidths(n))) if crop else None
+    _kernels.get_function("radon", "radon_prepare_" + suffix)(
+        (_cdiv(n, 32), _cdiv(n, 32)), (32, 8),
+        (d_src, np.int64(d_src.strides[0] // d_src.itemsize), np.int32(plan.rows), np.int32(plan.cols),
+         img, np.int32(n), np.int32(plan.oy), np.int32(plan.ox), hw if hw is not None else np.uint64(0)))
+
+    mat_type = np.float64 if dtype == np.float64 else np.float32
+    mats = _device_consts(cp, ("m", n, start, theta, a_count, np.dtype(mat_type).char),
+                          lambda: cp.asarray(inverse_matrices(n, start, theta, a_count).astype(mat_type)))
+    out = cp.empty((n, a_count), dtype=plan.out_dtype)
+    grid = (a_count, _cdiv(n, 8))
+    fn = _kernels.get_function("radon", "radon_" + suffix)
+    if dtype == np.float64:
+        fn(grid, (256,), (img, np.int32(n), np.int32(a_count), mats, out))
+    else:
+        nvec = n - n % 16  # OpenCV's AVX2 loop: 16 pixels a step, then a scalar tail
+        fn(grid, (256,), (img, np.int32(n), np.int32(nvec), np.int32(a_count), mats, out))
+    if not norm:
+        return out
+    vmin, vmax = out.min(), out.max()
+    res = cp.empty((n, a_count), dtype=cp.uint8)
+    count = n * a_count
+    name = "radon_norm_i32" if plan.out_dtype == np.int32 else "radon_norm_f64"
+    _kernels.get_function("radon", name)(
+        (max(1, min(_cdiv(count, 256), 4096)),), (256,), (out, np.int64(count), vmin, vmax, res))
+    return res
+
+
+def _fallback(plan, a, src_value):
+    """No GPU: cv2 computes (on a copy: cv2 5.0 transposes a square src in place)."""
+    ximgproc = getattr(cv2, "ximgproc", None)
+    if ximgproc is None:
+        raise _errors.cv_error(_errors.NOT_IMPLEMENTED,
+                               "cvgpu.ximgproc.RadonTransform needs a CUDA GPU or opencv-contrib-python",
+                               _FUNC)
+    _backend.warn_fallback()
+    _backend.record("cv2")
+    src = np.array(plan.image, copy=True) if plan is not None else src_value
+    return ximgproc.RadonTransform(src, None, a["theta"], a["start_angle"], a["end_angle"], a["crop"],
+                                   a["norm"])
+
+
+def RadonTransform(*args, **kwargs):
+    """RadonTransform(src[, dst[, theta[, start_angle[, end_angle[, crop[, norm]]]]]]) -> dst
+
+    cv2.ximgproc.RadonTransform on the GPU, bit-exact: CV_32S output for 8-bit input, CV_64F for
+    float input, CV_8U with ``norm``. ``src`` may be numpy (numpy out) or a CuPy /
+    CUDA-array-interface / DLPack device array (CuPy out). ``src`` is never modified.
+    """
+    a = _parse(args, kwargs)
+    plan = _plan(a)
+    cp = _backend.cupy_module()
+    if plan is None:
+        _backend.record("cuda" if cp is not None else "cv2")
+        return None
+    if cp is None:
+        return _deliver(_fallback(plan, a, None), a["dst"])
+    _backend.record("cuda")
+    on_device = isinstance(a["src"], _DeviceMat)
+    try:
+        result = _gpu_radon(cp, plan, a["theta"], a["start_angle"], a["crop"], a["norm"])
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
+    if not on_device:
+        result = result.get()
+    return _deliver(result, a["dst"])
+
+
+def uses_gpu():
+    return _backend.backend() == "cuda"
+
+
+# ---------------------------------------------------------------- benchmark
+
+def bench_rows(sizes=(512, 1024, 2048), steps=(1.0, 0.25), reps=5, cv2_reps=3, seed=0):
+    """Timing rows for ``cvgpu bench``: uint8 images, angles 0..180 at each step, numpy in/out.
+    cvgpu_ms: CUDA events around upload + transform + download, median after warm-up. cv2_ms: host
+    clock, only where cv2.ximgproc exists."""
+    rng = np.random.default_rng(seed)
+    cp = _backend.cupy_module()
+    ximgproc = getattr(cv2, "ximgproc", None)
+    rows = []
+    for side in sizes:
+        img = rng.integers(0, 256, (side, side), dtype=np.uint8)
+        for step in steps:
+            count = _cv_round(180.0 / step)
+            workload = "%dx%d uint8, %d angles (%g deg steps)" % (side, side, count, step)
+            cv2_ms = None
+            if ximgproc is not None:
+                times = []
+                for _ in range(cv2_reps):
+                    src = img.copy()  # cv2 transposes a square src in place
+                    t0 = time.perf_counter()
+                    ximgproc.RadonTransform(src, None, step, 0.0, 180.0)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                cv2_ms = statistics.median(times)
+            cvgpu_ms = None
+            if cp is not None:
+                for _ in range(2):
+                    RadonTransform(img, theta=step)
+                stream = cp.cuda.get_current_stream()
+                times = []
+                for _ in range(reps):
+                    start, stop = cp.cuda.Event(), cp.cuda.Event()
+                    start.record(stream)
+                    RadonTransform(img, theta=step)
+                    stop.record(stream)
+                    stop.synchronize()
+                    times.append(cp.cuda.get_elapsed_time(start, stop))
+                cvgpu_ms = statistics.median(times)
+            speedup = cv2_ms / cvgpu_ms if cv2_ms is not None and cvgpu_ms else None
+            rows.append({"function": "ximgproc.RadonTransform", "workload": workload, "cv2_ms": cv2_ms,
+                         "cvgpu_ms": cvgpu_ms, "speedup": speedup, "io": "numpy"})
+    return rows

@@ -1,0 +1,340 @@
+"""cvgpu.ximgproc.RadonTransform against cv2.ximgproc.RadonTransform.
+
+CPU part (runs everywhere opencv-contrib is installed, no GPU needed):
+  * argument handling and errors: the same cv2.error code / err / func as cv2 for bad input;
+  * tests/radon_model.py, a numpy model of OpenCV 5.0's arithmetic, bit-exact against cv2 for
+    uint8 / float32 / float64, crop, norm, any angle range. The CUDA kernels mirror this model.
+GPU part (``gpu`` marker): cvgpu vs cv2.ximgproc where the installed cv2 has contrib, else vs the
+numpy model (recorded as reference "numpy-model-of-cv2"), bit for bit.
+
+cv2 is always handed a copy of the image: cv2 5.0 transposes a square ``src`` in place.
+"""
+import math
+import warnings
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cvgpu
+from cvgpu import radon as cvgpu_radon
+from radon_model import radon_model
+
+HAS_XIMGPROC = hasattr(cv2, "ximgproc")
+needs_contrib = pytest.mark.skipif(not HAS_XIMGPROC, reason="the installed cv2 has no ximgproc (contrib)")
+FUNC = "ximgproc.RadonTransform"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cvgpu.CvgpuFallbackWarning)
+        yield
+
+
+def cv2_radon(img, *args, **kwargs):
+    return cv2.ximgproc.RadonTransform(np.array(img, copy=True), *args, **kwargs)
+
+
+def reference(img, theta=1.0, start_angle=0.0, end_angle=180.0, crop=False, norm=False):
+    """(result, reference name): cv2.ximgproc when installed, else the numpy model."""
+    if HAS_XIMGPROC:
+        return cv2_radon(img, None, theta, start_angle, end_angle, crop, norm), "cv2-cpu"
+    return radon_model(img, theta, start_angle, end_angle, crop, norm), "numpy-model-of-cv2"
+
+
+def same(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+# ---------------------------------------------------------------- image and parameter strategies
+
+def make_image(dtype, h, w, seed, kind):
+    rng = np.random.default_rng(seed)
+    if dtype == np.uint8:
+        if kind == 0:
+            return rng.integers(0, 256, (h, w), dtype=np.uint8)
+        if kind == 1:
+            return (rng.random((h, w)) < 0.05).astype(np.uint8) * 255
+        if kind == 2:
+            return np.full((h, w), int(rng.integers(0, 256)), np.uint8)
+        return rng.choice(np.array([0, 1, 254, 255], np.uint8), (h, w))
+    if kind == 0:
+        a = rng.standard_normal((h, w)) * 10.0 ** rng.uniform(-3, 4)
+    elif kind == 1:
+        a = rng.random((h, w))
+    elif kind == 2:
+        a = rng.integers(0, 256, (h, w)).astype(np.float64)
+    else:
+        a = rng.standard_normal((h, w)) * 10.0 ** rng.uniform(-6, 6, (h, w))
+    return a.astype(dtype)
+
+
+THETAS = [1.0, 0.5, 0.25, 2.5, 7.0, 13.0, 45.0, -1.0, -3.3, 0.7]
+
+
+@st.composite
+def radon_case(draw, dtypes=(np.uint8, np.float32, np.float64), max_side=40, max_angles=200, crop=None,
+               norm=None):
+    dtype = draw(st.sampled_from(dtypes))
+    h = draw(st.integers(1, max_side))
+    w = draw(st.integers(1, max_side))
+    if draw(st.booleans()):
+        w = h  # square images: the case where cv2 writes into src
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    kind = draw(st.integers(0, 3))
+    if draw(st.booleans()):
+        theta = draw(st.sampled_from(THETAS))
+    else:
+        theta = draw(st.floats(0.05, 40.0)) * draw(st.sampled_from([1, -1]))
+    start = draw(st.one_of(st.sampled_from([0.0, 90.0, -45.0, 180.0]), st.floats(-400.0, 400.0)))
+    count = draw(st.integers(1, max_angles))
+    span = abs(theta) * (count - 0.49 + draw(st.floats(0.0, 0.98)))
+    end = start + math.copysign(span, theta)
+    kw = dict(theta=theta, start_angle=start, end_angle=end,
+              crop=draw(st.booleans()) if crop is None else crop,
+              norm=draw(st.integers(0, 3)) == 0 if norm is None else norm)
+    return make_image(dtype, h, w, seed, kind), kw
+
+
+# ---------------------------------------------------------------- CPU: errors and arguments
+
+def cv_error_of(fn):
+    try:
+        fn()
+    except cv2.error as e:
+        return (getattr(e, "code", None), getattr(e, "err", None), getattr(e, "func", None))
+    return None
+
+
+U8 = np.arange(35, dtype=np.uint8).reshape(7, 5)
+BAD_CALLS = [
+    ("0-d", (np.zeros((), np.uint8),), {}),
+    ("1-d", (np.zeros(7, np.uint8),), {}),
+    ("4-d", (np.zeros((3, 4, 5, 6), np.uint8),), {}),
+    ("n-d 129 channels", (np.zeros((5, 5, 129), np.uint8),), {}),
+    ("3 channels", (np.zeros((7, 5, 3), np.uint8),), {}),
+    ("None src", (None,), {}),
+    ("list src", ([[1, 2], [3, 4]],), {}),
+    ("str src", ("abc",), {}),
+    ("theta 0", (U8,), dict(theta=0)),
+    ("theta negative", (U8,), dict(theta=-1)),
+    ("theta nan", (U8,), dict(theta=float("nan"))),
+    ("empty range", (U8,), dict(start_angle=10, end_angle=10)),
+    ("theta str", (U8,), dict(theta="x")),
+    ("theta bool", (U8,), dict(theta=True)),
+    ("crop float", (U8,), dict(crop=1.5)),
+    ("unknown kwarg", (U8,), dict(bogus=1)),
+    ("too many args", (U8, None, 1, 0, 180, False, False, 7), {}),
+    ("tiny theta (cvRound overflow)", (U8,), dict(theta=1e-9)),
+    ("infinite range", (U8,), dict(start_angle=-float("inf"))),
+    ("empty rows", (np.zeros((0, 5), np.uint8),), {}),
+    ("empty cols", (np.zeros((5, 0), np.float32),), {}),
+    ("empty crop", (np.zeros((0, 5), np.uint8),), dict(crop=True)),
+    ("int8", (np.zeros((7, 5), np.int8),), {}),
+    ("int8 crop", (np.zeros((7, 5), np.int8),), dict(crop=True)),
+    ("uint16", (np.zeros((7, 5), np.uint16),), {}),
+    ("int16 crop", (np.zeros((7, 5), np.int16),), dict(crop=True, norm=True)),
+    ("int32", (np.zeros((7, 5), np.int32),), {}),
+    ("float16", (np.zeros((7, 5), np.float16),), {}),
+    ("bool", (np.zeros((7, 5), np.bool_),), {}),
+    ("uint64", (np.zeros((7, 5), np.uint64),), {}),
+    ("int8 tiny theta", (np.zeros((7, 5), np.int8),), dict(theta=1e-9)),
+    ("dst bad layout", (U8, np.zeros((9, 360), np.int32)[:, ::2]), {}),
+]
+
+
+@needs_contrib
+@pytest.mark.parametrize("name,args,kwargs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_errors_match_cv2(name, args, kwargs):
+    ref = cv_error_of(lambda: cv2.ximgproc.RadonTransform(*args, **kwargs))
+    ours = cv_error_of(lambda: cvgpu.ximgproc.RadonTransform(*args, **kwargs))
+    assert ref is not None, "cv2 accepted %s" % name
+    assert ours == ref
+
+
+NO_RESULT_CALLS = [
+    ("no angles", (U8,), dict(theta=400)),
+    ("no angles norm", (U8,), dict(theta=0.3, end_angle=0.1, norm=True)),
+    ("infinite theta", (U8,), dict(theta=float("inf"))),
+    ("uint16 no angles", (np.zeros((7, 5), np.uint16),), dict(theta=400)),
+    ("empty crop no angles", (np.zeros((0, 5), np.uint8),), dict(crop=True, theta=400)),
+]
+
+
+@needs_contrib
+@pytest.mark.parametrize("name,args,kwargs", NO_RESULT_CALLS, ids=[c[0] for c in NO_RESULT_CALLS])
+def test_none_results_match_cv2(name, args, kwargs):
+    assert cv2.ximgproc.RadonTransform(*args, **kwargs) is None
+    assert cvgpu.ximgproc.RadonTransform(*args, **kwargs) is None
+
+
+def test_plan_sizes_and_types():
+    p = cvgpu_radon._plan(cvgpu_radon._parse((U8,), {}))
+    assert (p.n, p.col_num, p.out_dtype) == (9, 180, np.dtype(np.int32))
+    p = cvgpu_radon._parse((U8.astype(np.float32), None, None, None, None), dict(crop=True))
+    p = cvgpu_radon._plan(p)
+    assert (p.n, p.col_num, p.out_dtype) == (5, 180, np.dtype(np.float64))
+    # None keeps an optional argument's default, as cv2's binding does.
+    a = cvgpu_radon._parse((U8,), dict(theta=None, end_angle=None, crop=None))
+    assert (a["theta"], a["end_angle"], a["crop"]) == (1.0, 180.0, False)
+
+
+def test_circle_mask_matches_cv2_circle():
+    for n in range(0, 260):
+        m = np.zeros((n, n), np.uint8)
+        if n:
+            cv2.circle(m, (n // 2, n // 2), n // 2, 255, cv2.FILLED)
+        hw = cvgpu_radon.circle_halfwidths(n)
+        x = np.arange(n)[None, :]
+        mine = ((hw[:, None] >= 0) & (np.abs(x - n // 2) <= hw[:, None])).astype(np.uint8) * 255
+        assert np.array_equal(m, mine), n
+
+
+def test_rotation_matrices_match_cv2():
+    for n in (1, 9, 64, 725):
+        c = n // 2
+        mats = cvgpu_radon.inverse_matrices(n, -37.5, 0.37, 50)
+        for col in range(50):
+            fwd = cv2.getRotationMatrix2D((c, c), -37.5 + col * 0.37, 1)
+            inv = cv2.invertAffineTransform(fwd)
+            # invertAffineTransform and warpAffine's inline inversion are the same formulas
+            assert np.array_equal(mats[col], inv.ravel()), (n, col)
+
+
+@needs_contrib
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_src_not_modified_and_dst_delivery(dtype):
+    img = make_image(dtype, 9, 9, 1, 0)
+    before = img.copy()
+    ref = cv2_radon(img)
+    out = cvgpu.ximgproc.RadonTransform(img)
+    assert np.array_equal(img, before)
+    assert same(out, ref)
+    dst = np.zeros_like(ref)
+    assert cvgpu.ximgproc.RadonTransform(img, dst) is dst and same(dst, ref)
+    wrong = np.zeros((3, 3), np.int32)
+    res = cvgpu.ximgproc.RadonTransform(img, wrong, norm=True)
+    assert res is not wrong and not wrong.any() and res.dtype == np.uint8
+
+
+@needs_contrib
+@pytest.mark.parametrize("src", [5, (1.0, 2.0, 3.0), np.ones((6, 4, 1), np.uint8)], ids=["scalar", "tuple", "hw1"])
+def test_scalar_and_channel_inputs(src):
+    ref = cv2.ximgproc.RadonTransform(np.array(src, copy=True) if isinstance(src, np.ndarray) else src)
+    assert same(cvgpu.ximgproc.RadonTransform(src), ref)
+
+
+# ---------------------------------------------------------------- CPU: the model is cv2
+
+@needs_contrib
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_model_matches_cv2(dtype):
+    @settings(max_examples=150, derandomize=True)
+    @given(radon_case(dtypes=(dtype,)))
+    def check(case):
+        img, kw = case
+        assert same(radon_model(img, **kw), cv2_radon(img, **kw)), kw
+    check()
+
+
+@needs_contrib
+@settings(max_examples=8)
+@given(radon_case(max_side=150, max_angles=40))
+def test_model_matches_cv2_larger(case):
+    img, kw = case
+    assert same(radon_model(img, **kw), cv2_radon(img, **kw)), kw
+
+
+@needs_contrib
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (7, 1), (2, 2), (16, 16), (17, 15), (31, 33)])
+def test_model_matches_cv2_small_shapes(dtype, shape):
+    img = make_image(dtype, shape[0], shape[1], 7, 0)
+    for crop in (False, True):
+        for norm in (False, True):
+            kw = dict(theta=2.0, start_angle=-30.0, end_angle=200.0, crop=crop, norm=norm)
+            assert same(radon_model(img, **kw), cv2_radon(img, **kw)), (shape, kw)
+
+
+# ---------------------------------------------------------------- GPU: cvgpu vs cv2 (or the model)
+
+def _check(compat, variant, img, kw, device_io=False):
+    ref, ref_name = reference(img, **kw)
+    if device_io:
+        import cupy as cp
+        before = img.copy()
+        d = cp.asarray(img)
+        ours = cvgpu.ximgproc.RadonTransform(d, **kw)
+        assert ours is None or isinstance(ours, cp.ndarray)
+        assert np.array_equal(d.get(), before)
+    else:
+        before = img.copy()
+        ours = cvgpu.ximgproc.RadonTransform(img, **kw)
+        assert ours is None or isinstance(ours, np.ndarray)
+        assert np.array_equal(img, before)
+    assert cvgpu.last_call_backend() == "cuda"
+    compat.check(FUNC, variant, ours, ref, reference=ref_name)
+
+
+@pytest.mark.gpu
+@given(radon_case(dtypes=(np.uint8,), crop=False, norm=False))
+def test_gpu_uint8(compat, case):
+    _check(compat, "uint8", *case)
+
+
+@pytest.mark.gpu
+@given(radon_case(dtypes=(np.float32,), crop=False, norm=False))
+def test_gpu_float32(compat, case):
+    _check(compat, "float32", *case)
+
+
+@pytest.mark.gpu
+@given(radon_case(dtypes=(np.float64,), crop=False, norm=False))
+def test_gpu_float64(compat, case):
+    _check(compat, "float64", *case)
+
+
+@pytest.mark.gpu
+@given(radon_case(crop=True, norm=False))
+def test_gpu_crop(compat, case):
+    _check(compat, "crop", *case)
+
+
+@pytest.mark.gpu
+@given(radon_case(norm=True))
+def test_gpu_norm(compat, case):
+    _check(compat, "norm", *case)
+
+
+@pytest.mark.gpu
+@given(radon_case(max_side=24, max_angles=60))
+def test_gpu_device_io(compat, case):
+    _check(compat, "cupy-io", *case, device_io=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("shape,theta,crop", [((96, 128), 1.0, False), ((131, 97), 0.25, True),
+                                               ((256, 256), 2.0, False)])
+def test_gpu_fixed_larger(compat, dtype, shape, theta, crop):
+    img = make_image(dtype, shape[0], shape[1], 11, 0)
+    _check(compat, np.dtype(dtype).name, img, dict(theta=theta, crop=crop))
+
+
+@pytest.mark.gpu
+def test_gpu_dst_and_noncontiguous(compat):
+    import cupy as cp
+    base = make_image(np.uint8, 40, 60, 3, 0)
+    img = base[3:30, 5:50:2]  # strided view
+    ref, ref_name = reference(np.ascontiguousarray(img))
+    dst = np.zeros_like(ref)
+    out = cvgpu.ximgproc.RadonTransform(img, dst)
+    assert out is dst
+    compat.check(FUNC, "uint8", out, ref, reference=ref_name)
+    d = cp.asarray(base)[3:30, 5:50:2]
+    compat.check(FUNC, "cupy-io", cvgpu.ximgproc.RadonTransform(d), ref, reference=ref_name)
