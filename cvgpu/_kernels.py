@@ -9,6 +9,10 @@ from ._backend import cupy_module
 _HERE = pathlib.Path(__file__).resolve().parent
 _SOURCE_DIRS = (_HERE / "kernels", _HERE.parent / "kernels")
 
+# IEEE behaviour the CPU has: denormals kept (x86 without FTZ/DAZ, as cv2 runs), exact division
+# and square root. Kernels that need no contraction say so with __fmul_rn/__fadd_rn themselves.
+_BASE_OPTIONS = ("--std=c++14", "--ftz=false", "--prec-div=true", "--prec-sqrt=true")
+
 _lock = threading.Lock()
 _modules = {}
 _functions = {}
@@ -35,7 +39,7 @@ def get_function(family, name, options=(), max_dynamic_shared=None):
                 mkey = fkey[:3]
                 module = _modules.get(mkey)
                 if module is None:
-                    module = cp.RawModule(code=kernel_source(family), options=("--std=c++14",) + tuple(options))
+                    module = cp.RawModule(code=kernel_source(family), options=_BASE_OPTIONS + tuple(options))
                     _modules[mkey] = module
                 fn = module.get_function(name)
                 _functions[fkey] = fn
