@@ -8,9 +8,9 @@
 //   hough_sort_emit       one block: bitonic sort of the keys, writes the lines (device + pinned host)
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
 //
-// Arithmetic is written with explicit round-to-nearest intrinsics: NVRTC contracts a*b+c into a
-// fused multiply-add by default, while cv2's CPU build evaluates j*cos + i*sin as two rounded
-// products and a rounded sum (SSE). __fmul_rn/__fadd_rn are never contracted.
+// Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul below):
+// NVRTC contracts a*b+c into a fused multiply-add by default, while cv2's CPU build evaluates
+// j*cos + i*sin as two rounded products and a rounded sum (SSE), subnormals included.
 //
 // Points are packed as (y << 16) | x when both sides fit in 16 bits, or as (y << 32) | x otherwise
 // (compile with -DCVGPU_WIDE_POINTS); the order of the list does not matter because integer
@@ -27,6 +27,31 @@ typedef unsigned int point_t;
 #endif
 
 #define FULL_MASK 0xffffffffu
+
+// IEEE float32 operations with round-to-nearest and subnormals kept, as x86 SSE computes them.
+// Written as PTX because NVRTC's __fadd_rn/__fmul_rn flush subnormals to zero here (measured on
+// the H100 with CuPy 14 even with --ftz=false), and a subnormal min_theta or trig-table entry
+// changes cv2's output bits. Explicit instructions are also never contracted into FMAs.
+__device__ __forceinline__ float f32_add(float a, float b)
+{
+    float d;
+    asm("add.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+
+__device__ __forceinline__ float f32_sub(float a, float b)
+{
+    float d;
+    asm("sub.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+
+__device__ __forceinline__ float f32_mul(float a, float b)
+{
+    float d;
+    asm("mul.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
 
 // counters[0]: number of points, counters[1]: number of local maxima.
 
@@ -69,7 +94,7 @@ __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
     float x = (float)(long long)(p & POINT_MASK);
     float y = (float)(long long)(p >> POINT_SHIFT);
-    return __float2int_rn(__fadd_rn(__fmul_rn(x, c), __fmul_rn(y, s)));
+    return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
 }
 
 // Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
@@ -243,9 +268,9 @@ __device__ __forceinline__ void hough_write_line(
     int n = (int)(flat / (unsigned int)width) - 1;
     int r = (int)(flat - (unsigned int)(n + 1) * width) - 1;
     float rho_bins = rho_mode == 0 ? (float)(r - (numrho - 1) / 2)
-                                   : __fsub_rn((float)r, __fmul_rn((float)(numrho - 1), 0.5f));
-    out[0] = x86_nan(__fmul_rn(rho_bins, rho));
-    out[1] = x86_nan(__fadd_rn(min_theta, __fmul_rn((float)n, theta)));
+                                   : f32_sub((float)r, f32_mul((float)(numrho - 1), 0.5f));
+    out[0] = x86_nan(f32_mul(rho_bins, rho));
+    out[1] = x86_nan(f32_add(min_theta, f32_mul((float)n, theta)));
     if (with_votes)
         out[2] = (float)votes;
 }
