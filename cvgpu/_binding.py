@@ -95,6 +95,10 @@ def parse(func_name, params, args, kwargs, convert_array):
     for p in params:
         try:
             if p.kind in _CONVERTERS:
+                if raw[p.name] is None and p.default is not REQUIRED:
+                    # cv2 leaves an argument given as None at its initial value: the default.
+                    out[p.name] = p.default
+                    continue
                 out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
             else:
                 out[p.name] = convert_array(p.name, raw[p.name])

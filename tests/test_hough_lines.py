@@ -256,6 +256,7 @@ ODD_CALLS = [
     ("rho huge", (IMG, 1e6, 0.1, 0), {}),
     ("theta huge", (IMG, 1, 10.0, 0), {}),
     ("threshold None", (IMG, 1, 0.1, None), {}),
+    ("optional None keeps default", (IMG, 1, np.pi / 180, 5), dict(max_theta=None, min_theta=None, srn=None)),
     ("threshold numpy", (IMG, 1, 0.1, np.int64(3)), {}),
     ("negative threshold", (IMG, 1, 0.1, -5), {}),
     ("keywords", (), dict(image=IMG, rho=1, theta=np.pi / 180, threshold=5)),
