@@ -58,13 +58,14 @@ def readme(result, pytest_summary):
                                                           r["backend"], r["cases"], r["exact"]))
     lines += ["", "`backend` says what computed the result: `cuda` is cvgpu's own kernels, `cv2` is OpenCV "
               "itself (cvgpu forwards those calls and does not claim them).", "",
-              "## Speed", "", "| function | workload | io | cv2 ms | cvgpu ms | speedup |",
-              "|---|---|---|---:|---:|---:|"]
+              "## Speed", "", "| function | workload | io | cv2 ms | cvgpu ms | speedup vs cv2 | OpenCV-CUDA ms |",
+              "|---|---|---|---:|---:|---:|---:|"]
     for b in result["bench"]:
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             b["function"], b["workload"], b["io"], "%.3f" % b["cv2_ms"] if b["cv2_ms"] is not None else "-",
             "%.4f" % b["cvgpu_ms"] if b["cvgpu_ms"] is not None else "-",
-            "%.1fx" % b["speedup"] if b["speedup"] is not None else "-"))
+            "%.1fx" % b["speedup"] if b["speedup"] is not None else "-",
+            "%.3f" % b["reference_ms"] if b.get("reference_ms") is not None else "-"))
     return "\n".join(lines) + "\n"
 
 
@@ -81,7 +82,8 @@ def main(argv=None):
     if args.from_device:
         d = pathlib.Path(args.from_device)
         env = json.load(open(d / "env.json"))
-        args.logs, args.bench, args.pytest_log = str(d / "compat.jsonl"), str(d / "bench.json"), str(d / "pytest.log")
+        args.logs, args.bench = str(d / "compat.jsonl"), str(d / "bench.json")
+        args.pytest_log = sorted(str(p) for p in d.glob("pytest-*.log"))
         device, cv2_version, cupy_version = env["device"], env["cv2_version"], env["cupy_version"]
     else:
         import cv2
@@ -89,11 +91,15 @@ def main(argv=None):
         cv2_version, cupy_version = cv2.__version__, cupy.__version__
         device = args.device or cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     bench = json.load(open(args.bench)) if args.bench else []
-    summary = ""
-    if args.pytest_log:
-        for line in open(args.pytest_log):
+    summaries = []
+    logs = args.pytest_log if isinstance(args.pytest_log, list) else [args.pytest_log] if args.pytest_log else []
+    for log in logs:
+        last = ""
+        for line in open(log):
             if re.search(r"\d+ (passed|failed)", line) and "warner" not in line:
-                summary = line.strip().strip("=").strip()
+                last = line.strip().strip("=").strip()
+        summaries.append("%s: %s" % (pathlib.Path(log).stem.replace("pytest-", ""), last or "no summary"))
+    summary = "; ".join(summaries)
     result = {
         "source_digest": source_digest(),
         "device": device,
@@ -102,7 +108,8 @@ def main(argv=None):
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "pytest": summary,
         "rows": aggregate(glob.glob(args.logs)),
-        "bench": [{k: b.get(k) for k in ("function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io", "exact")}
+        "bench": [{k: b.get(k) for k in ("function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io", "exact",
+                                          "reference_ms")}
                   for b in bench],
     }
     out = pathlib.Path(args.out)

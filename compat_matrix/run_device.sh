@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# One device call: install, GPU suite (device hypothesis profile), benchmark, compat matrix.
-# Usage on the GPU machine, from the repository root:  bash compat_matrix/run_device.sh [ci|device]
-# Writes pytest.log, bench.log, bench.json, compat.jsonl, env.json to $OUT (or ./device-out).
+# The device run, from the repository root on the GPU machine:
+#   bash compat_matrix/run_device.sh tests [ci|device]   GPU suite, one pytest per test file, in parallel
+#   bash compat_matrix/run_device.sh bench               python -m cvgpu bench --variants
+# Writes to $OUT (or ./device-out): pytest-*.log, compat.jsonl, env.json / bench.log, bench.json.
+# Then, where git is:  python3 compat_matrix/generate.py --from-device <folder with both runs' files>
+# If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
+# machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
 set -u
-PROFILE=${1:-device}
+MODE=${1:-tests}
+PROFILE=${2:-device}
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-python3 -c "import cupy, cv2, cvgpu; print('cupy', cupy.__version__, 'cv2', cv2.__version__, 'backend', cvgpu.backend())"
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+if [ -f .whl/cv5contrib.tar.xz ]; then
+  mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
+fi
+python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(),
+  'cv2_version': cv2.__version__, 'cupy_version': cupy.__version__, 'ximgproc': hasattr(cv2, 'ximgproc'),
+  'backend': cvgpu.backend()}))" | tee "$OUT/env.json"
+if [ "$MODE" = bench ]; then
+  timeout -s INT 540 python3 -m cvgpu bench --variants --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+  exit 0
+fi
 LOG=/tmp/cvgpu-compat.jsonl
 rm -f "$LOG".*
-CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-  python3 -m pytest -q -n ${WORKERS:-16} -p no:cacheprovider -p no:benchmark ${TESTS:-tests} 2>&1 | tee "$OUT/pytest.log" | tail -40
-timeout 150 python3 -m cvgpu bench --variants --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+pids=()
+for t in ${TESTS:-tests/test_hough_lines.py tests/test_cuda_hough.py tests/test_radon.py}; do
+  name=$(basename "$t" .py)
+  CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
+    python3 -m pytest -q -n ${WORKERS:-6} -p no:cacheprovider -p no:benchmark --tb=short "$t" \
+    > "$OUT/pytest-$name.log" 2>&1 &
+  pids+=($!)
+done
+wait "${pids[@]}"
+for f in "$OUT"/pytest-*.log; do
+  echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
+done
 cat "$LOG".* > "$OUT/compat.jsonl" 2>/dev/null
-python3 -c "import json, cv2, cupy; print(json.dumps({'device': cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(),
-  'cv2_version': cv2.__version__, 'cupy_version': cupy.__version__}))" > "$OUT/env.json"
-# The table itself is generated where git is (the source digest covers git-tracked files):
-#   python3 compat_matrix/generate.py --from-device <folder with compat.jsonl env.json bench.json pytest.log>

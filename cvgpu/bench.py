@@ -131,6 +131,27 @@ def bench_hough(quick=False, variants=False, threshold=400):
     return results
 
 
+def bench_cuda_hough(quick=False):
+    """cvgpu.cuda.HoughLinesDetector against OpenCV-CUDA's own kernels (their recorded H100 times)."""
+    if _backend.cupy_module() is None:
+        return []
+    from .cuda import _bench
+    sizes = list(_bench.REFERENCE_MS)[:2] if quick else None
+    rows = []
+    for r in _bench.bench_rows(repeats=50 if quick else 200, sizes=sizes):
+        rows.append(dict(function="cuda.HoughLinesDetector", workload=r["workload"].split(",")[0],
+                         cv2_ms=r["cv2_ms"], cvgpu_ms=r["cvgpu_ms"], speedup=r["speedup_vs_cv2"],
+                         reference_ms=r["reference_ms"], io="device", exact=None))
+    return rows
+
+
+def bench_radon(quick=False):
+    from .radon import bench_rows
+    sizes = (512,) if quick else (512, 1024, 2048)
+    rows = bench_rows(sizes=sizes, steps=(1.0,) if quick else (1.0, 0.25), reps=5, cv2_reps=1 if not quick else 1)
+    return [dict(r, exact=None) for r in rows]
+
+
 def print_table(rows, out=sys.stdout):
     cp = _backend.cupy_module()
     if cp is None:
@@ -139,15 +160,18 @@ def print_table(rows, out=sys.stdout):
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         print("GPU: %s | cv2 %s, %d threads" % (props["name"].decode(), cv2.__version__, cv2.getNumThreads()),
               file=out)
-    header = "%-36s %-24s %8s %10s %10s %9s %6s" % ("workload", "function", "io", "cv2 ms", "cvgpu ms",
-                                                   "speedup", "exact")
+    header = "%-40s %-24s %7s %10s %10s %9s %6s %9s" % ("workload", "function", "io", "cv2 ms", "cvgpu ms",
+                                                         "speedup", "exact", "ocv-cuda")
     print(header, file=out)
     print("-" * len(header), file=out)
     for r in rows:
         fmt = lambda v, f: "-" if v is None else f % v
-        print("%-36s %-24s %8s %10s %10s %9s %6s" % (
-            r["workload"], r["function"], r["io"], fmt(r["cv2_ms"], "%.3f"), fmt(r["cvgpu_ms"], "%.4f"),
-            fmt(r["speedup"], "%.1fx"), {True: "yes", False: "NO", None: "-"}[r["exact"]]), file=out)
+        print("%-40s %-24s %7s %10s %10s %9s %6s %9s" % (
+            r["workload"][:40], r["function"], r["io"], fmt(r["cv2_ms"], "%.3f"), fmt(r["cvgpu_ms"], "%.4f"),
+            fmt(r["speedup"], "%.1fx"), {True: "yes", False: "NO", None: "-"}[r["exact"]],
+            fmt(r.get("reference_ms"), "%.3f")), file=out)
+    print("speedup: cv2 ms / cvgpu ms, cv2 timed in this run. ocv-cuda: OpenCV's own CUDA kernels on an "
+          "H100 (recorded figures), for the cuda.* rows.", file=out)
 
 
 def main(argv=None):
@@ -155,8 +179,15 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a few small workloads")
     parser.add_argument("--variants", action="store_true", help="also time each voting variant")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+    parser.add_argument("--only", choices=("hough", "cuda", "radon"), help="one family")
     args = parser.parse_args(argv)
-    rows = bench_hough(quick=args.quick, variants=args.variants)
+    rows = []
+    if args.only in (None, "hough"):
+        rows += bench_hough(quick=args.quick, variants=args.variants)
+    if args.only in (None, "cuda"):
+        rows += bench_cuda_hough(quick=args.quick)
+    if args.only in (None, "radon") and (hasattr(cv2, "ximgproc") or _backend.cupy_module() is not None):
+        rows += bench_radon(quick=args.quick)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as fh:

@@ -332,6 +332,7 @@ def reference_model(img, rho, theta, threshold, min_theta=0.0, max_theta=math.pi
     return lines.reshape(-1, 1, 2)
 
 
+@settings(max_examples=300)  # a CPU check of the plan; the GPU properties carry the 10,000 runs
 @given(cases(families=("noise", "lines", "shapes", "segments", "empty"), max_side=96))
 def test_host_plan_reproduces_cv2(c):
     """cvgpu's numangle/numrho, trig table, ordering and output formula, checked on the CPU."""
