@@ -82,7 +82,7 @@ def main(argv=None):
     if args.from_device:
         d = pathlib.Path(args.from_device)
         env = json.load(open(d / "env.json"))
-        args.logs, args.bench = str(d / "compat.jsonl"), str(d / "bench.json")
+        args.logs, args.bench = str(d / "compat-rows.json"), str(d / "bench.json")
         args.pytest_log = sorted(str(p) for p in d.glob("pytest-*.log"))
         device, cv2_version, cupy_version = env["device"], env["cv2_version"], env["cupy_version"]
     else:
@@ -107,7 +107,7 @@ def main(argv=None):
         "cupy_version": cupy_version,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "pytest": summary,
-        "rows": aggregate(glob.glob(args.logs)),
+        "rows": (json.load(open(args.logs)) if args.logs.endswith("-rows.json") else aggregate(glob.glob(args.logs))),
         "bench": [{k: b.get(k) for k in ("function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io", "exact",
                                           "reference_ms")}
                   for b in bench],

@@ -2,7 +2,7 @@
 # The device run, from the repository root on the GPU machine:
 #   bash compat_matrix/run_device.sh tests [ci|device]   GPU suite, one pytest per test file, in parallel
 #   bash compat_matrix/run_device.sh bench               python -m cvgpu bench --variants
-# Writes to $OUT (or ./device-out): pytest-*.log, compat.jsonl, env.json / bench.log, bench.json.
+# Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json / bench.log, bench.json.
 # Then, where git is:  python3 compat_matrix/generate.py --from-device <folder with both runs' files>
 # If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
 # machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
@@ -37,4 +37,6 @@ wait "${pids[@]}"
 for f in "$OUT"/pytest-*.log; do
   echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
 done
-cat "$LOG".* > "$OUT/compat.jsonl" 2>/dev/null
+# One row per (function, variant, reference, backend) with case counts; the raw lines are too many.
+python3 -c "import glob, json, sys; sys.path.insert(0, 'compat_matrix'); import generate
+json.dump(generate.aggregate(glob.glob('$LOG.*')), open('$OUT/compat-rows.json', 'w'), indent=1)"

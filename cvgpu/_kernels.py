@@ -19,10 +19,11 @@ _functions = {}
 
 
 def kernel_source(family):
+    """kernels/<family>.cu with the shared IEEE float32 helpers (ieee_f32.cuh) in front."""
     for folder in _SOURCE_DIRS:
         path = folder / (family + ".cu")
         if path.is_file():
-            return path.read_text()
+            return (folder / "ieee_f32.cuh").read_text() + "\n#line 1\n" + path.read_text()
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 

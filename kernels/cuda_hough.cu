@@ -26,7 +26,7 @@
 //   fmaf(y, sinVal, x * cosVal)  — y*sinVal fused:                            10 cases differ
 //   no FMA (two rounded products and a rounded add):                          7 cases differ
 // (and with correctly rounded sin/cos instead of CUDA's sincosf, the fused-x model fails 8 cases).
-// So the bin is __float2int_rn(__fmaf_rn(x, cosVal, __fmul_rn(y, sinVal))), written with explicit
+// So the bin is __float2int_rn(f32_fma(x, cosVal, f32_mul(y, sinVal))), written with explicit
 // intrinsics so that no compiler flag (-fmad) can change it.
 //   output: rho   = ((float)r - (float)(numrho - 1) * 0.5f) * rho,  theta = (float)n * theta
 //
@@ -98,11 +98,11 @@ extern "C" __global__ void ch_collect(
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).
 __device__ __forceinline__ void ch_trig(int n, float theta, float irho, float* c, float* s)
 {
-    const float ang = __fmul_rn((float)n, theta);
+    const float ang = f32_mul((float)n, theta);
     float sv, cv;
     sincosf(ang, &sv, &cv);
-    *c = __fmul_rn(cv, irho);
-    *s = __fmul_rn(sv, irho);
+    *c = f32_mul(cv, irho);
+    *s = f32_mul(sv, irho);
 }
 
 // The accumulator column of a point for one angle (before the +1 of the border).
@@ -110,7 +110,7 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
 {
     const float x = (float)(long long)(p & POINT_MASK);
     const float y = (float)(long long)(p >> POINT_SHIFT);
-    return __float2int_rn(__fmaf_rn(x, c, __fmul_rn(y, s))) + shift;
+    return __float2int_rn(f32_fma(x, c, f32_mul(y, s))) + shift;
 }
 
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
@@ -229,8 +229,8 @@ __device__ __forceinline__ void ch_write_line(
     const unsigned int width = (unsigned int)(numrho + 2);
     const int n = (int)(flat / width) - 1;
     const int r = (int)(flat % width) - 1;
-    const float radius = __fmul_rn(__fsub_rn((float)r, __fmul_rn((float)(numrho - 1), 0.5f)), rho);
-    const float angle = __fmul_rn((float)n, theta);
+    const float radius = f32_mul(f32_sub((float)r, f32_mul((float)(numrho - 1), 0.5f)), rho);
+    const float angle = f32_mul((float)n, theta);
     out[2 * (long long)i] = radius;
     out[2 * (long long)i + 1] = angle;
     int* out_votes = reinterpret_cast<int*>(out + out_step_floats);

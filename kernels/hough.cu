@@ -8,7 +8,7 @@
 //   hough_sort_emit       one block: bitonic sort of the keys, writes the lines (device + pinned host)
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
 //
-// Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul below):
+// Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul, kernels/ieee_f32.cuh):
 // NVRTC contracts a*b+c into a fused multiply-add by default, while cv2's CPU build evaluates
 // j*cos + i*sin as two rounded products and a rounded sum (SSE), subnormals included.
 //
@@ -27,31 +27,6 @@ typedef unsigned int point_t;
 #endif
 
 #define FULL_MASK 0xffffffffu
-
-// IEEE float32 operations with round-to-nearest and subnormals kept, as x86 SSE computes them.
-// Written as PTX because NVRTC's __fadd_rn/__fmul_rn flush subnormals to zero here (measured on
-// the H100 with CuPy 14 even with --ftz=false), and a subnormal min_theta or trig-table entry
-// changes cv2's output bits. Explicit instructions are also never contracted into FMAs.
-__device__ __forceinline__ float f32_add(float a, float b)
-{
-    float d;
-    asm("add.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-    return d;
-}
-
-__device__ __forceinline__ float f32_sub(float a, float b)
-{
-    float d;
-    asm("sub.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-    return d;
-}
-
-__device__ __forceinline__ float f32_mul(float a, float b)
-{
-    float d;
-    asm("mul.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-    return d;
-}
 
 // counters[0]: number of points, counters[1]: number of local maxima.
 

@@ -6,7 +6,7 @@
 // OpenCV uses. Nothing rotated is ever stored. Block = 8 warps = 8 consecutive rows of one angle.
 //
 // Floating point: every operation is written with an explicit round-to-nearest intrinsic
-// (__fmul_rn, __fadd_rn, __fmaf_rn, __dmul_rn, __dadd_rn, ...). NVCC would otherwise contract
+// (f32_mul, f32_add, f32_fma, __dmul_rn, __dadd_rn, ...). NVCC would otherwise contract
 // a*b + c into an FMA wherever it likes; OpenCV's x86 code fuses exactly where its source uses
 // v_fma or where GCC contracted the AVX2-dispatched scalar code, and nowhere else. The places are
 // documented beside each expression; tests/radon_model.py is the numpy model these mirror and
@@ -82,10 +82,10 @@ __device__ __forceinline__ RowF row_setup_f(const float* __restrict__ m, int y) 
     r.m3 = m[3];
     r.m2 = m[2];
     r.m5 = m[5];
-    r.ym1 = __fmul_rn(fy, m[1]);
-    r.ym4 = __fmul_rn(fy, m[4]);
-    r.row_x = __fadd_rn(r.ym1, m[2]);
-    r.row_y = __fadd_rn(r.ym4, m[5]);
+    r.ym1 = f32_mul(fy, m[1]);
+    r.ym4 = f32_mul(fy, m[4]);
+    r.row_x = f32_add(r.ym1, m[2]);
+    r.row_y = f32_add(r.ym4, m[5]);
     return r;
 }
 
@@ -100,20 +100,20 @@ __device__ __forceinline__ float sample_f(const T* __restrict__ img, int n, int 
     const float fx = (float)x;
     float sx, sy;
     if (x < nvec) {
-        sx = __fmaf_rn(r.m0, fx, r.row_x);
-        sy = __fmaf_rn(r.m3, fx, r.row_y);
+        sx = f32_fma(r.m0, fx, r.row_x);
+        sy = f32_fma(r.m3, fx, r.row_y);
     } else {
-        sx = __fadd_rn(__fmaf_rn(fx, r.m0, r.ym1), r.m2);
-        sy = __fadd_rn(__fmaf_rn(fx, r.m3, r.ym4), r.m5);
+        sx = f32_add(f32_fma(fx, r.m0, r.ym1), r.m2);
+        sy = f32_add(f32_fma(fx, r.m3, r.ym4), r.m5);
     }
     const float flx = floorf(sx), fly = floorf(sy);
     const int ix = (int)flx, iy = (int)fly;
-    const float ax = __fsub_rn(sx, flx), ay = __fsub_rn(sy, fly);  // exact
+    const float ax = f32_sub(sx, flx), ay = f32_sub(sy, fly);  // exact
     const float p00 = fetch(img, n, iy, ix), p01 = fetch(img, n, iy, ix + 1);
     const float p10 = fetch(img, n, iy + 1, ix), p11 = fetch(img, n, iy + 1, ix + 1);
-    const float v0 = __fmaf_rn(ax, __fsub_rn(p01, p00), p00);
-    const float v1 = __fmaf_rn(ax, __fsub_rn(p11, p10), p10);
-    return __fmaf_rn(ay, __fsub_rn(v1, v0), v0);
+    const float v0 = f32_fma(ax, f32_sub(p01, p00), p00);
+    const float v1 = f32_fma(ax, f32_sub(p11, p10), p10);
+    return f32_fma(ay, f32_sub(v1, v0), v0);
 }
 
 // ------------------------------------------------------------------ 64F sampling
@@ -280,7 +280,7 @@ __device__ __forceinline__ void norm_params(double smin, double smax, float* s32
 }
 
 __device__ __forceinline__ unsigned char to_u8(float v, float s32, float b32) {
-    const int r = __float2int_rn(__fmaf_rn(v, s32, b32));
+    const int r = __float2int_rn(f32_fma(v, s32, b32));
     return (unsigned char)(r < 0 ? 0 : (r > 255 ? 255 : r));
 }
 
