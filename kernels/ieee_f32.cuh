@@ -33,3 +33,12 @@ __device__ __forceinline__ float f32_fma(float a, float b, float c)
     asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
     return d;
 }
+
+// floor that sees subnormals: floorf(-1e-40f) must be -1 as on the CPU; under the flushing mode
+// NVRTC compiles in here, floorf treats the input as -0 and returns -0.
+__device__ __forceinline__ float f32_floor(float a)
+{
+    float d;
+    asm("cvt.rmi.f32.f32 %0, %1;" : "=f"(d) : "f"(a));
+    return d;
+}

@@ -106,7 +106,7 @@ __device__ __forceinline__ float sample_f(const T* __restrict__ img, int n, int 
         sx = f32_add(f32_fma(fx, r.m0, r.ym1), r.m2);
         sy = f32_add(f32_fma(fx, r.m3, r.ym4), r.m5);
     }
-    const float flx = floorf(sx), fly = floorf(sy);
+    const float flx = f32_floor(sx), fly = f32_floor(sy);
     const int ix = (int)flx, iy = (int)fly;
     const float ax = f32_sub(sx, flx), ay = f32_sub(sy, fly);  // exact
     const float p00 = fetch(img, n, iy, ix), p01 = fetch(img, n, iy, ix + 1);
