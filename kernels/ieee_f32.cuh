@@ -42,3 +42,11 @@ __device__ __forceinline__ float f32_floor(float a)
     asm("cvt.rmi.f32.f32 %0, %1;" : "=f"(d) : "f"(a));
     return d;
 }
+
+// float -> double keeping a subnormal float (the flushing mode would turn it into 0).
+__device__ __forceinline__ double f32_to_f64(float a)
+{
+    double d;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(a));
+    return d;
+}

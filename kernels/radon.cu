@@ -203,7 +203,7 @@ extern "C" __global__ void __launch_bounds__(256) radon_f32(const float* __restr
     double acc = 0.0, s = 0.0;
     for (int base = 0; base < n; base += 32) {
         const int x = base + lane;
-        s = x < n ? (double)sample_f(img, n, nvec, r, x) : 0.0;
+        s = x < n ? f32_to_f64(sample_f(img, n, nvec, r, x)) : 0.0;
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const double v = __shfl_sync(FULL_MASK, s, chain + 8 * q);
