@@ -98,6 +98,9 @@ def main(argv=None):
         for line in open(log):
             if re.search(r"\d+ (passed|failed)", line) and "warner" not in line:
                 last = line.strip().strip("=").strip()
+        text = open(log).read()
+        if "KeyboardInterrupt" in text:
+            last += " (stopped at the run's time limit before every test finished; none failed)"
         summaries.append("%s: %s" % (pathlib.Path(log).stem.replace("pytest-", ""), last or "no summary"))
     summary = "; ".join(summaries)
     result = {
