@@ -19,11 +19,20 @@ _functions = {}
 
 
 def kernel_source(family):
-    """kernels/<family>.cu with the shared IEEE float32 helpers (ieee_f32.cuh) in front."""
+    """kernels/<family>.cu with the shared IEEE float32 helpers (ieee_f32.cuh) in front, and each
+    ``#include "<name>.cuh"`` line replaced by that file of kernels/ (NVRTC gets one string)."""
     for folder in _SOURCE_DIRS:
         path = folder / (family + ".cu")
         if path.is_file():
-            return (folder / "ieee_f32.cuh").read_text() + "\n#line 1\n" + path.read_text()
+            lines = []
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                name = line.strip()[len('#include "'):-1] if line.strip().startswith('#include "') else None
+                if name and name.endswith(".cuh") and (folder / name).is_file():
+                    lines += ["#line 1 \"%s\"" % name, (folder / name).read_text(),
+                              "#line %d \"%s.cu\"" % (number + 1, family)]
+                else:
+                    lines.append(line)
+            return (folder / "ieee_f32.cuh").read_text() + "\n#line 1\n" + "\n".join(lines) + "\n"
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 

@@ -6,6 +6,7 @@ multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as su
 """
 import functools
 import math
+import threading
 
 import cv2
 import numpy as np
@@ -220,18 +221,71 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-# Shared-memory voting keeps one accumulator row per block; it is used whenever that row fits in
-# the opt-in shared memory of a block. The global-atomics variant covers longer rows.
-# (Rule and device measurements: see VOTE_RULE_NOTES below, filled from the device benchmark.)
+# Voting rule (measured on the H100, see VOTE_RULE_NOTES): shared-memory rows whenever a row fits
+# in a block's opt-in shared memory; several angles per block so that each point is loaded once
+# per group of angles; the points split over enough blocks to cover the GPU.
 VOTE_RULE_NOTES = "shared when (numrho + 2) * 4 <= opt-in shared memory per block; global otherwise"
+_VOTE_THREADS = 512
+_MAX_ANGLES_PER_BLOCK = 8
+_COLLECT_THREADS = 256
+_COLLECT_ITERATIONS = 16  # HOUGH_POINTS_ITERATIONS of kernels/hough_points.cuh
 
 
 def vote_variant(numrho, max_shared):
     return "shared" if (numrho + 2) * 4 <= max_shared else "global"
 
 
+def vote_config(numangle, numrho, npix, num_sms, max_shared):
+    """(angles per block, point slices) of the shared-memory voting kernel."""
+    row_bytes = (numrho + 2) * 4
+    per_block = max(1, min(_MAX_ANGLES_PER_BLOCK, numangle, max_shared // row_bytes))
+    groups = _cdiv(numangle, per_block)
+    blocks_per_sm = max(1, min(4, (max_shared + 1024) // (per_block * row_bytes + 1024)))
+    splits = max(1, min(_cdiv(num_sms * blocks_per_sm, groups), _cdiv(npix, _VOTE_THREADS * 8), 65535))
+    return per_block, splits
+
+
+class _Workspace:
+    """Per thread and device: scratch reused by every call (no allocation or memset per call).
+    counters[0:3] are zero between calls: hough_maxima_emit resets them."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.counters = cp.zeros(4, dtype=cp.int32)
+        self.accum = cp.empty(0, dtype=cp.int32)
+        self.points = {}
+        self.weights = cp.empty(0, dtype=cp.uint8)
+        self.keys = cp.empty(0, dtype=cp.uint64)
+        self.pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * _SORT_CAPACITY))
+        self.host = np.frombuffer(self.pinned, dtype=np.int32, count=1 + 3 * _SORT_CAPACITY)
+
+    def grown(self, name, size, dtype):
+        arr = self.points.get(dtype) if name == "points" else getattr(self, name)
+        if arr is None or arr.size < size:
+            arr = self.cp.empty(max(size, 1), dtype=dtype)
+            if name == "points":
+                self.points[dtype] = arr
+            else:
+                setattr(self, name, arr)
+        return arr
+
+
+_local = threading.local()
+
+
+def _workspace(cp):
+    device = cp.cuda.runtime.getDevice()
+    spaces = getattr(_local, "spaces", None)
+    if spaces is None:
+        spaces = _local.spaces = {}
+    ws = spaces.get(device)
+    if ws is None:
+        ws = spaces[device] = _Workspace(cp)
+    return ws
+
+
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None):
+               with_votes, to_host, force_variant=None, force_config=None):
     """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
     lines (count x 2 or x 3), or None when there are none."""
     rows, cols = image.shape
@@ -240,60 +294,60 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     wide = max(rows, cols) > 0xFFFF
     options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
     tab_cos, tab_sin = _device_trig(cp, numangle, rho32, theta32, min_theta)
+    ws = _workspace(cp)
 
+    npix = rows * cols
     accum_cells = (numangle + 2) * (numrho + 2)
-    counters = cp.zeros(2, dtype=cp.int32)
-    accum = cp.empty(accum_cells, dtype=cp.int32)
-    points = cp.empty(rows * cols, dtype=cp.uint64 if wide else cp.uint32)
-    weights_arg = cp.empty(rows * cols, dtype=cp.uint8) if use_edgeval else np.uint64(0)  # NULL
+    accum = ws.grown("accum", accum_cells, cp.int32)
+    points = ws.grown("points", npix, cp.uint64 if wide else cp.uint32)
+    weights_arg = ws.grown("weights", npix, cp.uint8) if use_edgeval else np.uint64(0)  # NULL
     max_maxima = numangle * ((numrho + 1) // 2 + 1)
-    keys = cp.empty(max_maxima, dtype=cp.uint64)
+    keys = ws.grown("keys", max_maxima, cp.uint64)
+    counters = ws.counters
+    try:
+        span = _COLLECT_THREADS * _COLLECT_ITERATIONS
+        grid = max(_cdiv(npix, span), min(num_sms * 8, _cdiv(accum_cells, 4 * _COLLECT_THREADS)), 1)
+        _kernels.get_function("hough", "hough_collect_points", options)(
+            (grid,), (_COLLECT_THREADS,),
+            (d_image, np.int32(cols), np.int64(d_image.strides[0]), np.int64(npix), points, weights_arg,
+             counters, accum, np.int64(accum_cells)))
 
-    threads = 256
-    gx = min(_cdiv(cols, threads), 64)
-    gy = min(rows, 65535, max(1, _cdiv(num_sms * 16, gx)))
-    _kernels.get_function("hough", "hough_collect_points", options)(
-        (gx, gy), (threads,),
-        (d_image, np.int32(rows), np.int32(cols), np.int64(d_image.strides[0]), points, weights_arg,
-         counters, accum, np.int64(accum_cells)))
+        variant = force_variant or vote_variant(numrho, max_shared)
+        if variant == "shared":
+            per_block, splits = force_config or vote_config(numangle, numrho, npix, num_sms, max_shared)
+            smem = per_block * (numrho + 2) * 4
+            fn = _kernels.get_function("hough", "hough_vote_shared", options, max_dynamic_shared=smem)
+            fn((_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
+               (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+                np.int32(per_block), accum, np.int64(accum_cells)),
+               shared_mem=smem)
+        else:
+            angles_per_block = 8
+            fn = _kernels.get_function("hough", "hough_vote_global", options)
+            fn((num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (256,),
+               (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+                np.int32(angles_per_block), accum, np.int64(accum_cells)))
 
-    variant = force_variant or vote_variant(numrho, max_shared)
-    if variant == "shared":
-        smem = (numrho + 2) * 4
-        splits = max(1, min(_cdiv(num_sms * 4, numangle), _cdiv(rows * cols, threads * 16), 65535))
-        fn = _kernels.get_function("hough", "hough_vote_shared", options, max_dynamic_shared=smem)
-        fn((numangle, splits), (threads,),
-           (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numrho), accum, np.int64(accum_cells)),
-           shared_mem=smem)
-    else:
-        angles_per_block = 8
-        fn = _kernels.get_function("hough", "hough_vote_global", options)
-        fn((num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (threads,),
-           (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-            np.int32(angles_per_block), accum, np.int64(accum_cells)))
-
-    cells = numangle * numrho
-    _kernels.get_function("hough", "hough_find_maxima", options)(
-        (min(_cdiv(cells, threads), num_sms * 32),), (threads,),
-        (accum, np.int32(numangle), np.int32(numrho), np.int32(threshold), keys, counters))
-
-    per_line = 3 if with_votes else 2
-    out_dev = cp.empty(min(max_maxima, _SORT_CAPACITY) * per_line, dtype=cp.float32)
-    host_floats = _SORT_CAPACITY * per_line if to_host else 0
-    pinned = cp.cuda.alloc_pinned_memory(4 * (1 + host_floats))
-    host_view = np.frombuffer(pinned, dtype=np.int32, count=1 + host_floats)
-    host_view[0] = -1
-    host_ptr = pinned.ptr
-    out_host_ptr = host_ptr + 4 if to_host else 0
-    line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
-                 np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
-    fn = _kernels.get_function("hough", "hough_sort_emit", options,
-                               max_dynamic_shared=_SORT_CAPACITY * 8)
-    fn((1,), (1024,),
-       (keys, counters, np.int32(_SORT_CAPACITY)) + line_args +
-       (out_dev, np.uint64(out_host_ptr), np.uint64(host_ptr)),
-       shared_mem=_SORT_CAPACITY * 8)
-    cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count decides the shape
+        per_line = 3 if with_votes else 2
+        out_dev = cp.empty(min(max_maxima, _SORT_CAPACITY) * per_line, dtype=cp.float32)
+        host_view = ws.host
+        host_view[0] = -1
+        host_ptr = ws.pinned.ptr
+        out_host_ptr = host_ptr + 4 if to_host else 0
+        line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
+                     np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
+        fn = _kernels.get_function("hough", "hough_maxima_emit", options,
+                                   max_dynamic_shared=_SORT_CAPACITY * 8)
+        fn((max(1, min(_cdiv(numangle * numrho, 1024), num_sms * 2)),), (1024,),
+           (accum, np.int32(numangle), np.int32(threshold), keys, counters, np.int32(_SORT_CAPACITY))
+           + line_args + (out_dev, np.uint64(out_host_ptr), np.uint64(host_ptr)),
+           shared_mem=_SORT_CAPACITY * 8)
+        cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count decides the shape
+    except BaseException:
+        # A launch that did not run leaves the counters as they were: start the next call clean.
+        cp.cuda.get_current_stream().synchronize()
+        counters.fill(0)
+        raise
     count = int(host_view[0])
     if count == 0:
         return None
@@ -305,13 +359,74 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     sorted_keys = cp.sort(keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)
     _kernels.get_function("hough", "hough_emit", options)(
-        (min(_cdiv(count, threads), num_sms * 8),), (threads,),
+        (min(_cdiv(count, 256), num_sms * 8),), (256,),
         (sorted_keys, np.int32(count)) + line_args + (out,))
     out = out.reshape(count, per_line)
     return out.get() if to_host else out
 
 
 # ---------------------------------------------------------------- public API
+
+_plans = {}
+
+
+def _fast_plan(rows, cols, rho, theta):
+    """Sizes of a default-parameter call, cached; None when the call needs cv2's checks."""
+    key = (rows, cols, rho, theta)
+    plan = _plans.get(key)
+    if plan is None:
+        rho32, theta32 = np.float32(rho), np.float32(theta)
+        numangle, numrho = accumulator_size(rows, cols, rho32, theta32, 0.0, math.pi)
+        nbytes = (numangle + 2) * (numrho + 2) * 4
+        if numangle <= 0 or numrho <= 0 or not 0 <= nbytes < (1 << 62):
+            return None
+        if len(_plans) > 256:
+            _plans.clear()
+        plan = _plans[key] = (numangle, numrho, rho32, theta32)
+    return plan
+
+
+_NOT_FAST = object()
+
+
+def _fast_hough(with_votes, args):
+    """The common call ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and
+    plain Python numbers: the same result as the full argument layer without its generality
+    (~17 us of the call); anything else returns _NOT_FAST and takes the full path."""
+    image, rho, theta, threshold = args
+    cp = _backend.cupy_module()
+    if cp is None:
+        return _NOT_FAST
+    kind = type(image)
+    if kind is cp.ndarray:
+        to_host = False
+    elif kind is np.ndarray:
+        to_host = True
+    else:
+        return _NOT_FAST
+    if (image.dtype != np.uint8 or image.ndim != 2 or type(threshold) is not int
+            or not _INT_MIN <= threshold < (1 << 31) or type(rho) not in (float, int)
+            or type(theta) not in (float, int) or not rho > 0 or not theta > 0):
+        return _NOT_FAST
+    rows, cols = image.shape
+    if rows == 0 or cols == 0:
+        return _NOT_FAST
+    plan = _fast_plan(rows, cols, rho, theta)
+    if plan is None:
+        return _NOT_FAST
+    numangle, numrho, rho32, theta32 = plan
+    _backend.record("cuda")
+    try:
+        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
+                           with_votes, to_host)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
+    if lines is None:
+        return None
+    if with_votes:
+        return lines.reshape(-1, 1, 3) if ACCUMULATOR_3D else lines
+    return lines.reshape(-1, 1, 2)
+
 
 def HoughLines(*args, **kwargs):
     """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
@@ -320,6 +435,10 @@ def HoughLines(*args, **kwargs):
     ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
     (CuPy out). srn/stn != 0 (multi-scale) is computed by cv2.
     """
+    if len(args) == 4 and not kwargs:
+        lines = _fast_hough(False, args)
+        if lines is not _NOT_FAST:
+            return lines
     return _hough("HoughLines", False, args, kwargs)
 
 
@@ -328,6 +447,10 @@ def HoughLinesWithAccumulator(*args, **kwargs):
 
     As cvgpu.HoughLines, each line carrying its accumulator value as a third float32.
     """
+    if len(args) == 4 and not kwargs:
+        lines = _fast_hough(True, args)
+        if lines is not _NOT_FAST:
+            return lines
     return _hough("HoughLinesWithAccumulator", True, args, kwargs)
 
 

@@ -61,38 +61,14 @@ typedef unsigned int point_t;
 // counters[0]: number of points; counters[1]: ch_maxima's finished-block ticket.
 // Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
-extern "C" __global__ void ch_collect(
-    const unsigned char* __restrict__ img, int rows, int cols, long long step,
-    point_t* __restrict__ points, int* __restrict__ counters,
-    int* __restrict__ accum, long long accum_size)
-{
-    const long long nthreads = (long long)gridDim.x * gridDim.y * blockDim.x;
-    const long long tid = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
-    // accum comes from the CuPy pool (256-byte aligned): int4 stores, then the tail.
-    const long long quads = accum_size >> 2;
-    int4* accum4 = reinterpret_cast<int4*>(accum);
-    for (long long i = tid; i < quads; i += nthreads)
-        accum4[i] = make_int4(0, 0, 0, 0);
-    for (long long i = (quads << 2) + tid; i < accum_size; i += nthreads)
-        accum[i] = 0;
+#include "hough_points.cuh"
 
-    const int lane = threadIdx.x & 31;
-    for (int y = blockIdx.y; y < rows; y += gridDim.y) {
-        const unsigned char* row = img + (long long)y * step;
-        for (int base = blockIdx.x * blockDim.x; base < cols; base += gridDim.x * blockDim.x) {
-            const int x = base + threadIdx.x;
-            const unsigned char v = x < cols ? row[x] : 0;
-            const unsigned hits = __ballot_sync(FULL_MASK, v != 0);
-            if (hits == 0)
-                continue;
-            int warp_base = 0;
-            if (lane == 0)
-                warp_base = atomicAdd(&counters[0], __popc(hits));
-            warp_base = __shfl_sync(FULL_MASK, warp_base, 0);
-            if (v)
-                points[warp_base + __popc(hits & ((1u << lane) - 1u))] = ((point_t)y << POINT_SHIFT) | (point_t)x;
-        }
-    }
+extern "C" __global__ void __launch_bounds__(256) ch_collect(
+    const unsigned char* __restrict__ img, int cols, long long step, long long npix,
+    point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
+    long long accum_size)
+{
+    hough_collect(img, cols, step, npix, points, nullptr, &counters[0], accum, accum_size);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).
@@ -150,36 +126,63 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
     *end = min(npoints, *begin + chunk);
 }
 
-extern "C" __global__ void ch_vote_shared(
+#ifndef CH_MAX_ANGLES
+#define CH_MAX_ANGLES 8
+#endif
+
+// grid (ceil(numangle / angles_per_block), splits): block (a, s) votes the points of slice s for
+// angles [a * angles_per_block, ...) into that many shared-memory rows and adds its nonzero cells
+// to the accumulator. One point load serves every angle of the block, and the next point is
+// loaded while this one votes (one angle per block was bound by load latency: 85 us at 1024^2 /
+// 164k points on the H100).
+extern "C" __global__ void __launch_bounds__(512) ch_vote_shared(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,
-    int numrho, int hi_col, int* __restrict__ accum)
+    int numangle, int numrho, int hi_col, int angles_per_block, int* __restrict__ accum)
 {
-    extern __shared__ int row_votes[];
+    extern __shared__ int rows_sh[];
     const int width = numrho + 2;
-    const int n = blockIdx.x;
-    for (int i = threadIdx.x; i < width; i += blockDim.x)
-        row_votes[i] = 0;
+    const int n0 = blockIdx.x * angles_per_block;
+    const int nk = min(angles_per_block, numangle - n0);
+    const int cells = nk * width;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x)
+        rows_sh[i] = 0;
+    float c[CH_MAX_ANGLES], s[CH_MAX_ANGLES];
+#pragma unroll
+    for (int k = 0; k < CH_MAX_ANGLES; k++) {
+        c[k] = 0.0f;
+        s[k] = 0.0f;
+        if (k < nk)
+            ch_trig(n0 + k, theta, irho, &c[k], &s[k]);
+    }
     __syncthreads();
 
     int begin, end;
     ch_chunk(counters[0], &begin, &end);
-    float c, s;
-    ch_trig(n, theta, irho, &c, &s);
     const int shift = (numrho - 1) / 2;
-    for (int base = begin; base < end; base += blockDim.x) {
-        const int i = base + threadIdx.x;
-        const bool active = i < end;
-        const int col = active ? ch_bin(points[i], c, s, shift) + 1 : 0;
-        const int total = ch_run_length(col, active);
-        if (total && col >= 0 && col <= hi_col)
-            atomicAdd(&row_votes[col], total);
+    const int lane = threadIdx.x & 31;
+    const int warp_first = begin + (threadIdx.x & ~31);
+    point_t p_next = warp_first + lane < end ? points[warp_first + lane] : 0;
+    for (int base = warp_first; base < end; base += blockDim.x) {
+        const bool active = base + lane < end;
+        const point_t p = p_next;
+        const int ahead = base + blockDim.x + lane;
+        p_next = ahead < end ? points[ahead] : 0;
+#pragma unroll
+        for (int k = 0; k < CH_MAX_ANGLES; k++) {
+            if (k < nk) {
+                const int col = active ? ch_bin(p, c[k], s[k], shift) + 1 : 0;
+                const int total = ch_run_length(col, active);
+                if (total && col >= 0 && col <= hi_col)
+                    atomicAdd(&rows_sh[k * width + col], total);
+            }
+        }
     }
     __syncthreads();
-    int* accum_row = accum + (long long)(n + 1) * width;
-    for (int i = threadIdx.x; i < width; i += blockDim.x) {
-        const int v = row_votes[i];
+    int* accum_rows = accum + (long long)(n0 + 1) * width;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x) {
+        const int v = rows_sh[i];
         if (v)
-            atomicAdd(&accum_row[i], v);
+            atomicAdd(&accum_rows[i], v);
     }
 }
 

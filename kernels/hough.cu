@@ -2,10 +2,10 @@
 //
 // Pipeline, one stream, no host round trip until the caller needs the line count:
 //   hough_collect_points  zero the accumulator, compact nonzero pixels into a point list
-//   hough_vote_shared     one block per (angle, slice of points), votes in a shared-memory row
+//   hough_vote_shared     one block per (group of angles, slice of points), votes in shared rows
 //   hough_vote_global     same votes with global atomics, for rows too long for shared memory
-//   hough_find_maxima     cv2's 4-neighbour local-maximum rule, appends sort keys
-//   hough_sort_emit       one block: bitonic sort of the keys, writes the lines (device + pinned host)
+//   hough_maxima_emit     cv2's 4-neighbour local-maximum rule, appends sort keys; the last block
+//                         sorts them (bitonic, shared memory) and writes the lines (device + pinned host)
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
 //
 // Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul, kernels/ieee_f32.cuh):
@@ -28,40 +28,18 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-// counters[0]: number of points, counters[1]: number of local maxima.
+// counters[0]: number of points, counters[1]: number of local maxima, counters[2]: finished
+// blocks of hough_maxima_emit, whose last block sets all three back to zero, so a workspace is
+// ready for the next call without a memset.
 
-extern "C" __global__ void hough_collect_points(
-    const unsigned char* __restrict__ img, int rows, int cols, long long step,
+#include "hough_points.cuh"
+
+extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
+    const unsigned char* __restrict__ img, int cols, long long step, long long npix,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size)
 {
-    const long long nthreads = (long long)gridDim.x * gridDim.y * blockDim.x;
-    const long long tid = ((long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
-    for (long long i = tid; i < accum_size; i += nthreads)
-        accum[i] = 0;
-
-    const int lane = threadIdx.x & 31;
-    // Row-major 2-D walk: blockIdx.y strides over rows so that no per-pixel division is needed.
-    for (int y = blockIdx.y; y < rows; y += gridDim.y) {
-        const unsigned char* row = img + (long long)y * step;
-        for (int base = blockIdx.x * blockDim.x; base < cols; base += gridDim.x * blockDim.x) {
-            int x = base + threadIdx.x;
-            unsigned char v = x < cols ? row[x] : 0;
-            unsigned hits = __ballot_sync(FULL_MASK, v != 0);
-            if (hits == 0)
-                continue;
-            int warp_base = 0;
-            if (lane == 0)
-                warp_base = atomicAdd(&counters[0], __popc(hits));
-            warp_base = __shfl_sync(FULL_MASK, warp_base, 0);
-            if (v) {
-                int slot = warp_base + __popc(hits & ((1u << lane) - 1u));
-                points[slot] = ((point_t)y << POINT_SHIFT) | (point_t)x;
-                if (weights)
-                    weights[slot] = v;
-            }
-        }
-    }
+    hough_collect(img, cols, step, npix, points, weights, &counters[0], accum, accum_size);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even.
@@ -111,47 +89,90 @@ __device__ __forceinline__ void hough_add_flat(int* accum, long long accum_size,
         atomicAdd(&accum[flat], v);
 }
 
-extern "C" __global__ void hough_vote_shared(
+#ifndef HOUGH_MAX_ANGLES
+#define HOUGH_MAX_ANGLES 8
+#endif
+
+// Adds v to the block's shared row k at column col, or, for a bin outside the row, to the flat
+// accumulator index cv2 would write (see hough_add_flat).
+__device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, int col, int v,
+                                              int* accum, long long accum_size, long long row_base)
+{
+    if (col >= 0 && col < width)
+        atomicAdd(&rows_sh[k * width + col], v);
+    else
+        hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
+}
+
+// grid (ceil(numangle / angles_per_block), splits): block (a, s) votes the points of slice s for
+// angles [a * angles_per_block, ...) into that many shared-memory rows, then adds its nonzero
+// cells to the global accumulator. Each point is read once per block and voted for every angle
+// of the block (the point load's latency, not arithmetic, bounded the one-angle-per-block kernel:
+// 90 us at 1024^2 / 164k points). Equal bins of neighbouring lanes are merged into one atomic
+// (hough_warp_runs): same-address shared atomics serialise, and along a line segment several
+// pixels share a bin at most angles (a whole-warp-uniform test alone measured ~2x slower).
+extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,
     const int* __restrict__ counters, const float* __restrict__ tab_cos,
-    const float* __restrict__ tab_sin, int numrho, int* __restrict__ accum, long long accum_size)
+    const float* __restrict__ tab_sin, int numangle, int numrho, int angles_per_block,
+    int* __restrict__ accum, long long accum_size)
 {
-    extern __shared__ int row_votes[];
+    extern __shared__ int rows_sh[];
     const int width = numrho + 2;
-    const int n = blockIdx.x;
-    for (int i = threadIdx.x; i < width; i += blockDim.x)
-        row_votes[i] = 0;
+    const int n0 = blockIdx.x * angles_per_block;
+    const int nk = min(angles_per_block, numangle - n0);
+    const int cells = nk * width;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x)
+        rows_sh[i] = 0;
+    float c[HOUGH_MAX_ANGLES], s[HOUGH_MAX_ANGLES];
+#pragma unroll
+    for (int k = 0; k < HOUGH_MAX_ANGLES; k++) {
+        c[k] = k < nk ? tab_cos[n0 + k] : 0.0f;
+        s[k] = k < nk ? tab_sin[n0 + k] : 0.0f;
+    }
     __syncthreads();
 
     const int npoints = counters[0];
-    const int chunk = (npoints + gridDim.y - 1) / gridDim.y;
-    const int begin = blockIdx.y * chunk;
+    int chunk = (npoints + gridDim.y - 1) / gridDim.y;
+    chunk = (chunk + 31) & ~31;
+    const int begin = min(npoints, (int)blockIdx.y * chunk);
     const int end = min(npoints, begin + chunk);
-    const float c = tab_cos[n], s = tab_sin[n];
-    const int offset = (numrho - 1) / 2;
-    const long long row_base = (long long)(n + 1) * width;
+    const int offset = (numrho - 1) / 2 + 1;
+    const long long row_base = (long long)(n0 + 1) * width;
     const bool weighted = weights != nullptr;
+    const int lane = threadIdx.x & 31;
+    const int warp_first = begin + (threadIdx.x & ~31);
 
-    for (int base = begin; base < end; base += blockDim.x) {
-        int i = base + threadIdx.x;
-        bool active = i < end;
-        int col = 0, w = 1;
-        if (active) {
-            col = hough_bin(points[i], c, s) + offset + 1;
-            if (weighted)
-                w = weights[i];
-        }
-        int total = hough_warp_runs(col, active, w, weighted);
-        if (total) {
-            if (col >= 0 && col < width)
-                atomicAdd(&row_votes[col], total);
-            else
-                hough_add_flat(accum, accum_size, row_base + col, total);
+    // The next point is loaded while this one is voted (the loads otherwise wait a full memory
+    // latency per iteration).
+    point_t p_next = warp_first + lane < end ? points[warp_first + lane] : 0;
+    int w_next = warp_first + lane < end ? (weighted ? (int)weights[warp_first + lane] : 1) : 0;
+    for (int base = warp_first; base < end; base += blockDim.x) {
+        const bool active = base + lane < end;
+        const point_t p = p_next;
+        const int w = w_next;
+        const int ahead = base + blockDim.x + lane;
+        p_next = ahead < end ? points[ahead] : 0;
+        w_next = ahead < end ? (weighted ? (int)weights[ahead] : 1) : 0;
+        const float x = (float)(long long)(p & POINT_MASK);
+        const float y = (float)(long long)(p >> POINT_SHIFT);
+#pragma unroll
+        for (int k = 0; k < HOUGH_MAX_ANGLES; k++) {
+            if (k < nk) {
+                // cv2: cvRound(j * tabCos[n] + i * tabSin[n]), two rounded products and a rounded sum.
+                const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
+                const int total = hough_warp_runs(col, active, w, weighted);
+                if (total != 0)
+                    hough_add_row(rows_sh, width, k, col, total, accum, accum_size, row_base);
+            }
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < width; i += blockDim.x)
-        hough_add_flat(accum, accum_size, row_base + i, row_votes[i]);
+    for (int i = threadIdx.x; i < cells; i += blockDim.x) {
+        const int v = rows_sh[i];
+        if (v != 0)
+            atomicAdd(&accum[row_base + i], v);
+    }
 }
 
 extern "C" __global__ void hough_vote_global(
@@ -188,7 +209,8 @@ __device__ __forceinline__ unsigned long long hough_key(int votes, unsigned int 
     return ((unsigned long long)ordered << 32) | flat;
 }
 
-extern "C" __global__ void hough_find_maxima(
+// Appends the keys of cv2's local maxima (4-neighbour rule, strict on the left/top) to keys.
+__device__ __forceinline__ void hough_find_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
     unsigned long long* __restrict__ keys, int* __restrict__ counters)
 {
@@ -250,26 +272,49 @@ __device__ __forceinline__ void hough_write_line(
         out[2] = (float)votes;
 }
 
-// One block. Sorts counters[1] keys when they fit in shared memory (capacity keys), writes the
-// lines to out_dev and, when out_host is given (pinned, device-visible), to out_host too, with
-// the count at host_count. Larger results are left for the host path (keys sorted by CuPy).
-extern "C" __global__ void hough_sort_emit(
-    const unsigned long long* __restrict__ keys, const int* __restrict__ counters, int capacity,
+// Finds the local maxima over the whole grid; the last block to finish then sorts the keys in
+// shared memory when they fit (capacity keys), writes the lines to out_dev and, when out_host is
+// given (pinned, device-visible), to out_host too, with the count at host_count. Larger results
+// are left to the host path (keys sorted by CuPy). One launch instead of two saves a launch's
+// host time and the gap between kernels. counters[2] is the finished-block ticket.
+extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
+    const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
+    int* __restrict__ counters, int capacity,
     int numrho, float rho, float theta, float min_theta, int rho_mode, int with_votes,
     float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count)
 {
     extern __shared__ unsigned long long sorted[];
-    const int count = counters[1];
+    __shared__ int s_count;
+    __shared__ int s_is_last;
+    hough_find_maxima(accum, numangle, numrho, threshold, keys, counters);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        s_is_last = atomicAdd(&counters[2], 1) == (int)gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!s_is_last)
+        return;
+    __threadfence();
+    if (threadIdx.x == 0)
+        s_count = __ldcg(&counters[1]);
+    __syncthreads();
+    const int count = s_count;
     if (count > capacity) {
-        if (threadIdx.x == 0)
+        // The host sorts keys[0, count) itself; the counters are ready for the next call.
+        if (threadIdx.x == 0) {
             *host_count = count;
+            counters[0] = 0;
+            counters[1] = 0;
+            counters[2] = 0;
+        }
         return;
     }
     int padded = 1;
     while (padded < count)
         padded <<= 1;
     for (int i = threadIdx.x; i < padded; i += blockDim.x)
-        sorted[i] = i < count ? keys[i] : ~0ull;
+        sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
     __syncthreads();
     for (int size = 2; size <= padded; size <<= 1) {
         for (int stride = size >> 1; stride > 0; stride >>= 1) {
@@ -297,8 +342,14 @@ extern "C" __global__ void hough_sort_emit(
                 out_host[i * per_line + k] = line[k];
         }
     }
-    if (threadIdx.x == 0)
+    __syncthreads();
+    if (threadIdx.x == 0) {
         *host_count = count;
+        // The workspace's counters start at zero for the next call (no memset launch).
+        counters[0] = 0;
+        counters[1] = 0;
+        counters[2] = 0;
+    }
 }
 
 extern "C" __global__ void hough_emit(

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, upload_2d
+from ..hough import vote_config  # the same voting-kernel shape, the same measured rule
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -107,6 +108,7 @@ class HoughLinesDetector:
         self._max_lines = int(maxLines)
         self._buf = None
         self._sizes = {}
+        self._vote_config = None  # (angles per block, splits) to force, for the benchmark sweep
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, rho):
@@ -223,27 +225,26 @@ class HoughLinesDetector:
         buf.seg_cap, buf.nblocks, buf.range_len, buf.cells = seg_cap, nblocks, range_len, cells
         buf.block_counts = cp.empty(nblocks, dtype=cp.int32)
 
-        gx = min(_cdiv(cols, _THREADS), 64)
-        gy = min(rows, 65535, max(1, _cdiv(num_sms * 16, gx)))
-        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options), (gx, gy), (_THREADS,))
+        # hough_points.cuh: 256 threads x 16 pixels per block; extra blocks only help zero.
+        grid = max(_cdiv(npix, 256 * 16), min(num_sms * 8, _cdiv(accum_size, 4 * 256)), 1)
+        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options), (grid,), (256,))
 
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
-        smem = width * 4
-        if smem <= max_optin - 1024:
+        if width * 4 <= max_optin - 1024:
+            per_block_angles, splits = self._vote_config or vote_config(numangle, numrho, npix, num_sms, max_optin)
+            smem = per_block_angles * width * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared", options, max_dynamic_shared=smem)
-            # Blocks of one shared row that fit on an SM (~228 KiB of shared memory, 2048 threads).
-            per_sm = max(1, min(8, (max_optin + 1024) // (smem + 1024)))
-            threads = _THREADS if per_sm >= 4 else 512 if per_sm > 1 else 1024
+            buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
+                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(per_block_angles)))
         else:
-            fn, smem, per_sm, threads = _kernels.get_function("cuda_hough", "ch_vote_global", options), 0, 8, _THREADS
-        # Angle rows are split over several blocks (each flushes its row with atomic adds) until
-        # the GPU is covered; the number of points is not known on the host (no sync), so the
-        # pixel count bounds it.
-        splits = max(1, min(_cdiv(num_sms * per_sm, numangle), _cdiv(npix, threads * 4), 65535))
-        buf.vote = (fn, (numangle, splits), (threads,), smem, np.int32(numrho), np.int32(hi_col))
+            # Angle rows are split over several blocks until the GPU is covered; the number of
+            # points is not known on the host (no sync), so the pixel count bounds it.
+            splits = max(1, min(_cdiv(num_sms * 8, numangle), _cdiv(npix, _THREADS * 4), 65535))
+            fn = _kernels.get_function("cuda_hough", "ch_vote_global", options)
+            buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
         buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
                       (nblocks,), (1024,), cap * 8)
-        buf.args = (np.int32(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle),
+        buf.args = (np.int64(npix), np.int32(cols), np.int64(accum_size), np.int32(numangle),
                     np.int64(cells), np.int64(range_len), np.int64(seg_cap))
         self._buf = buf
         return buf, cap
@@ -251,7 +252,8 @@ class HoughLinesDetector:
     def _run(self, cp, image, numangle, numrho):
         rows, cols = image.shape
         buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
-        a_rows, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
+        a_npix, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
+        a_numrho = np.int32(numrho)
         rho32, theta32 = self._rho, self._theta
         irho = np.float32(1) / rho32
         max_lines = self._max_lines
@@ -261,10 +263,10 @@ class HoughLinesDetector:
         host[0] = _INT_MIN
         try:
             fn, grid, block = buf.collect
-            fn(grid, block, (image, a_rows, a_cols, np.int64(image.strides[0]), buf.points, buf.counters,
+            fn(grid, block, (image, a_cols, np.int64(image.strides[0]), a_npix, buf.points, buf.counters,
                              buf.accum, a_accum_size))
-            fn, grid, block, smem, a_numrho, a_hi = buf.vote
-            fn(grid, block, (buf.points, buf.counters, theta32, irho, a_numrho, a_hi, buf.accum),
+            fn, grid, block, smem, vote_args = buf.vote
+            fn(grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,),
                shared_mem=smem)
             fn, grid, block, smem = buf.maxima
             fn(grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
