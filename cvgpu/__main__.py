@@ -1,4 +1,5 @@
 """``python -m cvgpu <command>`` (also the ``cvgpu`` console script)."""
+import importlib
 import sys
 
 USAGE = """usage: cvgpu <command> [options]
@@ -19,11 +20,10 @@ def main(argv=None):
         return 0
     command, rest = argv[0], argv[1:]
     if command == "bench":
-        from . import bench
-        return bench.main(rest)
+        # importlib, not `from . import`: cvgpu forwards unknown names to cv2 (cv2.compare exists).
+        return importlib.import_module("cvgpu.bench").main(rest)
     if command == "compare":
-        from . import compare
-        return compare.main(rest)
+        return importlib.import_module("cvgpu._compare").main(rest)
     print("cvgpu: unknown command %r (commands: bench, compare)" % command, file=sys.stderr)
     return 2
 

@@ -483,7 +483,7 @@ def main(argv=None):
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
     if args.report:
-        from . import report
+        report = importlib.import_module("cvgpu.report")
         written = report.write_report(args.report, rows, env, notes, command="cvgpu bench " + " ".join(
             argv if argv is not None else sys.argv[2:]))
         print("report: %s" % written["markdown"])
