@@ -366,7 +366,8 @@ def _ms(v):
     return "-" if v is None else ("%.3f" % v if v < 100 else "%.1f" % v)
 
 
-def print_summary(result, out=sys.stdout):
+def print_summary(result, out=None):
+    out = out or sys.stdout
     runs = result["runs"]
     print("", file=out)
     print("cvgpu compare: %s %s" % (runs["script"], " ".join(runs["args"])), file=out)

@@ -86,8 +86,8 @@ class Progress:
     argument call ``progress.expect(n)`` once and ``progress(label)`` per workload; others count as
     one step."""
 
-    def __init__(self, total, enabled=True, stream=sys.stderr):
-        self.total, self.done, self.stream, self.enabled = total, 0, stream, enabled
+    def __init__(self, total, enabled=True, stream=None):
+        self.total, self.done, self.stream, self.enabled = total, 0, stream or sys.stderr, enabled
         self._bar, self._pending = None, False
         if enabled:
             try:
@@ -95,7 +95,7 @@ class Progress:
             except Exception:
                 tqdm = None
             if tqdm is not None:
-                self._bar = tqdm(total=total, file=stream, unit="workload", leave=False,
+                self._bar = tqdm(total=total, file=self.stream, unit="workload", leave=False,
                                  bar_format="{l_bar}{bar:20}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
 
     def expect(self, n):
@@ -389,7 +389,8 @@ FOOTNOTE = ("speedup: cv2 median / cvgpu median, cv2 timed in this run (host clo
             "compared). ocv-cuda: OpenCV's own CUDA kernels on an H100 (recorded figures), cuda.* rows.")
 
 
-def print_table(rows, env=None, notes=(), out=sys.stdout):
+def print_table(rows, env=None, notes=(), out=None):
+    out = out or sys.stdout
     env = env or environment()
     for line in header_lines(env):
         print(line, file=out)

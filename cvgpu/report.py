@@ -40,7 +40,7 @@ def size(r):
         return int(r["width"]), int(r["height"])
     if r.get("side"):
         return int(r["side"]), int(r["side"])
-    m = re.search(r"(\d+)\s*[x\u00d7]\s*(\d+)", r.get("workload", ""))
+    m = re.search(r"\b(\d+)[x\u00d7](\d+)\b", r.get("workload", ""))
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
