@@ -287,7 +287,8 @@ def bench_cuda_hough(quick=False, progress=None):
     cp = _backend.cupy_module()
     if cp is None:
         return []
-    from .cuda import GpuMat, _bench, createHoughLinesDetector
+    from .cuda import GpuMat, createHoughLinesDetector
+    _bench = importlib.import_module("cvgpu.cuda._bench")
     sizes = list(_bench.REFERENCE_MS)[:2] if quick else list(_bench.REFERENCE_MS)
     progress = progress or (lambda label: None)
     if hasattr(progress, "expect"):
@@ -316,13 +317,30 @@ def bench_radon(quick=False, progress=None):
     else:
         sizes = (512,) if quick else (512, 1024, 2048)
         rows = radon.bench_rows(sizes=sizes, steps=(1.0,) if quick else (1.0, 0.25), reps=5, cv2_reps=1)
-    out = []
+    out, checked = [], {}
     for r in rows:
         r = dict(r)
         r.setdefault("family", "radon")
-        r.setdefault("exact", None)
+        if r.get("exact") is None:
+            r["exact"] = _radon_exact(r.get("workload", ""), checked)
         out.append(r)
     return out
+
+
+def _radon_exact(workload, checked):
+    """cvgpu's RadonTransform == cv2.ximgproc's on a random image of the row's size and angle step
+    (None without a GPU, without cv2.ximgproc, or when the workload text does not say)."""
+    import re
+    m = re.match(r"(\d+)x(\d+) uint8, \d+ angles \(([\d.]+) deg steps\)", workload)
+    if m is None or _backend.cupy_module() is None or not hasattr(cv2, "ximgproc"):
+        return None
+    key = (int(m.group(1)), int(m.group(2)), float(m.group(3)))
+    if key not in checked:
+        from .radon import RadonTransform
+        img = np.random.default_rng(1).integers(0, 256, key[:2][::-1], dtype=np.uint8)
+        ref = cv2.ximgproc.RadonTransform(img.copy(), None, key[2], 0.0, 180.0)  # cv2 may transpose src
+        checked[key] = _same(RadonTransform(img, theta=key[2]), ref)
+    return checked[key]
 
 
 # ---------------------------------------------------------------- environment and table

@@ -214,3 +214,15 @@ def test_bench_end_to_end_cpu(tmp_path, capsys):
     rep2 = tmp_path / "rep2"
     assert cli(["bench", "--from-json", str(rep / "bench.json"), "--report", str(rep2)]) == 0
     assert (rep2 / "report.md").read_text().count("| segments") == md.count("| segments")
+
+
+def test_radon_exact_column(monkeypatch):
+    """The radon rows' exact column compares cvgpu with cv2.ximgproc once per size and step (here cvgpu
+    falls back to cv2 when there is no GPU, so the check runs as if there were one)."""
+    if not hasattr(cv2, "ximgproc"):
+        pytest.skip("cv2 has no ximgproc (opencv-contrib-python)")
+    monkeypatch.setattr(bench, "_backend", types.SimpleNamespace(cupy_module=lambda: object()))
+    checked = {}
+    assert bench._radon_exact("300x200 uint8, 180 angles (1 deg steps)", checked) is True
+    assert list(checked) == [(300, 200, 1.0)]
+    assert bench._radon_exact("something else", checked) is None
