@@ -169,11 +169,15 @@ def _on_device(out, depth=0):
     return False
 
 
-def _timed(name, fn, rec, factory=False):
+def _timed(name, fn, rec, factory=False, nested=None):
+    """``fn`` timed and logged. A call made inside a timed call is part of it, not logged: it goes to
+    ``nested`` (cv2's own function, so cvgpu's cv2 fallback never re-enters cvgpu) or to ``fn``."""
+    inner = nested or fn
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if getattr(rec.local, "depth", 0):  # a call made inside a timed call is part of it
-            return fn(*args, **kwargs)
+        if getattr(rec.local, "depth", 0):
+            return inner(*args, **kwargs)
         rec.local.depth = 1
         error = None
         if rec.mode == "cvgpu":
@@ -251,8 +255,11 @@ def install(mode, log_path):
         for part in filter(None, prefix.split(".")):
             owner = getattr(owner, part, None)
         fn = getattr(owner, name, None) if owner is not None else None
+        real_fn = real
+        for part in dotted.split("."):
+            real_fn = getattr(real_fn, part, None)
         if fn is not None:
-            tree[prefix][name] = _timed(dotted, fn, rec, factory=is_factory(dotted))
+            tree[prefix][name] = _timed(dotted, fn, rec, factory=is_factory(dotted), nested=real_fn)
     subs = {}
     for prefix in sorted({p for p in tree if p}, key=lambda p: -p.count(".")):
         target, real_sub = target_root, real

@@ -310,6 +310,8 @@ def bench_cuda_hough(quick=False, progress=None):
 
 
 def bench_radon(quick=False, progress=None):
+    if _backend.cupy_module() is None and not hasattr(cv2, "ximgproc"):
+        return []  # neither side can run: cv2 here has no contrib modules, and there is no GPU
     from . import radon
     params = inspect.signature(radon.bench_rows).parameters
     if "quick" in params:

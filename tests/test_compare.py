@@ -253,3 +253,26 @@ def test_script_environment_exit_code_and_errors(tmp_path, monkeypatch, capfd):
     by = {f["function"]: f for f in result["functions"]}
     assert by["HoughLines"]["cv2"]["calls"] == 2 and by["HoughLines"]["identical"] is True
     assert by["HoughLines"]["raised"] == {"cv2": 1, "cvgpu": 1}
+
+
+def test_a_fallback_that_imports_cv2_late_does_not_recurse(tmp_path, monkeypatch):
+    """A cvgpu function whose cv2 fallback runs `import cv2` inside the call gets the stand-in module:
+    the nested call must reach cv2's own function, not cvgpu's again."""
+    rec = compare._Recorder(str(tmp_path / "log.jsonl"), "cv2")
+    calls = []
+
+    def real(x):
+        calls.append("real")
+        return x
+
+    timed = {}
+
+    def ours(x):
+        calls.append("ours")
+        return timed["f"](x)  # as `import cv2; cv2.f(x)` inside cvgpu would, after the swap
+
+    timed["f"] = compare._timed("f", ours, rec, nested=real)
+    assert timed["f"](3) == 3
+    assert calls == ["ours", "real"]
+    lines = (tmp_path / "log.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["name"] == "f"
