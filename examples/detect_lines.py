@@ -1,10 +1,11 @@
 """Line detection on a document photo, the way OpenCV tutorials do it: Canny, then HoughLines.
 
-    python examples/detect_lines.py [output.png] [--threshold 120] [--synthetic]
+    python examples/detect_lines.py [output.png] [--threshold 120] [--synthetic] [--pages N]
 
 Uses scikit-image's `page` photograph when scikit-image is installed, else a synthetic page (ruled
 lines, a table and text, slightly rotated). Draws the detected lines and writes a PNG (to the path given,
-else a temporary folder). Runs unchanged under `cvgpu compare examples/detect_lines.py`.
+else a temporary folder). ``--pages N`` processes a batch of N scans of the page (each turned 1 degree
+more), drawing the last. Runs unchanged under `cvgpu compare examples/detect_lines.py`.
 """
 import argparse
 import os
@@ -45,17 +46,22 @@ def main():
     ap.add_argument("output", nargs="?", help="PNG to write (default: a temporary folder)")
     ap.add_argument("--threshold", type=int, default=None, help="Hough accumulator threshold")
     ap.add_argument("--synthetic", action="store_true", help="use the synthetic page even with scikit-image")
+    ap.add_argument("--pages", type=int, default=1, help="scans to process (page turned 1 degree more each)")
     args = ap.parse_args()
 
-    gray, source = load_page(args.synthetic)
-    blurred = cv2.GaussianBlur(gray, (3, 3), 0)
-    edges = cv2.Canny(blurred, 50, 150, apertureSize=3)
-    threshold = args.threshold or max(40, gray.shape[1] // 3)
-    lines = cv2.HoughLines(edges, 1, np.pi / 180, threshold)
-    # Retry with a lower threshold when nothing is found, as interactive scripts often do.
-    while lines is None and threshold > 20:
-        threshold = threshold * 2 // 3
+    page, source = load_page(args.synthetic)
+    h, w = page.shape
+    for i in range(args.pages):
+        rot = cv2.getRotationMatrix2D((w / 2, h / 2), 1.0 * i, 1.0)
+        gray = cv2.warpAffine(page, rot, (w, h), borderMode=cv2.BORDER_REPLICATE) if i else page
+        blurred = cv2.GaussianBlur(gray, (3, 3), 0)
+        edges = cv2.Canny(blurred, 50, 150, apertureSize=3)
+        threshold = args.threshold or max(40, gray.shape[1] // 3)
         lines = cv2.HoughLines(edges, 1, np.pi / 180, threshold)
+        # Retry with a lower threshold when nothing is found, as interactive scripts often do.
+        while lines is None and threshold > 20:
+            threshold = threshold * 2 // 3
+            lines = cv2.HoughLines(edges, 1, np.pi / 180, threshold)
 
     out = cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
     n = 0 if lines is None else len(lines)
@@ -68,8 +74,8 @@ def main():
 
     path = args.output or os.path.join(tempfile.mkdtemp(prefix="detect_lines-"), "lines.png")
     cv2.imwrite(path, out)
-    print("%s %dx%d: %d edge points, %d lines at threshold %d -> %s"
-          % (source, gray.shape[1], gray.shape[0], int(np.count_nonzero(edges)), n, threshold, path))
+    print("%s %dx%d, %d scan(s): last has %d edge points, %d lines at threshold %d -> %s"
+          % (source, w, h, args.pages, int(np.count_nonzero(edges)), n, threshold, path))
 
 
 if __name__ == "__main__":
