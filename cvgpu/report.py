@@ -4,7 +4,8 @@ Plots use matplotlib's Agg canvas directly (no pyplot, so no global backend is s
 matplotlib the markdown is written alone and says why. Rows are read by key, with the workload text as
 the fallback for families that do not give the key: ``points`` (edge points), ``width``/``height``
 (else "WxH" in the workload), ``contours`` (else "N contours"), ``mode`` (else RETR_* / TREE / LIST /
-EXTERNAL / CCOMP / FLOODFILL), ``series`` (a label overriding mode + noise).
+EXTERNAL / CCOMP / FLOODFILL), ``method`` (else NONE / SIMPLE / TC89_*), ``series`` (a label overriding
+mode + method + noise).
 """
 import json
 import os
@@ -57,6 +58,9 @@ def contour_series(r):
     text = " ".join(str(r.get(k, "")) for k in ("mode", "function", "workload"))
     m = re.search(r"RETR_(\w+)|\b(EXTERNAL|LIST|CCOMP|TREE|FLOODFILL)\b", text)
     label = (m.group(1) or m.group(2)) if m else r.get("function", "findContours")
+    method = r.get("method") or re.search(r"\b(?:CHAIN_APPROX_)?(NONE|SIMPLE|TC89_L1|TC89_KCOS)\b", text)
+    if method:
+        label += " " + (method if isinstance(method, str) else method.group(1))
     if re.search(r"nois|salt", r.get("workload", ""), re.I):
         label += " noisy"
     return label
@@ -300,6 +304,9 @@ def write_report(directory, rows, env, notes=(), command="cvgpu bench"):
     missing = [title for name, title, _ in PLOTS if have_mpl and name not in dict(plots)]
     if have_mpl and missing:
         md.append("Not plotted (no rows for them in this run): %s." % "; ".join(missing))
+        if "contours_count.png" not in dict(plots) and any(is_contours(r) for r in rows):
+            md.append("(The findContours rows give no contour count: row key `contours`, or \"N contours\" "
+                      "in the workload.)")
     path = os.path.join(directory, "report.md")
     with open(path, "w") as fh:
         fh.write("\n".join(md).rstrip() + "\n")

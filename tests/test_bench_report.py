@@ -146,6 +146,8 @@ def test_row_text_parsing():
     assert report.contour_count({"workload": "noisy 4x, 191,678 contours"}) == 191_678
     assert report.contour_series({"workload": "noisy 1232x1028 RETR_TREE"}) == "TREE noisy"
     assert report.contour_series({"workload": "blobs", "mode": "EXTERNAL"}) == "EXTERNAL"
+    assert report.contour_series({"workload": "noisy 1232x1028 LIST SIMPLE"}) == "LIST SIMPLE noisy"
+    assert report.contour_series({"workload": "x", "series": "mine"}) == "mine"
 
 
 # ---------------------------------------------------------------- table and report
