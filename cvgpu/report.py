@@ -215,7 +215,8 @@ def plot_contours_count(path, rows):
 
 
 def plot_speedups(path, rows):
-    rows = [r for r in rows if r.get("speedup")]
+    # Internal variants (e.g. "HoughLines[vote-shared]") are diagnostics, not what a caller gets.
+    rows = [r for r in rows if r.get("speedup") and "[" not in str(r.get("function", ""))]
     if not rows:
         return False
     families = sorted({r.get("family", "?") for r in rows})
