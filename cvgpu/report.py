@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from .bench import COLUMNS, FOOTNOTE, exact_text, header_lines, table_cells
+from .bench import COLUMNS, FOOTNOTE, header_lines, table_cells
 
 ENGINE_STYLES = {  # (label, linestyle, marker)
     "cv2": ("cv2 (CPU)", "--", "o"),

@@ -7,7 +7,6 @@ import sys
 import types
 
 import cv2
-import numpy as np
 import pytest
 
 from cvgpu import bench, report
