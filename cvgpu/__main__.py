@@ -8,7 +8,7 @@ commands:
   bench     time cvgpu against cv2 on built-in images (cv2 only when there is no GPU)
             cvgpu bench [--quick] [--only FAMILY] [--variants] [--json PATH] [--report DIR]
   compare   run an unmodified OpenCV script with cv2, then with cvgpu as cv2; compare time and outputs
-            cvgpu compare [--json PATH] script.py [args...]
+            cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]
 
 'cvgpu <command> --help' describes a command's options."""
 

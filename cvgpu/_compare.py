@@ -380,11 +380,14 @@ def _ms(v):
     return "-" if v is None else ("%.3f" % v if v < 100 else "%.1f" % v)
 
 
-def print_summary(result, out=None):
-    out = out or sys.stdout
+def summary_lines(result, markdown=False):
+    """The comparison as text lines: a fixed-width table, or (markdown=True) a markdown table."""
     runs = result["runs"]
-    print("", file=out)
-    print("cvgpu compare: %s %s" % (runs["script"], " ".join(runs["args"])), file=out)
+    lines = [] if markdown else [""]
+    title = "cvgpu compare: %s %s" % (runs["script"], " ".join(runs["args"]))
+    lines.append(("`%s`" % title.strip()) if markdown else title)
+    if markdown:
+        lines.append("")
     for mode in ("cv2", "cvgpu"):
         run = runs[mode]
         extra = ""
@@ -394,7 +397,8 @@ def print_summary(result, out=None):
                 extra += " (no usable GPU: cvgpu computed with cv2, so times and outputs match by construction)"
             elif run.get("gpu_init_s") is not None:
                 extra += " (CuPy import + CUDA context %.2f s before the script, not in the calls)" % run["gpu_init_s"]
-        print("  %-5s run: exit %s, %.2f s%s" % (mode, run["exit"], run["seconds"], extra), file=out)
+        text = "%-5s run: exit %s, %.2f s%s" % (mode, run["exit"], run["seconds"], extra)
+        lines.append(("- " if markdown else "  ") + text)
     cols = ("function", "calls cv2/cvgpu", "cv2 total ms", "cvgpu total ms", "cv2 median", "cvgpu median",
             "cvgpu 1st", "speedup", "identical", "computed by")
     rows = []
@@ -408,40 +412,49 @@ def print_summary(result, out=None):
                      _ms(f["cv2"]["median_ms"]), _ms(f["cvgpu"]["median_ms"]), _ms(f["cvgpu"]["first_ms"]),
                      "-" if f["speedup"] is None else "%.1fx" % f["speedup"],
                      {True: "yes", False: "NO", None: "n/a"}[f["identical"]], by))
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths))
-    print(line, file=out)
-    print("-" * len(line), file=out)
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
+    if markdown:
+        lines += ["", "| " + " | ".join(cols) + " |", "|---|---|" + "---:|" * 6 + "---|---|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines.append("")
+    else:
+        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+        header = "  ".join(c.ljust(w) for c, w in zip(cols, widths))
+        lines += [header, "-" * len(header)]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     if not rows:
-        print("(the script made no call that cvgpu computes itself: %s)" % ", ".join(result["accelerated"]),
-              file=out)
+        lines.append("(the script made no call that cvgpu computes itself: %s)" % ", ".join(result["accelerated"]))
     for f in result["functions"]:
         if f.get("note"):
-            print("note: %s: %s" % (f["function"], f["note"]), file=out)
+            lines.append("note: %s: %s" % (f["function"], f["note"]))
     d = result["first_difference"]
     if d:
-        print("first difference: call %d of %s (%s)" % (d["call"], d["function"], d["reason"]), file=out)
+        lines.append("first difference: call %d of %s (%s)" % (d["call"], d["function"], d["reason"]))
         for mode in ("cv2", "cvgpu"):
             a = d["%s_args" % mode]
             if a is not None:
                 kw = ", ".join("%s=%s" % kv for kv in a["kwargs"].items())
-                print("  %-5s args: %s%s%s" % (mode, ", ".join(a["args"]), ", " if kw and a["args"] else "", kw)
-                      + (" -> raised %s" % a["error"] if a["error"] else ""), file=out)
+                lines.append("  %-5s args: %s%s%s" % (mode, ", ".join(a["args"]), ", " if kw and a["args"] else "",
+                                                      kw) + (" -> raised %s" % a["error"] if a["error"] else ""))
     verdict = {True: "all outputs identical", False: "OUTPUTS DIFFER",
                None: "no call compared in both runs"}[result["identical"]]
-    print("%s. Times: host clock around each call (device outputs synchronized); speedup: cv2 median / "
-          "cvgpu median (ms per call); a function's first cvgpu call also loads or compiles its kernels "
-          "(cvgpu 1st), so with one or two calls the median includes it." % verdict, file=out)
+    lines.append("%s. Times: host clock around each call (device outputs synchronized); speedup: cv2 median / "
+                 "cvgpu median (ms per call); a function's first cvgpu call also loads or compiles its kernels "
+                 "(cvgpu 1st), so with one or two calls the median includes it." % verdict)
+    return lines
+
+
+def print_summary(result, out=None):
+    for line in summary_lines(result):
+        print(line, file=out or sys.stdout)
 
 
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="cvgpu compare", description="Run an unmodified OpenCV script with cv2, then with cvgpu as cv2; "
         "report time and output identity of every call cvgpu computes.",
-        usage="cvgpu compare [--json PATH] script.py [args...]")
+        usage="cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]")
     parser.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="append the comparison to PATH as markdown")
     parser.add_argument("script", help="the Python script, run as `python script.py args...` would run it")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     return parser
@@ -484,6 +497,9 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(result, fh, indent=1)
+    if args.markdown:
+        with open(args.markdown, "a") as fh:
+            fh.write("\n".join(summary_lines(result, markdown=True)) + "\n\n")
     if runs["cv2"]["exit"] != 0 or runs["cvgpu"]["exit"] != 0:
         return 3
     return 1 if result["identical"] is False else 0

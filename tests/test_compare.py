@@ -194,6 +194,8 @@ def test_detect_lines_example(tmp_path, monkeypatch, capfd):
     assert result["identical"] is True
     assert result["runs"]["cv2"]["exit"] == 0 and result["runs"]["cvgpu"]["exit"] == 0
     assert result["runs"]["cvgpu"]["backend"] == cvgpu.backend()
+    md = compare.summary_lines(result, markdown=True)
+    assert any(line.startswith("| HoughLines | ") and "| yes |" in line for line in md)
     if cvgpu.backend() == "cv2":
         assert set(by["HoughLines"]["engines"]) == {"cv2"}
 
