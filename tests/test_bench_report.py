@@ -227,3 +227,29 @@ def test_radon_exact_column(monkeypatch):
     assert bench._radon_exact("300x200 uint8, 180 angles (1 deg steps)", checked) is True
     assert list(checked) == [(300, 200, 1.0)]
     assert bench._radon_exact("something else", checked) is None
+
+
+@pytest.mark.gpu
+def test_bench_quick_on_gpu(tmp_path, capsys):
+    rep, js = tmp_path / "rep", tmp_path / "rows.json"
+    rc = cli(["bench", "--quick", "--only", "hough", "--only", "cuda", "--no-progress", "--json", str(js),
+              "--report", str(rep)])
+    assert rc == 0
+    assert "GPU: " in capsys.readouterr().out
+    rows = json.loads(js.read_text())
+    hough = [r for r in rows if r["function"] == "HoughLines"]
+    assert {r["io"] for r in hough} == {"numpy", "device"}
+    for r in hough:
+        assert r["exact"] is True
+        assert 0 < r["cvgpu_p10"] <= r["cvgpu_ms"] <= r["cvgpu_p90"]
+        assert r["speedup"] == pytest.approx(r["cv2_ms"] / r["cvgpu_ms"])
+    cuda = [r for r in rows if r["family"] == "cuda"]
+    assert len(cuda) == 2 and all(r["reference_ms"] and r["cvgpu_ms"] > 0 for r in cuda)
+    md = (rep / "report.md").read_text()
+    assert "Only cv2 ran" not in md
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    for name in ("hough_points.png", "hough_resolution.png", "speedup.png"):
+        assert _png_size(rep / name)[0] > 10_000

@@ -279,3 +279,28 @@ def test_a_fallback_that_imports_cv2_late_does_not_recurse(tmp_path, monkeypatch
     assert calls == ["ours", "real"]
     lines = (tmp_path / "log.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["name"] == "f"
+
+
+@pytest.mark.gpu
+def test_compare_on_gpu(tmp_path, monkeypatch):
+    """On a GPU the second run computes in cvgpu's kernels, and every output is still cv2's."""
+    rc, result = _compare([EXAMPLES / "detect_lines.py", tmp_path / "l.png", "--synthetic", "--pages", "3"],
+                          tmp_path, monkeypatch)
+    assert rc == 0
+    assert result["runs"]["cvgpu"]["backend"] == "cuda" and result["runs"]["cvgpu"]["gpu_init_s"] is not None
+    by = {f["function"]: f for f in result["functions"]}
+    assert by["HoughLines"]["identical"] is True
+    assert by["HoughLines"]["engines"] == {"cuda": by["HoughLines"]["cvgpu"]["calls"]}
+    rc, result = _compare([EXAMPLES / "cuda_hough.py", "--frames", "3"], tmp_path, monkeypatch)
+    assert rc == 0
+    detect = {f["function"]: f for f in result["functions"]}["cuda.createHoughLinesDetector().detect"]
+    assert detect["cvgpu"]["calls"] == 3 and detect["engines"] == {"cuda": 3}
+    assert detect["identical"] is None  # pip's cv2 has no CUDA module: the first run took HoughLines
+
+
+def test_factory_objects_get_their_compute_methods_timed(tmp_path):
+    rec = compare._Recorder(str(tmp_path / "log.jsonl"), "cv2")
+    det = cvgpu.cuda.createHoughLinesDetector(1, np.pi / 180, 10)
+    compare._instrument_object(det, "cuda.createHoughLinesDetector()", rec)
+    assert sorted(vars(det).keys() & set(dir(type(det)))) == ["detect"]
+    assert det.getThreshold() == 10  # accessors left as they are
