@@ -12,6 +12,9 @@ not a ``_private`` module, not the GpuMat/Stream plumbing), e.g. ``HoughLines``,
 compute methods timed (``cuda.createHoughLinesDetector().detect``). Each call's outputs are hashed
 (shape, dtype, bytes; GpuMat/CuPy outputs downloaded after the timer stops), and the two runs are compared
 call by call.
+
+Exit status: 0 when every compared output is identical (or nothing was compared), 1 when one differs,
+2 on a usage error, 3 when either run of the script exited with a non-zero status.
 """
 import argparse
 import collections
@@ -92,7 +95,7 @@ def _feed(h, obj, depth=0):
         _feed(h, obj.item(), depth)
     elif isinstance(obj, (bool, int, float, complex, str, bytes)):
         h.update(("S%s:%r;" % (type(obj).__name__, obj)).encode())
-    elif hasattr(obj, "__cuda_array_interface__") and hasattr(obj, "get") and depth < 8:
+    elif _has(obj, "__cuda_array_interface__") and hasattr(obj, "get") and depth < 8:
         _feed(h, obj.get(), depth + 1)  # CuPy: its contents, as numpy would hold them
     elif callable(getattr(obj, "download", None)) and depth < 8:
         try:
@@ -115,7 +118,7 @@ def describe(x, depth=0):
     import numpy as np
     if isinstance(x, np.ndarray):
         return "%s%s" % (x.dtype, list(x.shape))
-    if hasattr(x, "__cuda_array_interface__") and hasattr(x, "dtype"):
+    if _has(x, "__cuda_array_interface__") and hasattr(x, "dtype"):
         return "%s %s%s" % (type(x).__name__, x.dtype, list(getattr(x, "shape", ())))
     if callable(getattr(x, "size", None)) and callable(getattr(x, "type", None)):  # a GpuMat
         try:
@@ -161,8 +164,15 @@ class _Recorder:
             self.fh.write(json.dumps(rec) + "\n")
 
 
+def _has(obj, name):
+    try:  # a property may raise anything (an empty GpuMat's __cuda_array_interface__)
+        return hasattr(obj, name)
+    except Exception:
+        return False
+
+
 def _on_device(out, depth=0):
-    if hasattr(out, "__cuda_array_interface__") or callable(getattr(out, "cudaPtr", None)):
+    if _has(out, "__cuda_array_interface__") or callable(getattr(out, "cudaPtr", None)):
         return True
     if isinstance(out, (tuple, list)) and depth < 3:
         return any(_on_device(o, depth + 1) for o in out)
@@ -452,7 +462,9 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="cvgpu compare", description="Run an unmodified OpenCV script with cv2, then with cvgpu as cv2; "
         "report time and output identity of every call cvgpu computes.",
-        usage="cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]")
+        usage="cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]",
+        epilog="exit status: 0 all compared outputs identical, 1 an output differs, 2 usage error, "
+        "3 a run of the script exited non-zero")
     parser.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="append the comparison to PATH as markdown")
     parser.add_argument("script", help="the Python script, run as `python script.py args...` would run it")
