@@ -1,5 +1,7 @@
 """``cvgpu compare script.py [args...]``: run an unmodified OpenCV script with cv2, then with cvgpu as cv2.
 
+(This module is ``cvgpu._compare``, not ``cvgpu.compare``: cvgpu forwards unknown names to cv2, and a
+submodule named ``compare`` would shadow ``cv2.compare`` for ``import cvgpu as cv2`` users.)
 
 Each run is a fresh ``python`` in the current directory with the script's own arguments, stdin, stdout
 and stderr (nothing is captured, so its prints and output files are as usual; the second run's files
