@@ -82,7 +82,7 @@ def _call_family(fn, quick, variants, progress):
 # ---------------------------------------------------------------- progress
 
 class Progress:
-    """tqdm when importable, else one stderr line per step. Families that take a ``progress``
+    """tqdm on a terminal when importable, else one stderr line per step. Families that take a ``progress``
     argument call ``progress.expect(n)`` once and ``progress(label)`` per workload; others count as
     one step."""
 
@@ -90,8 +90,10 @@ class Progress:
         self.total, self.done, self.stream, self.enabled = total, 0, stream or sys.stderr, enabled
         self._bar, self._pending = None, False
         if enabled:
+            tqdm = None
             try:
-                from tqdm import tqdm
+                if self.stream.isatty():  # in a log file, one line per step reads better than \r updates
+                    from tqdm import tqdm
             except Exception:
                 tqdm = None
             if tqdm is not None:
