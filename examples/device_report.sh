@@ -10,6 +10,10 @@ OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT/report"
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
+# As compat_matrix/run_device.sh: a carried opencv-contrib build gives cv2.ximgproc (the Radon rows' cv2 side).
+if [ -f .whl/cv5contrib.tar.xz ]; then
+  mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
+fi
 timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress \
   --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
 printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2.\n\n' \
