@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The example report, on a GPU machine, from the repository root (cvgpu installed, e.g. pip install -e .):
+#   bash examples/device_report.sh
+# Writes to ${OUT:-./device-out}: report/ (report.md, the PNG plots, bench.json, and compare.md with
+# `cvgpu compare` on every example: commit this folder), bench.json (the rows as
+# compat_matrix/generate.py reads them), bench.log, and compare-<name>.json / compare-<name>.log.
+# Prints the tables as it goes.
+set -u
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT/report"
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/.."
+# As compat_matrix/run_device.sh: a carried opencv-contrib build gives cv2.ximgproc (the Radon rows' cv2 side).
+if [ -f .whl/cv5contrib.tar.xz ]; then
+  mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
+fi
+timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress \
+  --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2.\n\n' \
+  > "$OUT/report/compare.md"
+run_compare() {
+  local name=$1; shift
+  timeout -s INT "${COMPARE_TIMEOUT:-120}" python3 -m cvgpu compare --json "$OUT/compare-$name.json" \
+    --markdown "$OUT/report/compare.md" "examples/$name.py" "$@" > "$OUT/compare-$name.log" 2>&1
+  echo "== compare examples/$name.py $* (exit $?)"
+  sed -n '/^cvgpu compare:/,$p' "$OUT/compare-$name.log"
+}
+run_compare detect_lines --pages 20
+run_compare count_objects --frames 20
+run_compare cuda_hough --frames 20
