@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The device run, from the repository root on the GPU machine:
 #   bash compat_matrix/run_device.sh tests [ci|device]   GPU suite, one pytest per test file, in parallel
-#   bash compat_matrix/run_device.sh bench               python -m cvgpu bench --variants
-# Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json / bench.log, bench.json.
-# Then, where git is:  python3 compat_matrix/generate.py --from-device <folder with both runs' files>
+#   bash compat_matrix/run_device.sh bench               cvgpu bench --variants --report (+ compare on examples/)
+#   bash compat_matrix/run_device.sh all [ci|device]     both, then everything packed into device-run.tar.gz
+# Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json, bench.log, bench.json,
+# report/ (report.md, plots, compare.md). Then, where git is:
+#   tar -xzf device-run.tar.gz -C device-out && python3 compat_matrix/generate.py --from-device device-out
 # If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
 # machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
 set -u
 MODE=${1:-tests}
 PROFILE=${2:-device}
 OUT=${OUT:-$PWD/device-out}
+FINAL=$OUT
+# "all" keeps its many files out of $OUT (a device call returns at most 8) and packs them.
+[ "$MODE" = all ] && OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
@@ -19,24 +24,41 @@ fi
 python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(),
   'cv2_version': cv2.__version__, 'cupy_version': cupy.__version__, 'ximgproc': hasattr(cv2, 'ximgproc'),
   'backend': cvgpu.backend()}))" | tee "$OUT/env.json"
-if [ "$MODE" = bench ]; then
-  timeout -s INT 540 python3 -m cvgpu bench --variants --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
-  exit 0
-fi
-LOG=/tmp/cvgpu-compat.jsonl
-rm -f "$LOG".*
-pids=()
-for t in ${TESTS:-tests/test_hough_lines.py tests/test_cuda_hough.py tests/test_radon.py}; do
-  name=$(basename "$t" .py)
-  CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-    python3 -m pytest -q -n ${WORKERS:-6} -p no:cacheprovider -p no:benchmark --tb=short "$t" \
-    > "$OUT/pytest-$name.log" 2>&1 &
-  pids+=($!)
-done
-wait "${pids[@]}"
-for f in "$OUT"/pytest-*.log; do
-  echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
-done
-# One row per (function, variant, reference, backend) with case counts; the raw lines are too many.
-python3 -c "import glob, json, sys; sys.path.insert(0, 'compat_matrix'); import generate
+
+run_tests() {
+  local LOG=/tmp/cvgpu-compat.jsonl
+  rm -f "$LOG".*
+  local pids=() t name
+  # Workers per file: the Hough file is the longest (hypothesis 10,000 examples per property).
+  for t in ${TESTS:-tests/test_hough_lines.py:5 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_find_contours.py:3 tests/test_lms.py:2}; do
+    local file=${t%%:*} workers=${t##*:}
+    [ -f "$file" ] || continue
+    name=$(basename "$file" .py)
+    CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
+      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short "$file" \
+      > "$OUT/pytest-$name.log" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for f in "$OUT"/pytest-*.log; do
+    echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
+  done
+  # One row per (function, variant, reference, backend) with case counts; the raw lines are too many.
+  python3 -c "import glob, json, sys; sys.path.insert(0, 'compat_matrix'); import generate
 json.dump(generate.aggregate(glob.glob('$LOG.*')), open('$OUT/compat-rows.json', 'w'), indent=1)"
+}
+
+run_bench() {
+  OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
+}
+
+case "$MODE" in
+  tests) run_tests ;;
+  bench) run_bench ;;
+  all)
+    run_tests
+    run_bench
+    (cd "$OUT" && tar -czf "$FINAL/device-run.tar.gz" .)
+    cp "$OUT"/bench.log "$OUT"/env.json "$FINAL"/ 2>/dev/null
+    ;;
+esac

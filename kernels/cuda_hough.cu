@@ -137,7 +137,7 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 // 164k points on the H100).
 extern "C" __global__ void __launch_bounds__(512) ch_vote_shared(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,
-    int numangle, int numrho, int hi_col, int angles_per_block, int* __restrict__ accum)
+    int numangle, int numrho, int hi_col, int angles_per_block, int min_points, int* __restrict__ accum)
 {
     extern __shared__ int rows_sh[];
     const int width = numrho + 2;
@@ -156,8 +156,16 @@ extern "C" __global__ void __launch_bounds__(512) ch_vote_shared(
     }
     __syncthreads();
 
-    int begin, end;
-    ch_chunk(counters[0], &begin, &end);
+    // Splits are launched for the most points the image can hold; the real number decides how
+    // many slices vote (at least min_points each), as in kernels/hough.cu.
+    const int npoints = counters[0];
+    const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
+    if ((int)blockIdx.y >= splits)
+        return;
+    int chunk = (npoints + splits - 1) / splits;
+    chunk = (chunk + 31) & ~31;
+    const int begin = min(npoints, (int)blockIdx.y * chunk);
+    const int end = min(npoints, begin + chunk);
     const int shift = (numrho - 1) / 2;
     const int lane = threadIdx.x & 31;
     const int warp_first = begin + (threadIdx.x & ~31);

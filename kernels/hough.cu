@@ -114,7 +114,7 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
 extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,
     const int* __restrict__ counters, const float* __restrict__ tab_cos,
-    const float* __restrict__ tab_sin, int numangle, int numrho, int angles_per_block,
+    const float* __restrict__ tab_sin, int numangle, int numrho, int angles_per_block, int min_points,
     int* __restrict__ accum, long long accum_size)
 {
     extern __shared__ int rows_sh[];
@@ -132,8 +132,14 @@ extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
     }
     __syncthreads();
 
+    // The host launches splits for the most points the image can hold; the real number decides
+    // how many slices vote (at least min_points each), so that a sparse image does not pay for
+    // flushing many nearly empty rows. Unused blocks only clear and leave.
     const int npoints = counters[0];
-    int chunk = (npoints + gridDim.y - 1) / gridDim.y;
+    const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
+    if ((int)blockIdx.y >= splits)
+        return;
+    int chunk = (npoints + splits - 1) / splits;
     chunk = (chunk + 31) & ~31;
     const int begin = min(npoints, (int)blockIdx.y * chunk);
     const int end = min(npoints, begin + chunk);
@@ -161,9 +167,14 @@ extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
             if (k < nk) {
                 // cv2: cvRound(j * tabCos[n] + i * tabSin[n]), two rounded products and a rounded sum.
                 const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
+#ifdef HOUGH_VOTE_PLAIN
+                if (w != 0)
+                    hough_add_row(rows_sh, width, k, col, w, accum, accum_size, row_base);
+#else
                 const int total = hough_warp_runs(col, active, w, weighted);
                 if (total != 0)
                     hough_add_row(rows_sh, width, k, col, total, accum, accum_size, row_base);
+#endif
             }
         }
     }

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, upload_2d
-from ..hough import vote_config  # the same voting-kernel shape, the same measured rule
+from ..hough import VOTE_MIN_POINTS, vote_config  # the same voting-kernel shape and rule
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -235,7 +235,8 @@ class HoughLinesDetector:
             smem = per_block_angles * width * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared", options, max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
-                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(per_block_angles)))
+                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(per_block_angles),
+                         np.int32(VOTE_MIN_POINTS)))
         else:
             # Angle rows are split over several blocks until the GPU is covered; the number of
             # points is not known on the host (no sync), so the pixel count bounds it.
