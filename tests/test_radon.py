@@ -338,3 +338,24 @@ def test_gpu_dst_and_noncontiguous(compat):
     compat.check(FUNC, "uint8", out, ref, reference=ref_name)
     d = cp.asarray(base)[3:30, 5:50:2]
     compat.check(FUNC, "cupy-io", cvgpu.ximgproc.RadonTransform(d), ref, reference=ref_name)
+
+
+# ---------------------------------------------------------------- OpenCV < 5: cv2 computes
+
+@needs_contrib
+def test_old_cv2_major_forwards_to_cv2(monkeypatch):
+    monkeypatch.setattr(cvgpu_radon, "CV2_MAJOR", 4)
+    img = make_image(np.uint8, 23, 31, 5, 0)
+    before = img.copy()
+    for kw in (dict(), dict(theta=0.5, crop=True), dict(norm=True, start_angle=-10.0, end_angle=40.0)):
+        ours = cvgpu.ximgproc.RadonTransform(img, **kw)
+        assert cvgpu.last_call_backend() == "cv2"
+        assert same(ours, cv2_radon(img.copy(), **kw))
+        assert np.array_equal(img, before)
+    dst = np.zeros((39, 180), np.int32)  # ceil(sqrt(23^2 + 31^2)) rows
+    assert cvgpu.ximgproc.RadonTransform(img, dst) is dst
+    assert same(dst, cv2_radon(img.copy()))
+
+
+def test_cv2_major_constant():
+    assert cvgpu_radon.CV2_MAJOR == int(cv2.__version__.split(".")[0])
