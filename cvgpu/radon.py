@@ -6,6 +6,14 @@ its fused multiply-adds for 8U/32F, the fixed-point path for 64F) and sums them 
 reduce does. The host works out only cv2's sizes, the circle mask's row widths and the per-angle
 inverse rotation matrices (computed with libm's cos/sin, as cv2 does).
 
+8-bit input (the common case) goes through the texture unit: the caller's src is copied straight
+into a gather-capable CUDA array, and one tld4 per sample fetches its 2x2 neighbourhood, the zero
+padding and the transpose being done by the addressing. Results up to 64 MiB come back through
+pinned memory. Float input and images wider than a gather texture use plain global loads.
+
+Beside an OpenCV older than 5 (``CV2_MAJOR``), cv2.ximgproc computes every call (backend "cv2"):
+4.x warps 8-bit images in fixed point, so 5.0's arithmetic would not match it.
+
 Unlike cv2 5.0, cvgpu never writes to ``src``: cv2.ximgproc.RadonTransform transposes a square
 ``src`` array in place as a side effect (its result is unaffected).
 """
@@ -266,6 +274,8 @@ def _gather_texture(cp, h, w):
     entry = cache.get(key)
     if entry is None:
         if len(cache) >= 4:
+            # Kernels still queued may read these arrays: let them finish before freeing.
+            cp.cuda.Device().synchronize()
             cache.clear()
         tx, rt = cp.cuda.texture, cp.cuda.runtime
         desc = tx.ChannelFormatDescriptor(8, 0, 0, 0, rt.cudaChannelFormatKindUnsigned)

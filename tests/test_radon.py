@@ -359,3 +359,13 @@ def test_old_cv2_major_forwards_to_cv2(monkeypatch):
 
 def test_cv2_major_constant():
     assert cvgpu_radon.CV2_MAJOR == int(cv2.__version__.split(".")[0])
+
+
+@pytest.mark.gpu
+@given(radon_case(dtypes=(np.uint8,), max_side=40))
+def test_gpu_uint8_plain_kernel_and_cutover(compat, case):
+    """The global-memory 8-bit kernel (images wider than a gather texture) and the size cut-over,
+    with the texture limit lowered so that both paths meet small images."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cvgpu_radon, "_GATHER_MAX", 20)
+        _check(compat, "uint8", *case)
