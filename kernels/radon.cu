@@ -352,7 +352,8 @@ extern "C" __global__ void __launch_bounds__(256) radon_f64(const double* __rest
 // normalize(radon, NORM_MINMAX, 0, 255, CV_8U): scale = 255 * (1 / (max - min)), 0 when
 // max - min <= DBL_EPSILON; shift = 0 - min * scale (double, unfused: baseline code). convertTo
 // then works in float32: u8(round_half_even(fma(float(v), float(scale), float(shift)))) (v_fma in
-// the AVX2 cvt_32f loop; GCC fuses the scalar tail the same way).
+// the AVX2 cvt_32f loop; GCC fuses the scalar tail the same way). A CV_64F matrix of fewer than
+// 16 elements is all scalar tail, and there the tail works in double (radon_norm_f64).
 __device__ __forceinline__ void norm_params(double smin, double smax, float* s32, float* b32) {
     const double range = __dsub_rn(smax, smin);
     const double scale = __dmul_rn(255.0, range > 2.220446049250313080847e-16 ? __ddiv_rn(1.0, range) : 0.0);
@@ -379,6 +380,15 @@ extern "C" __global__ void radon_norm_f64(const double* __restrict__ radon, long
                                           unsigned char* __restrict__ out) {
     float s32, b32;
     norm_params(*vmin, *vmax, &s32, &b32);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
-        out[i] = to_u8(__double2float_rn(radon[i]), s32, b32);
+    // Fewer than 16 elements never reach cvt_32f's vector loop; its scalar line computes
+    // double * float + float in double (fused by GCC), then cvRound(double) and saturation.
+    const bool scalar = count < 16;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+        if (scalar) {
+            const int r = __double2int_rn(__fma_rn(radon[i], (double)s32, (double)b32));
+            out[i] = (unsigned char)(r < 0 ? 0 : (r > 255 ? 255 : r));
+        } else {
+            out[i] = to_u8(__double2float_rn(radon[i]), s32, b32);
+        }
+    }
 }
