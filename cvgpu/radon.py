@@ -471,6 +471,10 @@ def RadonTransform(*args, **kwargs):
         result = _gpu_radon(cp, plan, a["theta"], a["start_angle"], a["crop"], a["norm"])
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
+    except cp.cuda.runtime.CUDARuntimeError as exc:
+        if exc.status != 2:  # cudaErrorMemoryAllocation: a CUDA array is allocated outside CuPy's pool
+            raise
+        raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
     if not on_device:
         result = _host_result(cp, result)
     return _deliver(result, a["dst"])
