@@ -6,12 +6,21 @@ its fused multiply-adds for 8U/32F, the fixed-point path for 64F) and sums them 
 reduce does. The host works out only cv2's sizes, the circle mask's row widths and the per-angle
 inverse rotation matrices (computed with libm's cos/sin, as cv2 does).
 
+8-bit input (the common case) goes through the texture unit: the caller's src is copied straight
+into a gather-capable CUDA array, and one tld4 per sample fetches its 2x2 neighbourhood, the zero
+padding and the transpose being done by the addressing. Results up to 64 MiB come back through
+pinned memory. Float input and images wider than a gather texture use plain global loads.
+
+Beside an OpenCV older than 5 (``CV2_MAJOR``), cv2.ximgproc computes every call (backend "cv2"):
+4.x warps 8-bit images in fixed point, so 5.0's arithmetic would not match it.
+
 Unlike cv2 5.0, cvgpu never writes to ``src``: cv2.ximgproc.RadonTransform transposes a square
 ``src`` array in place as a side effect (its result is unaffected).
 """
 import functools
 import math
 import statistics
+import threading
 import time
 
 import cv2
@@ -248,8 +257,111 @@ def _device_consts(cp, key, make):
     return v
 
 
+# tld4 works on CUDA arrays of at most this side (maxTexture2DGather on sm_60 .. sm_90).
+_GATHER_MAX = 32768
+_ARRAY_TEXTURE_GATHER = 0x08  # cudaArrayTextureGather
+_tls = threading.local()
+
+
+def _gather_texture(cp, h, w):
+    """(CUDA array, texture object): an h x w uint8 array that tld4 may read, zero outside.
+    Kept per thread, device and stream, so a cached array is only ever rewritten in stream order
+    after the kernels that read it."""
+    cache = getattr(_tls, "textures", None)
+    if cache is None:
+        cache = _tls.textures = {}
+    key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, h, w)
+    entry = cache.get(key)
+    if entry is None:
+        if len(cache) >= 4:
+            # Kernels still queued may read these arrays: let them finish before freeing.
+            cp.cuda.Device().synchronize()
+            cache.clear()
+        tx, rt = cp.cuda.texture, cp.cuda.runtime
+        desc = tx.ChannelFormatDescriptor(8, 0, 0, 0, rt.cudaChannelFormatKindUnsigned)
+        arr = tx.CUDAarray(desc, w, h, 0, _ARRAY_TEXTURE_GATHER)
+        res = tx.ResourceDescriptor(rt.cudaResourceTypeArray, cuArr=arr)
+        tdesc = tx.TextureDescriptor((rt.cudaAddressModeBorder, rt.cudaAddressModeBorder),
+                                     rt.cudaFilterModePoint, rt.cudaReadModeElementType,
+                                     borderColors=(0, 0, 0, 0), normalizedCoords=0)
+        entry = (arr, tx.TextureObject(res, tdesc))
+        cache[key] = entry
+    return entry
+
+
+def _host_result(cp, out):
+    """``out`` on the host. Results up to 64 MiB land in pinned memory from CuPy's pool (a plain
+    numpy array to the caller; the block returns to the pool with it): a pageable download runs at
+    a fraction of the link's speed."""
+    if out.nbytes > (64 << 20):
+        return out.get()
+    import cupyx
+    host = cupyx.empty_pinned(out.shape, out.dtype)
+    out.get(out=host)
+    return host
+
+
+_USE_TEXTURE = True  # False: the plain global-memory kernel (kept for sizes tld4 cannot take)
+
+
+def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
+    """8-bit transform through the texture unit; None where the texture limits do not allow it."""
+    image, n, a_count = plan.image, plan.n, plan.col_num
+    if not _USE_TEXTURE or max(plan.rows, plan.cols, n if crop else 0) > _GATHER_MAX:
+        return None
+    if image.ndim == 3:
+        image = image.reshape(image.shape[0], image.shape[1])
+    if crop:
+        # The circle mask needs the prepared square; it goes to the array device to device.
+        d_src = upload_2d(image)
+        img = cp.empty((n, n), dtype=np.uint8)
+        hw = _device_consts(cp, ("hw", n), lambda: cp.asarray(circle_halfwidths(n)))
+        _kernels.get_function("radon", "radon_prepare_u8")(
+            (_cdiv(n, 32), _cdiv(n, 32)), (32, 8),
+            (d_src, np.int64(d_src.strides[0] // d_src.itemsize), np.int32(plan.rows), np.int32(plan.cols),
+             img, np.int32(n), np.int32(plan.oy), np.int32(plan.ox), hw))
+        arr, tex = _gather_texture(cp, n, n)
+        arr.copy_from(img)
+        name, ou, ov = "radon_u8_tex", 1.0, 1.0
+    else:
+        # The caller's src itself, transposed and padded by the addressing alone.
+        arr, tex = _gather_texture(cp, plan.rows, plan.cols)
+        if isinstance(image, np.ndarray):
+            arr.copy_from(np.ascontiguousarray(image))
+        else:
+            arr.copy_from(cp.ascontiguousarray(image))
+        name, ou, ov = "radon_u8_tex_t", float(plan.oy + 1), float(plan.ox + 1)
+    mats = _device_consts(cp, ("m", n, start, theta, a_count, "f"),
+                          lambda: cp.asarray(inverse_matrices(n, start, theta, a_count).astype(np.float32)))
+    out = cp.empty((n, a_count), dtype=np.int32)
+    nvec = n - n % 16
+    _kernels.get_function("radon", name)(
+        (a_count, _cdiv(n, 8)), (256,),
+        (tex, np.int32(n), np.int32(nvec), np.int32(a_count), mats, np.float32(ou), np.float32(ov), out))
+    return out
+
+
+def _check_memory(cp, need):
+    # cv2 fails its allocation of the result when memory is short; so does cvgpu, before it works
+    # out one matrix per angle for an output that cannot exist. (Small needs skip the query.)
+    if need > (256 << 20) and need > cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes():
+        raise cp.cuda.memory.OutOfMemoryError(need, 0)
+
+
 def _gpu_radon(cp, plan, theta, start, crop, norm):
     """The transform of ``plan.image`` (numpy or CuPy); returns a CuPy array."""
+    n, a_count, dtype = plan.n, plan.col_num, plan.dtype
+    _check_memory(cp, n * a_count * (plan.out_dtype.itemsize + (1 if norm else 0)) + n * n * dtype.itemsize
+                  + a_count * 48)
+    out = _gpu_radon_u8_tex(cp, plan, theta, start, crop) if dtype == np.uint8 else None
+    if out is None:
+        out = _gpu_radon_plain(cp, plan, theta, start, crop)
+    if not norm:
+        return out
+    return _normalize(cp, out, plan)
+
+
+def _gpu_radon_plain(cp, plan, theta, start, crop):
     image = plan.image
     if image.ndim == 3:
         image = image.reshape(image.shape[0], image.shape[1])
@@ -258,12 +370,6 @@ def _gpu_radon(cp, plan, theta, start, crop, norm):
         d_src = cp.ascontiguousarray(d_src)
     n, a_count, dtype = plan.n, plan.col_num, plan.dtype
     suffix = _SUFFIX[dtype]
-    # cv2 fails its allocation of the result when memory is short; so does cvgpu, before it works
-    # out one matrix per angle for an output that cannot exist.
-    need = n * a_count * (plan.out_dtype.itemsize + (1 if norm else 0)) + n * n * dtype.itemsize + a_count * 48
-    if need > cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes():
-        raise cp.cuda.memory.OutOfMemoryError(need, 0)
-
     img = cp.empty((n, n), dtype=dtype)
     hw = _device_consts(cp, ("hw", n), lambda: cp.asarray(circle_halfwidths(n))) if crop else None
     _kernels.get_function("radon", "radon_prepare_" + suffix)(
@@ -282,8 +388,11 @@ def _gpu_radon(cp, plan, theta, start, crop, norm):
     else:
         nvec = n - n % 16  # OpenCV's AVX2 loop: 16 pixels a step, then a scalar tail
         fn(grid, (256,), (img, np.int32(n), np.int32(nvec), np.int32(a_count), mats, out))
-    if not norm:
-        return out
+    return out
+
+
+def _normalize(cp, out, plan):
+    n, a_count = plan.n, plan.col_num
     vmin, vmax = out.min(), out.max()
     res = cp.empty((n, a_count), dtype=cp.uint8)
     count = n * a_count
@@ -307,14 +416,48 @@ def _fallback(plan, a, src_value):
                                    a["norm"])
 
 
+# The kernels reproduce OpenCV 5.0's warpAffine (float32 coordinates and interpolation, with its
+# fused multiply-adds). OpenCV 4.x warps 8-bit images in fixed point (INTER_BITS = 5 tables), so
+# next to a 4.x cv2 the GPU results would differ from cv2's: there cv2 computes every call.
+CV2_MAJOR = int(cv2.__version__.split(".")[0])
+
+
+def _forward_to_old_cv2(a):
+    """cv2.ximgproc.RadonTransform itself (on a copy of src; device input goes through the host
+    and comes back as CuPy)."""
+    ximgproc = getattr(cv2, "ximgproc", None)
+    if ximgproc is None:
+        raise _errors.cv_error(_errors.NOT_IMPLEMENTED,
+                               "cvgpu.ximgproc.RadonTransform needs OpenCV >= 5 or opencv-contrib-python",
+                               _FUNC)
+    _backend.record("cv2")
+    mat = a["src"]
+    on_device = isinstance(mat, _DeviceMat)
+    src = mat.array
+    if on_device:
+        src = src.get()
+    elif isinstance(src, np.ndarray):
+        src = src.copy()
+    result = ximgproc.RadonTransform(src, None, a["theta"], a["start_angle"], a["end_angle"], a["crop"],
+                                     a["norm"])
+    if on_device and result is not None:
+        result = _backend.cupy_module().asarray(result)
+    return result
+
+
 def RadonTransform(*args, **kwargs):
     """RadonTransform(src[, dst[, theta[, start_angle[, end_angle[, crop[, norm]]]]]]) -> dst
 
     cv2.ximgproc.RadonTransform on the GPU, bit-exact: CV_32S output for 8-bit input, CV_64F for
     float input, CV_8U with ``norm``. ``src`` may be numpy (numpy out) or a CuPy /
     CUDA-array-interface / DLPack device array (CuPy out). ``src`` is never modified.
+
+    Beside an OpenCV older than 5 (``CV2_MAJOR < 5``) cv2.ximgproc computes instead and
+    ``cvgpu.last_call_backend()`` says ``"cv2"``: cvgpu's kernels follow 5.0's warp arithmetic.
     """
     a = _parse(args, kwargs)
+    if CV2_MAJOR < 5:
+        return _deliver(_forward_to_old_cv2(a), a["dst"])
     plan = _plan(a)
     cp = _backend.cupy_module()
     if plan is None:
@@ -328,8 +471,12 @@ def RadonTransform(*args, **kwargs):
         result = _gpu_radon(cp, plan, a["theta"], a["start_angle"], a["crop"], a["norm"])
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
+    except cp.cuda.runtime.CUDARuntimeError as exc:
+        if exc.status != 2:  # cudaErrorMemoryAllocation: a CUDA array is allocated outside CuPy's pool
+            raise
+        raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
     if not on_device:
-        result = result.get()
+        result = _host_result(cp, result)
     return _deliver(result, a["dst"])
 
 

@@ -185,6 +185,88 @@ extern "C" __global__ void __launch_bounds__(256) radon_u8(const unsigned char* 
     if (lane == 0) out[(long long)y * num_angles + a] = acc;
 }
 
+// 8U through the texture unit (the speed path). The source lives in a CUDA array; one gather
+// (tld4) fetches the 2x2 neighbourhood of a sample, the border address mode supplies the zeros
+// outside the image, and the block-linear layout keeps a rotated line's texels close. The
+// arithmetic is sample_f's, operation for operation; only the way to floor and the int<->float
+// conversions differ, and those are exact:
+//   floor(s) + 1.5*2^23 = s + 1.5*2^23 rounded down (ulp 1 there; |s| < 2^22 for any image a
+//   gather texture can hold), so floor(s) = that - 1.5*2^23, exactly, subnormal s included
+//   (add.rm keeps them);
+//   float(p) for a byte p is bits(2^23 + p) - 2^23, and P01 - P00 of two such biased values is
+//   exactly p01 - p00, the f32_sub of the exact floats;
+//   round-half-even(v) for v in [-0.5, 255.5] is bits(v + 1.5*2^23) - bits(1.5*2^23), the add
+//   rounding to nearest even at ulp 1. v never leaves [0, 255] by more than a rounding (each
+//   fma is a convex combination of values in 0..255), so the 0..255 saturation never acts.
+// TRANSPOSED: the texture is the caller's src (rows x cols) and img(xx, yy) = src[xx+ox][yy+oy],
+// so the gather runs at (yy + oy + 1, xx + ox + 1) and its components come transposed; else the
+// texture is the prepared n x n image (crop + circle mask) and the offsets are 0.
+#define RADON_MAGIC 12582912.0f
+
+__device__ __forceinline__ float f32_add_rm(float a, float b) {
+    float d;
+    asm("add.rm.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+
+template <bool TRANSPOSED>
+__device__ __forceinline__ unsigned sample_tex_u8(cudaTextureObject_t tex, float sx, float sy, float ou, float ov) {
+    const float rx = f32_add_rm(sx, RADON_MAGIC), ry = f32_add_rm(sy, RADON_MAGIC);
+    const float flx = f32_sub(rx, RADON_MAGIC), fly = f32_sub(ry, RADON_MAGIC);
+    const float ax = f32_sub(sx, flx), ay = f32_sub(sy, fly);
+    // tld4 components: x = (u0, v1), y = (u1, v1), z = (u1, v0), w = (u0, v0).
+    unsigned p00, p01, p10, p11;
+    if (TRANSPOSED) {
+        const uchar4 q = tex2Dgather<uchar4>(tex, f32_add(fly, ou), f32_add(flx, ov), 0);
+        p00 = q.w; p01 = q.x; p10 = q.z; p11 = q.y;
+    } else {
+        const uchar4 q = tex2Dgather<uchar4>(tex, f32_add(flx, ou), f32_add(fly, ov), 0);
+        p00 = q.w; p01 = q.z; p10 = q.x; p11 = q.y;
+    }
+    const float b00 = __uint_as_float(0x4B000000u | p00), b01 = __uint_as_float(0x4B000000u | p01);
+    const float b10 = __uint_as_float(0x4B000000u | p10), b11 = __uint_as_float(0x4B000000u | p11);
+    const float v0 = f32_fma(ax, f32_sub(b01, b00), f32_sub(b00, 8388608.0f));
+    const float v1 = f32_fma(ax, f32_sub(b11, b10), f32_sub(b10, 8388608.0f));
+    const float v = f32_fma(ay, f32_sub(v1, v0), v0);
+    return __float_as_uint(f32_add(v, RADON_MAGIC)) - 0x4B400000u;
+}
+
+template <bool TRANSPOSED>
+__device__ __forceinline__ void radon_u8_tex_body(cudaTextureObject_t tex, int n, int nvec, int num_angles,
+                                                  const float* __restrict__ mats, float ou, float ov,
+                                                  int* __restrict__ out) {
+    const int a = blockIdx.x;
+    const int y = blockIdx.y * ROWS_PER_BLOCK + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (y >= n) return;
+    const RowF r = row_setup_f(mats + 6 * (long long)a, y);
+    unsigned acc = 0;
+    int x = lane;
+    float fx = (float)lane;  // x < 2^24: adding 32 stays exact
+#pragma unroll 4
+    for (; x < nvec; x += 32, fx += 32.0f)
+        acc += sample_tex_u8<TRANSPOSED>(tex, f32_fma(r.m0, fx, r.row_x), f32_fma(r.m3, fx, r.row_y), ou, ov);
+    // x is now the first of this lane's scalar-tail columns (x >= nvec), if any.
+    for (; x < n; x += 32, fx += 32.0f)
+        acc += sample_tex_u8<TRANSPOSED>(tex, f32_add(f32_fma(fx, r.m0, r.ym1), r.m2),
+                                         f32_add(f32_fma(fx, r.m3, r.ym4), r.m5), ou, ov);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(FULL_MASK, acc, off);
+    if (lane == 0) out[(long long)y * num_angles + a] = (int)acc;
+}
+
+extern "C" __global__ void __launch_bounds__(256) radon_u8_tex_t(cudaTextureObject_t tex, int n, int nvec, int num_angles,
+                                                                 const float* __restrict__ mats, float ou, float ov,
+                                                                 int* __restrict__ out) {
+    radon_u8_tex_body<true>(tex, n, nvec, num_angles, mats, ou, ov, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256) radon_u8_tex(cudaTextureObject_t tex, int n, int nvec, int num_angles,
+                                                               const float* __restrict__ mats, float ou, float ov,
+                                                               int* __restrict__ out) {
+    radon_u8_tex_body<false>(tex, n, nvec, num_angles, mats, ou, ov, out);
+}
+
 // 32F -> 64F: reduce goes through IPP's ippiSum_32f_C1R (ippAlgHintAccurate): two 4-lane double
 // accumulators over blocks of 8 (element w feeds chain w % 8 while w < n8 = n - n % 8), the chains
 // folded as lane l = chain l + chain (l + 4), then (l0 + l1) + (l2 + l3), then the last n % 8
@@ -270,7 +352,8 @@ extern "C" __global__ void __launch_bounds__(256) radon_f64(const double* __rest
 // normalize(radon, NORM_MINMAX, 0, 255, CV_8U): scale = 255 * (1 / (max - min)), 0 when
 // max - min <= DBL_EPSILON; shift = 0 - min * scale (double, unfused: baseline code). convertTo
 // then works in float32: u8(round_half_even(fma(float(v), float(scale), float(shift)))) (v_fma in
-// the AVX2 cvt_32f loop; GCC fuses the scalar tail the same way).
+// the AVX2 cvt_32f loop; GCC fuses the scalar tail the same way). A CV_64F matrix of fewer than
+// 16 elements is all scalar tail, and there the tail works in double (radon_norm_f64).
 __device__ __forceinline__ void norm_params(double smin, double smax, float* s32, float* b32) {
     const double range = __dsub_rn(smax, smin);
     const double scale = __dmul_rn(255.0, range > 2.220446049250313080847e-16 ? __ddiv_rn(1.0, range) : 0.0);
@@ -297,6 +380,15 @@ extern "C" __global__ void radon_norm_f64(const double* __restrict__ radon, long
                                           unsigned char* __restrict__ out) {
     float s32, b32;
     norm_params(*vmin, *vmax, &s32, &b32);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
-        out[i] = to_u8(__double2float_rn(radon[i]), s32, b32);
+    // Fewer than 16 elements never reach cvt_32f's vector loop; its scalar line computes
+    // double * float + float in double (fused by GCC), then cvRound(double) and saturation.
+    const bool scalar = count < 16;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+        if (scalar) {
+            const int r = __double2int_rn(__fma_rn(radon[i], (double)s32, (double)b32));
+            out[i] = (unsigned char)(r < 0 ? 0 : (r > 255 ? 255 : r));
+        } else {
+            out[i] = to_u8(__double2float_rn(radon[i]), s32, b32);
+        }
+    }
 }

@@ -27,6 +27,8 @@ What each step does in OpenCV 5.0 (and so here):
 """
 import math
 
+from fractions import Fraction
+
 import numpy as np
 
 F32 = np.float32
@@ -267,6 +269,12 @@ def normalize_u8(radon):
     smax = float(radon.max())
     scale = 255.0 * (1.0 / (smax - smin) if smax - smin > np.finfo(F64).eps else 0.0)
     shift = 0.0 - smin * scale
+    if radon.dtype == F64 and radon.size < 16:
+        # cvt_32f's AVX2 loop takes 16 elements a step and leaves a shorter (continuous) matrix
+        # to its scalar line, where double * float + float is evaluated in double (fused by GCC).
+        s, b = float(F32(scale)), float(F32(shift))
+        r = np.array([float(Fraction(v) * Fraction(s) + Fraction(b)) for v in radon.ravel().tolist()], F64)
+        return np.clip(np.rint(r), 0, 255).astype(np.uint8).reshape(radon.shape)
     r = fma32(radon.astype(F32), F32(scale), F32(shift))
     return np.clip(np.rint(r.astype(F64)), 0, 255).astype(np.uint8)
 

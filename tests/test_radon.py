@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import cvgpu
 from cvgpu import radon as cvgpu_radon
-from radon_model import radon_model
+from radon_model import normalize_u8, radon_model
 
 HAS_XIMGPROC = hasattr(cv2, "ximgproc")
 needs_contrib = pytest.mark.skipif(not HAS_XIMGPROC, reason="the installed cv2 has no ximgproc (contrib)")
@@ -338,3 +338,75 @@ def test_gpu_dst_and_noncontiguous(compat):
     compat.check(FUNC, "uint8", out, ref, reference=ref_name)
     d = cp.asarray(base)[3:30, 5:50:2]
     compat.check(FUNC, "cupy-io", cvgpu.ximgproc.RadonTransform(d), ref, reference=ref_name)
+
+
+# ---------------------------------------------------------------- OpenCV < 5: cv2 computes
+
+@needs_contrib
+def test_old_cv2_major_forwards_to_cv2(monkeypatch):
+    monkeypatch.setattr(cvgpu_radon, "CV2_MAJOR", 4)
+    img = make_image(np.uint8, 23, 31, 5, 0)
+    before = img.copy()
+    for kw in (dict(), dict(theta=0.5, crop=True), dict(norm=True, start_angle=-10.0, end_angle=40.0)):
+        ours = cvgpu.ximgproc.RadonTransform(img, **kw)
+        assert cvgpu.last_call_backend() == "cv2"
+        assert same(ours, cv2_radon(img.copy(), **kw))
+        assert np.array_equal(img, before)
+    dst = np.zeros((39, 180), np.int32)  # ceil(sqrt(23^2 + 31^2)) rows
+    assert cvgpu.ximgproc.RadonTransform(img, dst) is dst
+    assert same(dst, cv2_radon(img.copy()))
+
+
+def test_cv2_major_constant():
+    assert cvgpu_radon.CV2_MAJOR == int(cv2.__version__.split(".")[0])
+
+
+@pytest.mark.gpu
+@given(radon_case(dtypes=(np.uint8,), max_side=40))
+def test_gpu_uint8_plain_kernel_and_cutover(compat, case):
+    """The global-memory 8-bit kernel (images wider than a gather texture) and the size cut-over,
+    with the texture limit lowered so that both paths meet small images."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cvgpu_radon, "_GATHER_MAX", 20)
+        _check(compat, "uint8", *case)
+
+
+def _tie_prone_matrix(rng, count, dtype):
+    """min, max and values whose normalized image lies within an ulp of k + 0.5."""
+    lo = rng.random() * 100
+    hi = lo + rng.random() * 10.0 ** int(rng.integers(-2, 3))
+    scale = 255.0 * (1.0 / (hi - lo))
+    shift = 0.0 - lo * scale
+    a, b = float(np.float32(scale)), float(np.float32(shift))
+    vals = [lo, hi]
+    while len(vals) < count:
+        v = (float(rng.integers(0, 255)) + 0.5 - b) / a
+        v += float(rng.integers(-1, 2)) * float(np.spacing(v))
+        vals.append(min(max(v, lo), hi))
+    m = np.array(vals[:count], np.float64).reshape(1, -1)
+    return np.rint(m * 1000).astype(np.int32) if dtype == np.int32 else m
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+@pytest.mark.parametrize("count", [2, 3, 4, 9, 15, 16, 17, 40])
+def test_model_normalize_matches_cv2(dtype, count):
+    """normalize(NORM_MINMAX, CV_8U): float32 fma in cvt_32f's vector loop, and below 16 elements
+    the scalar line (double for a CV_64F source), where the half-way ties fall differently."""
+    rng = np.random.default_rng(count)
+    for _ in range(150):
+        m = _tie_prone_matrix(rng, count, dtype)
+        assert same(normalize_u8(m), cv2.normalize(m, None, 0, 255, cv2.NORM_MINMAX, cv2.CV_8U)), m
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8])
+def test_gpu_norm_scalar_line(compat, dtype):
+    """Outputs of fewer than 16 elements (found by the device profile: a 1 x 1 float32 image,
+    angles 0 and 45, whose second row normalizes to 127.5 - 2^-k)."""
+    img = np.array([[0.00972628]], np.float32).astype(dtype) if dtype != np.uint8 else np.array([[7]], np.uint8)
+    _check(compat, "norm", img, dict(theta=45.0, start_angle=0.0, end_angle=67.95, norm=True))
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        img = make_image(dtype, int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(0, 1000)), 0)
+        _check(compat, "norm", img, dict(theta=float(rng.choice([30.0, 45.0, 60.0, 90.0])),
+                                         start_angle=float(rng.integers(-90, 90)), end_angle=200.0, norm=True))
