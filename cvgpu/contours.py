@@ -4,7 +4,8 @@ CV_8UC1 images with RETR_EXTERNAL / RETR_LIST / RETR_CCOMP / RETR_TREE and CHAIN
 CHAIN_APPROX_SIMPLE run in ``kernels/contours.cu``: connected-component labelling of foreground
 (8-connected) and background (4-connected) gives every border, its discovery rank and its parent;
 the tree order (pre-order, siblings newest first) comes from an Euler tour ranked by pointer
-jumping; each border is then walked by its own thread. The host only splits the one returned
+jumping; the border walks are ranked the same way over all walk states at once (see
+``kernels/contours.cu``), so one very long border costs log2 of its length in steps. The host only splits the one returned
 point array into the tuple of views cv2's binding returns.
 
 Everything else (CV_32SC1 label images, RETR_FLOODFILL, the TC89 and chain-code methods, output
@@ -245,15 +246,44 @@ def _gpu_contours(cp, image, mode, method, ox, oy):
     offsets = cp.zeros(k + 1, dtype=cp.int64)
     if k == 0:
         return cp.zeros((0, 2), cp.int32), offsets, hier
-    counts = cp.empty(k, dtype=cp.int32)
     gk = (-(-k // _BLOCK),)
     simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
-    _fn("trace_count")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, simple, counts))
+    # Border pixels (foreground with a zero 8-neighbour) and their walk states.
+    bflag = cp.empty(n, dtype=cp.uint8)
+    _fn("bpix_flags")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), bflag))
+    bpix = cp.flatnonzero(bflag)
+    e_count = int(bpix.size)
+    pmap = cp.empty(n, dtype=cp.int32)       # read only at border pixels
+    _fn("bpix_map")((-(-e_count // _BLOCK),), (_BLOCK,), (bpix, i32(e_count), pmap))
+    slots = 8 * e_count
+    head_of = cp.full(slots, -1, dtype=cp.int32)
+    head_slot = cp.empty(k, dtype=cp.int32)
+    _fn("border_heads")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, pmap, head_slot, head_of))
+    nxt = cp.empty(slots, dtype=cp.int32)
+    dist = cp.empty(slots, dtype=cp.int32)
+    own = cp.empty(slots, dtype=cp.int32)
+    sdir = cp.empty(slots, dtype=cp.uint8)
+    gs = (-(-slots // _BLOCK),)
+    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, bflag, pmap, head_of, simple, nxt, dist, own,
+                                     sdir))
+    del head_of, pmap
+    nxt2, dist2, own2 = cp.empty_like(nxt), cp.empty_like(dist), cp.empty_like(own)
+    jump = _fn("state_jump")
+    for _ in range(max(1, slots.bit_length())):
+        jump(gs, (_BLOCK,), (i32(slots), nxt, dist, own, nxt2, dist2, own2))
+        nxt, nxt2 = nxt2, nxt
+        dist, dist2 = dist2, dist
+        own, own2 = own2, own
+    del nxt, nxt2, dist2, own2
+    counts = cp.empty(k, dtype=cp.int32)
+    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, dist, counts))
     cp.cumsum(counts, out=offsets[1:])
     total = int(offsets[-1])
     points = cp.empty((total, 2), dtype=cp.int32)
-    _fn("trace_write")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, simple, i32(ox), i32(oy),
-                                      offsets, points))
+    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, dist, own, sdir, simple, counts, offsets,
+                                     i32(ox), i32(oy), points))
+    _fn("single_points")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, head_slot, offsets, i32(ox),
+                                        i32(oy), points))
     return points, offsets, hier
 
 

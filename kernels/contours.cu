@@ -300,3 +300,153 @@ extern "C" __global__ void trace_write(const u8* __restrict__ f, int w2, int k, 
     int v = out_node[j];
     trace_border<true>(f, w2, (int)starts[v], hole[v] ? 0 : 4, simple != 0, ox, oy, points + 2 * offsets[j]);
 }
+
+// ---------------------------------------------------------------- parallel walk (list ranking)
+//
+// A walk state is an arrival (p, b): the walk is at pixel p, having come from its neighbour in
+// direction b. Its step is local: s = first nonzero neighbour counter-clockwise after b, and the
+// next state is (p + delta[s], s ^ 4). That map is injective (the previous state is recovered by
+// the clockwise search from s - 1, which stops at b), so the states form disjoint cycles and each
+// border is exactly the cycle through its first state (start, direction to i1). Walks only visit
+// foreground pixels with a zero 8-neighbour ("border pixels"), numbered e = 0..E-1; state slot
+// = 8 e + b. Ranking every state's distance to its border's first state by pointer jumping gives
+// each point's place; a border of a million pixels costs log2 steps instead of a million.
+
+__constant__ int c_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+__constant__ int c_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+
+__device__ __forceinline__ int delta_of(int k, int w2) { return c_dy[k] * w2 + c_dx[k]; }
+
+extern "C" __global__ void bpix_flags(const u8* __restrict__ f, int w2, int n, u8* __restrict__ flag)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u8 r = 0;
+        if (f[i]) {   // foreground never touches the zero frame, so all 8 neighbours exist
+            r = !(f[i - 1] && f[i + 1] && f[i - w2 - 1] && f[i - w2] && f[i - w2 + 1] && f[i + w2 - 1] &&
+                  f[i + w2] && f[i + w2 + 1]);
+        }
+        flag[i] = r;
+    }
+}
+
+extern "C" __global__ void bpix_map(const long long* __restrict__ bpix, int e_count, int* __restrict__ pmap)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < e_count) pmap[bpix[e]] = e;
+}
+
+// Per output border j: its first state (or -1 for a single-pixel border, whose one point is
+// written here) and head_of[first state] = j.
+extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
+                                        const long long* __restrict__ starts, const u8* __restrict__ hole,
+                                        const int* __restrict__ pmap, int* __restrict__ head_slot,
+                                        int* __restrict__ head_of)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    int v = out_node[j];
+    int start = (int)starts[v];
+    int from_dir = hole[v] ? 0 : 4;
+    int s = from_dir;
+    bool found = false;
+    for (int t = 0; t < 7; ++t) {
+        s = (s - 1) & 7;
+        if (f[start + delta_of(s, w2)]) { found = true; break; }
+    }
+    if (!found) {
+        head_slot[j] = -1;
+        return;
+    }
+    int slot = pmap[start] * 8 + s;
+    head_slot[j] = slot;
+    head_of[slot] = j;
+}
+
+// nxt = next state (-1 at the end: the next state is a border's first state, or the chain left
+// the border pixels, which no real border does); own = border of that first state; dist = weight
+// (1, or for SIMPLE 1 where the direction changes); sdir = outgoing direction (255: not a state).
+extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const long long* __restrict__ bpix,
+                                      const u8* __restrict__ bflag, const int* __restrict__ pmap,
+                                      const int* __restrict__ head_of, int simple, int* __restrict__ nxt,
+                                      int* __restrict__ dist, int* __restrict__ own, u8* __restrict__ sdir)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= slots) return;
+    int e = t >> 3, b = t & 7;
+    int p = (int)bpix[e];
+    if (!f[p + delta_of(b, w2)]) {
+        nxt[t] = -1; dist[t] = 0; own[t] = -1; sdir[t] = 255;
+        return;
+    }
+    int k = b, q;
+    do {
+        ++k;
+        q = p + delta_of(k & 7, w2);
+    } while (!f[q]);
+    int s = k & 7;
+    sdir[t] = (u8)s;
+    dist[t] = (!simple || s != (b ^ 4)) ? 1 : 0;
+    int nx = -1, ow = -1;
+    if (bflag[q]) {
+        int u = pmap[q] * 8 + ((s + 4) & 7);
+        int h = head_of[u];
+        if (h >= 0) ow = h; else nx = u;
+    }
+    nxt[t] = nx;
+    own[t] = ow;
+}
+
+extern "C" __global__ void state_jump(int slots, const int* __restrict__ nxt, const int* __restrict__ dist,
+                                      const int* __restrict__ own, int* __restrict__ nxt2, int* __restrict__ dist2,
+                                      int* __restrict__ own2)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= slots) return;
+    int u = nxt[t];
+    if (u < 0) {
+        nxt2[t] = -1; dist2[t] = dist[t]; own2[t] = own[t];
+    } else {
+        nxt2[t] = nxt[u]; dist2[t] = dist[t] + dist[u]; own2[t] = own[u];
+    }
+}
+
+extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int* __restrict__ dist,
+                                         int* __restrict__ counts)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    int h = head_slot[j];
+    counts[j] = h < 0 ? 1 : dist[h];
+}
+
+extern "C" __global__ void state_emit(int w2, int slots, const long long* __restrict__ bpix, const int* __restrict__ dist,
+                                      const int* __restrict__ own, const u8* __restrict__ sdir, int simple,
+                                      const int* __restrict__ counts, const long long* __restrict__ offsets,
+                                      int ox, int oy, int* __restrict__ points)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= slots) return;
+    int j = own[t];
+    if (j < 0) return;
+    int s = sdir[t];
+    if (simple && s == ((t & 7) ^ 4)) return;
+    long long pos = offsets[j] + (counts[j] - dist[t]);
+    int p = (int)bpix[t >> 3];
+    int y = p / w2, x = p - y * w2;
+    points[2 * pos] = x - 1 + ox;
+    points[2 * pos + 1] = y - 1 + oy;
+}
+
+extern "C" __global__ void single_points(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
+                                         const long long* __restrict__ starts, const int* __restrict__ head_slot,
+                                         const long long* __restrict__ offsets, int ox, int oy,
+                                         int* __restrict__ points)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k || head_slot[j] >= 0) return;
+    int p = (int)starts[out_node[j]];
+    int y = p / w2, x = p - y * w2;
+    long long pos = offsets[j];
+    points[2 * pos] = x - 1 + ox;
+    points[2 * pos + 1] = y - 1 + oy;
+}
