@@ -59,13 +59,23 @@ __device__ void unite(int* L, int a, int b)
     } while (!done);
 }
 
-// Initial labels: a pixel points at its left neighbour when both are of the same class (runs are
-// already linked, smaller index as parent), else at itself.
+// Initial labels: runs of one class along a row are linked without atomics. Inside each aligned
+// 32-pixel chunk a pixel points at the first pixel of its run in the chunk (a ballot finds it); a
+// run's first pixel in a chunk points at the last pixel of the previous chunk when the run
+// continues from there. Parents always have smaller indices, so roots stay the smallest index,
+// and a root search along a run of length r takes about r / 32 hops, not r.
 extern "C" __global__ void ccl_init(const u8* __restrict__ f, int w2, int n, int* __restrict__ L)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const int x = i % w2;
-        L[i] = (x > 0 && f[i - 1] == f[i]) ? i - 1 : i;
+    const int lane = threadIdx.x & 31;
+    for (int i0 = blockIdx.x * blockDim.x; i0 < n; i0 += gridDim.x * blockDim.x) {
+        const int i = i0 + threadIdx.x;
+        const bool in = i < n;
+        const bool change = in && (i % w2 == 0 || f[i - 1] != f[i]);
+        const unsigned bal = __ballot_sync(0xffffffffu, change);
+        if (in) {
+            const unsigned upto = bal & (0xffffffffu >> (31 - lane));
+            L[i] = upto ? (i - lane) + (31 - __clz(upto)) : (i - lane) - 1;
+        }
     }
 }
 

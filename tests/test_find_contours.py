@@ -255,24 +255,25 @@ def images(draw):
 offsets = st.one_of(st.just(None), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)))
 
 
-def check_modes(compat, img, mode_name, offset):
+def check_case(compat, img, mode_name, method_name, offset):
     keep = img.copy()
-    mode = MODES[mode_name]
-    for method_name, method in METHODS.items():
-        kw = {} if offset is None else {"offset": offset}
-        ref = cv2.findContours(img, mode, method, **kw)
-        ours = cvgpu.findContours(img, mode, method, **kw)
-        assert cvgpu.last_call_backend() == "cuda"
-        assert type(ours[0]) is tuple
-        compat.check("findContours", "%s/%s" % (mode_name, method_name), signature(ours), signature(ref))
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    ours = cvgpu.findContours(img, mode, method, **kw)
+    assert cvgpu.last_call_backend() == "cuda"
+    assert type(ours[0]) is tuple
+    compat.check("findContours", "%s/%s" % (mode_name, method_name), signature(ours), signature(ref))
     assert np.array_equal(img, keep)
 
 
+# One item per mode x method (one compat row each): pytest-xdist runs the items in parallel.
 @pytest.mark.gpu
+@pytest.mark.parametrize("method_name", list(METHODS))
 @pytest.mark.parametrize("mode_name", list(MODES))
 @given(img=images(), offset=offsets)
-def test_matches_cv2(compat, mode_name, img, offset):
-    check_modes(compat, img, mode_name, offset)
+def test_matches_cv2(compat, mode_name, method_name, img, offset):
+    check_case(compat, img, mode_name, method_name, offset)
 
 
 @pytest.mark.gpu
@@ -309,4 +310,5 @@ def test_device_input_gives_device_output():
 def test_fixed_extremes(compat, shape):
     for img in (np.ones(shape, np.uint8), snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1)):
         for mode_name in MODES:
-            check_modes(compat, img, mode_name, (1, -1))
+            for method_name in METHODS:
+                check_case(compat, img, mode_name, method_name, (1, -1))
