@@ -301,6 +301,15 @@ def blobs_image(h, w, seed=0, noise=0.0):
     return img
 
 
+def worst_snake(h, w):
+    """One long 1-px serpentine: a single border through every foreground pixel, twice."""
+    img = np.zeros((h, w), np.uint8)
+    img[::2, :] = 1
+    img[1::4, -1] = 1
+    img[3::4, 0] = 1
+    return img
+
+
 def _median(xs):
     return float(np.median(np.asarray(xs)))
 
@@ -312,47 +321,52 @@ def bench_rows(quick=False):
     scales = (1,) if quick else (1, 2, 4)
     reps = 3 if quick else 7
     modes = (("TREE", RETR_TREE), ("LIST", RETR_LIST), ("EXTERNAL", RETR_EXTERNAL))
-    for noise_label, noise in (("blobs", 0.0), ("noisy", 0.01)):
-        for s in scales:
-            h, w = 1028 * s, 1232 * s
-            img = blobs_image(h, w, seed=s, noise=noise)
-            d_img = cp.asarray(img) if cp is not None else None
-            for mname, mode in modes:
-                workload = "%s %dx%d %s SIMPLE" % (noise_label, w, h, mname)
-                t_cv = []
-                for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
+    cases = [(label, noise, s, blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), modes)
+             for label, noise in (("blobs", 0.0), ("noisy", 0.01)) for s in scales]
+    if not quick:
+        # Worst cases: one 8-million-point border (a 1-px serpentine), and 288k tiny contours.
+        cases.append(("snake", 0.0, 0, worst_snake(4096, 4096), modes[:2]))
+        cases.append(("salt50", 0.0, 0, (np.random.default_rng(0).random((2048, 2048)) < 0.5).astype(np.uint8),
+                      modes[1:2]))
+    for noise_label, noise, s, img, case_modes in cases:
+        h, w = img.shape
+        d_img = cp.asarray(img) if cp is not None else None
+        for mname, mode in case_modes:
+            workload = "%s %dx%d %s SIMPLE" % (noise_label, w, h, mname)
+            t_cv = []
+            for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
+                t0 = time.perf_counter()
+                ref = cv2.findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                t_cv.append((time.perf_counter() - t0) * 1e3)
+            row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
+                   "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
+            if cp is not None:
+                ours = findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                exact = len(ours[0]) == len(ref[0]) and all(
+                    a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                    (ours[1] is None and ref[1] is None) or
+                    (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+                t_gpu = []
+                for _ in range(reps):
+                    cp.cuda.Device().synchronize()
                     t0 = time.perf_counter()
-                    ref = cv2.findContours(img, mode, CHAIN_APPROX_SIMPLE)
-                    t_cv.append((time.perf_counter() - t0) * 1e3)
-                row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
-                       "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
-                if cp is not None:
-                    ours = findContours(img, mode, CHAIN_APPROX_SIMPLE)
-                    exact = len(ours[0]) == len(ref[0]) and all(
-                        a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
-                        (ours[1] is None and ref[1] is None) or
-                        (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
-                    t_gpu = []
-                    for _ in range(reps):
-                        cp.cuda.Device().synchronize()
-                        t0 = time.perf_counter()
-                        findContours(img, mode, CHAIN_APPROX_SIMPLE)
-                        t_gpu.append((time.perf_counter() - t0) * 1e3)
-                    start, end = cp.cuda.Event(), cp.cuda.Event()
-                    t_dev = []
-                    for _ in range(reps):
-                        start.record()
-                        findContoursPacked(d_img, mode, CHAIN_APPROX_SIMPLE)
-                        end.record()
-                        end.synchronize()
-                        t_dev.append(cp.cuda.get_elapsed_time(start, end))
-                    row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact),
-                               speedup=_median(t_cv) / _median(t_gpu), packed_device_ms=_median(t_dev),
-                               contours=len(ref[0]))
-                rows.append(row)
-                if cp is not None:
-                    # The packed device form beside it: CuPy in, CuPy out, no per-contour objects.
-                    rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
-                                 "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
-                                 "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+                    findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                    t_gpu.append((time.perf_counter() - t0) * 1e3)
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                t_dev = []
+                for _ in range(reps):
+                    start.record()
+                    findContoursPacked(d_img, mode, CHAIN_APPROX_SIMPLE)
+                    end.record()
+                    end.synchronize()
+                    t_dev.append(cp.cuda.get_elapsed_time(start, end))
+                row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact),
+                           speedup=_median(t_cv) / _median(t_gpu), packed_device_ms=_median(t_dev),
+                           contours=len(ref[0]))
+            rows.append(row)
+            if cp is not None:
+                # The packed device form beside it: CuPy in, CuPy out, no per-contour objects.
+                rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                             "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
+                             "speedup": row["cv2_ms"] / row["packed_device_ms"]})
     return rows
