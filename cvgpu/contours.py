@@ -1,0 +1,372 @@
+"""cv2.findContours on the GPU, bit-exact with the cv2 beside it; plus ``findContoursPacked``.
+
+CV_8UC1 images with RETR_EXTERNAL / RETR_LIST / RETR_CCOMP / RETR_TREE and CHAIN_APPROX_NONE /
+CHAIN_APPROX_SIMPLE run in ``kernels/contours.cu``: connected-component labelling of foreground
+(8-connected) and background (4-connected) gives every border, its discovery rank and its parent;
+the tree order (pre-order, siblings newest first) comes from an Euler tour ranked by pointer
+jumping; the border walks are ranked the same way over all walk states at once (see
+``kernels/contours.cu``), so one very long border costs log2 of its length in steps. The host only splits the one returned
+point array into the tuple of views cv2's binding returns.
+
+Everything else (CV_32SC1 label images, RETR_FLOODFILL, the TC89 and chain-code methods, output
+arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
+so errors are cv2's own.
+
+cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` returns
+``(points (P, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32)``: contour i is
+``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
+first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
+"""
+import time
+
+import cv2
+import numpy as np
+
+from . import _backend, _kernels
+from ._arrays import as_device_array
+
+RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
+CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE = 1, 2
+
+_NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
+_BLOCK = 256
+_INT32_PIXELS = (1 << 31) - 1
+
+
+class _Forward(Exception):
+    """The call is cv2's to compute (or to reject)."""
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _bind(args, kwargs):
+    if len(args) > len(_NAMES):
+        raise _Forward
+    bound = dict(zip(_NAMES, args))
+    for k, v in kwargs.items():
+        if k not in _NAMES or k in bound:
+            raise _Forward
+        bound[k] = v
+    for k in ("image", "mode", "method"):
+        if k not in bound:
+            raise _Forward
+    if bound.get("contours") is not None or bound.get("hierarchy") is not None:
+        raise _Forward  # output arguments: cv2's own handling
+    mode, method = bound["mode"], bound["method"]
+    if not (_is_int(mode) and _is_int(method)):
+        raise _Forward
+    mode, method = int(mode), int(method)
+    if mode not in (RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE) or method not in (
+            CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE):
+        raise _Forward  # FLOODFILL, TC89, chain codes, link runs, bad values: cv2's
+    offset = bound.get("offset")
+    if offset is None:
+        ox = oy = 0
+    else:
+        if not isinstance(offset, (tuple, list)) or len(offset) != 2 or not all(_is_int(o) for o in offset):
+            raise _Forward
+        ox, oy = int(offset[0]), int(offset[1])
+        if not all(-(1 << 31) <= o < (1 << 31) for o in (ox, oy)):
+            raise _Forward
+    image = bound["image"]
+    device = as_device_array(image)
+    arr = device if device is not None else image
+    if not isinstance(arr, np.ndarray) and device is None:
+        raise _Forward
+    if arr.dtype != np.uint8:
+        raise _Forward
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    elif arr.ndim == 1 and int(cv2.__version__.split(".")[0]) >= 5:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise _Forward
+    if (arr.shape[0] + 2) * (arr.shape[1] + 2) > _INT32_PIXELS:
+        raise _Forward
+    return arr, device is not None, mode, method, ox, oy
+
+
+def _host(v):
+    if v is None or isinstance(v, np.ndarray):
+        return v
+    d = as_device_array(v)
+    return d.get() if d is not None else v
+
+
+def _cv2_call(args, kwargs):
+    _backend.record("cv2")
+    return cv2.findContours(*[_host(a) for a in args], **{k: _host(v) for k, v in kwargs.items()})
+
+
+def findContours(*args, **kwargs):
+    """cv2.findContours(image, mode, method[, contours[, hierarchy[, offset]]]) -> contours, hierarchy"""
+    try:
+        arr, on_device, mode, method, ox, oy = _bind(args, kwargs)
+    except _Forward:
+        return _cv2_call(args, kwargs)
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        return _cv2_call(args, kwargs)
+    _backend.record("cuda")
+    points, offsets, hier = _gpu_contours(cp, arr, mode, method, ox, oy)
+    if on_device:
+        # Device in, device out: CuPy views into one device array (findContoursPacked avoids
+        # building one array object per contour).
+        return assemble(points, offsets.get(), hier)
+    return assemble(points.get(), offsets.get(), hier.get())
+
+
+def assemble(points, offsets, hierarchy):
+    """cv2's return value from the packed form: views into one (P, 1, 2) int32 array."""
+    m = len(offsets) - 1
+    if m <= 0:
+        return (), None
+    p3 = points.reshape(-1, 1, 2)
+    bounds = offsets.tolist()
+    contours = tuple(map(p3.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+    return contours, hierarchy.reshape(1, m, 4)
+
+
+def pack(contours, hierarchy):
+    """The packed form of cv2's (contours, hierarchy)."""
+    m = len(contours)
+    offsets = np.zeros(m + 1, np.int64)
+    if m == 0:
+        return np.zeros((0, 2), np.int32), offsets, np.zeros((0, 4), np.int32)
+    np.cumsum([len(c) for c in contours], out=offsets[1:])
+    points = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.int32, copy=False)
+    return points, offsets, np.asarray(hierarchy, np.int32).reshape(m, 4)
+
+
+def findContoursPacked(image, mode, method, offset=None):
+    """cvgpu extension: findContours as (points (P,2) int32, offsets (M+1,) int64, hierarchy (M,4)
+    int32). CuPy arrays for device input, numpy for host input."""
+    args = (image, mode, method, None, None, offset)
+    try:
+        arr, on_device, mode_, method_, ox, oy = _bind(args, {})
+    except _Forward:
+        on_device = as_device_array(image) is not None
+        res = pack(*_cv2_call(args, {}))
+        if on_device:
+            cp = _backend.cupy_module()
+            return tuple(cp.asarray(a) for a in res)
+        return res
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        return pack(*_cv2_call(args, {}))
+    _backend.record("cuda")
+    points, offsets, hier = _gpu_contours(cp, arr, mode_, method_, ox, oy)
+    if on_device:
+        return points, offsets, hier
+    return points.get(), offsets.get(), hier.get()
+
+
+# ---------------------------------------------------------------- GPU pipeline
+
+def _fn(name):
+    return _kernels.get_function("contours", name)
+
+
+def _grid(n):
+    return (max(1, min(-(-n // _BLOCK), 65535 * 8)),)
+
+
+def _gpu_contours(cp, image, mode, method, ox, oy):
+    """(points (P,2) int32, offsets (M+1,) int64, hierarchy (M,4) int32), all CuPy."""
+    h, w = image.shape
+    w2, h2 = w + 2, h + 2
+    n = w2 * h2
+    if isinstance(image, cp.ndarray):
+        src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+    else:
+        src = cp.asarray(np.ascontiguousarray(image))
+    pitch = src.strides[0]
+    f = cp.empty(n, dtype=cp.uint8)
+    i32, i64, u8 = np.int32, np.int64, np.uint8
+    _fn("pad_binarize")(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), f))
+    labels = cp.empty(n, dtype=cp.int32)
+    _fn("ccl_init")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), labels))
+    _fn("ccl_union")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), labels))
+    _fn("ccl_compress")(_grid(n), (_BLOCK,), (i32(n), labels))
+    flag = cp.empty(n, dtype=cp.uint8)
+    _fn("border_flags")(_grid(n), (_BLOCK,), (f, labels, i32(n), flag))
+    starts = cp.flatnonzero(flag)                       # discovery order = raster order of starts
+    m = int(starts.size)
+    if m == 0:
+        return (cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32))
+    hole = cp.empty(m, dtype=cp.uint8)
+    bid = cp.empty(n, dtype=cp.int32)                   # component root -> border (only roots read)
+    gm = (-(-m // _BLOCK),)
+    _fn("border_nodes")(gm, (_BLOCK,), (starts, i32(m), labels, hole, bid))
+    parent = cp.empty(m, dtype=cp.int32)
+    _fn("border_parents")(gm, (_BLOCK,), (starts, i32(m), labels, hole, bid, i32(mode), parent))
+    del bid, flag
+
+    if mode in (RETR_LIST, RETR_EXTERNAL):
+        if mode == RETR_EXTERNAL:
+            sel = cp.flatnonzero((hole == 0) & (parent < 0))
+        else:
+            sel = cp.arange(m, dtype=cp.int64)
+        k = int(sel.size)
+        if k == 0:
+            return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32)
+        out_node = cp.empty(k, dtype=cp.int32)
+        hier = cp.empty((k, 4), dtype=cp.int32)
+        _fn("flat_output")((-(-k // _BLOCK),), (_BLOCK,), (i32(k), sel, out_node, hier))
+    else:
+        k = m
+        pkey = cp.where(parent < 0, m, parent).astype(cp.int64)
+        key = pkey * (m + 1) + (m - 1 - cp.arange(m, dtype=cp.int64))
+        order = cp.argsort(key)
+        first_child = cp.full(m + 1, -1, dtype=cp.int32)
+        next_sib = cp.empty(m, dtype=cp.int32)
+        prev_sib = cp.empty(m, dtype=cp.int32)
+        _fn("sibling_links")(gm, (_BLOCK,), (order, i32(m), parent, first_child, next_sib, prev_sib))
+        ne = 2 * (m + 1)
+        succ = cp.empty(ne, dtype=cp.int32)
+        tot = cp.empty(ne, dtype=cp.int32)
+        succ2 = cp.empty_like(succ)
+        tot2 = cp.empty_like(tot)
+        ge = (-(-ne // _BLOCK),)
+        _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, succ, tot))
+        steps = max(1, int(ne - 1).bit_length())
+        jump = _fn("euler_jump")
+        for _ in range(steps):
+            jump(ge, (_BLOCK,), (i32(ne), succ, tot, succ2, tot2))
+            succ, succ2 = succ2, succ
+            tot, tot2 = tot2, tot
+        out_node = cp.empty(m, dtype=cp.int32)
+        hier = cp.empty((m, 4), dtype=cp.int32)
+        _fn("tree_output")(gm, (_BLOCK,), (i32(m), tot, parent, first_child, next_sib, prev_sib, out_node, hier))
+
+    offsets = cp.zeros(k + 1, dtype=cp.int64)
+    if k == 0:
+        return cp.zeros((0, 2), cp.int32), offsets, hier
+    gk = (-(-k // _BLOCK),)
+    simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
+    # Border pixels (foreground with a zero 8-neighbour) and their walk states.
+    bflag = cp.empty(n, dtype=cp.uint8)
+    _fn("bpix_flags")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), bflag))
+    bpix = cp.flatnonzero(bflag)
+    e_count = int(bpix.size)
+    pmap = cp.empty(n, dtype=cp.int32)       # read only at border pixels
+    _fn("bpix_map")((-(-e_count // _BLOCK),), (_BLOCK,), (bpix, i32(e_count), pmap))
+    slots = 8 * e_count
+    head_of = cp.full(slots, -1, dtype=cp.int32)
+    head_slot = cp.empty(k, dtype=cp.int32)
+    _fn("border_heads")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, pmap, head_slot, head_of))
+    nxt = cp.empty(slots, dtype=cp.int32)
+    dist = cp.empty(slots, dtype=cp.int32)
+    own = cp.empty(slots, dtype=cp.int32)
+    sdir = cp.empty(slots, dtype=cp.uint8)
+    gs = (-(-slots // _BLOCK),)
+    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, bflag, pmap, head_of, simple, nxt, dist, own,
+                                     sdir))
+    del head_of, pmap
+    nxt2, dist2, own2 = cp.empty_like(nxt), cp.empty_like(dist), cp.empty_like(own)
+    jump = _fn("state_jump")
+    for _ in range(max(1, slots.bit_length())):
+        jump(gs, (_BLOCK,), (i32(slots), nxt, dist, own, nxt2, dist2, own2))
+        nxt, nxt2 = nxt2, nxt
+        dist, dist2 = dist2, dist
+        own, own2 = own2, own
+    del nxt, nxt2, dist2, own2
+    counts = cp.empty(k, dtype=cp.int32)
+    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, dist, counts))
+    cp.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    points = cp.empty((total, 2), dtype=cp.int32)
+    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, dist, own, sdir, simple, counts, offsets,
+                                     i32(ox), i32(oy), points))
+    _fn("single_points")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, head_slot, offsets, i32(ox),
+                                        i32(oy), points))
+    return points, offsets, hier
+
+
+# ---------------------------------------------------------------- benchmark
+
+def blobs_image(h, w, seed=0, noise=0.0):
+    """Smooth random blobs with holes (thresholded blurred noise), optional salt noise."""
+    rng = np.random.default_rng(seed)
+    small = rng.random((max(2, h // 16), max(2, w // 16))).astype(np.float32)
+    field = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    field = cv2.GaussianBlur(field, (0, 0), 6)
+    img = ((field > 0.5) & ~((field > 0.6) & (field < 0.64))).astype(np.uint8) * 255
+    if noise:
+        img[rng.random((h, w)) < noise] = 255
+    return img
+
+
+def worst_snake(h, w):
+    """One long 1-px serpentine: a single border through every foreground pixel, twice."""
+    img = np.zeros((h, w), np.uint8)
+    img[::2, :] = 1
+    img[1::4, -1] = 1
+    img[3::4, 0] = 1
+    return img
+
+
+def _median(xs):
+    return float(np.median(np.asarray(xs)))
+
+
+def bench_rows(quick=False):
+    """Speed rows: cv2 vs cvgpu (numpy io) and the packed device form, on the H100 workloads."""
+    cp = _backend.cupy_module()
+    rows = []
+    scales = (1,) if quick else (1, 2, 4)
+    reps = 3 if quick else 7
+    modes = (("TREE", RETR_TREE), ("LIST", RETR_LIST), ("EXTERNAL", RETR_EXTERNAL))
+    cases = [(label, noise, s, blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), modes)
+             for label, noise in (("blobs", 0.0), ("noisy", 0.01)) for s in scales]
+    if not quick:
+        # Worst cases: one 8-million-point border (a 1-px serpentine), and 288k tiny contours.
+        cases.append(("snake", 0.0, 0, worst_snake(4096, 4096), modes[:2]))
+        cases.append(("salt50", 0.0, 0, (np.random.default_rng(0).random((2048, 2048)) < 0.5).astype(np.uint8),
+                      modes[1:2]))
+    for noise_label, noise, s, img, case_modes in cases:
+        h, w = img.shape
+        d_img = cp.asarray(img) if cp is not None else None
+        for mname, mode in case_modes:
+            workload = "%s %dx%d %s SIMPLE" % (noise_label, w, h, mname)
+            t_cv = []
+            for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
+                t0 = time.perf_counter()
+                ref = cv2.findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                t_cv.append((time.perf_counter() - t0) * 1e3)
+            row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
+                   "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
+            if cp is not None:
+                ours = findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                exact = len(ours[0]) == len(ref[0]) and all(
+                    a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                    (ours[1] is None and ref[1] is None) or
+                    (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+                t_gpu = []
+                for _ in range(reps):
+                    cp.cuda.Device().synchronize()
+                    t0 = time.perf_counter()
+                    findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                    t_gpu.append((time.perf_counter() - t0) * 1e3)
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                t_dev = []
+                for _ in range(reps):
+                    start.record()
+                    findContoursPacked(d_img, mode, CHAIN_APPROX_SIMPLE)
+                    end.record()
+                    end.synchronize()
+                    t_dev.append(cp.cuda.get_elapsed_time(start, end))
+                row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact),
+                           speedup=_median(t_cv) / _median(t_gpu), packed_device_ms=_median(t_dev),
+                           contours=len(ref[0]))
+            rows.append(row)
+            if cp is not None:
+                # The packed device form beside it: CuPy in, CuPy out, no per-contour objects.
+                rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                             "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
+                             "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+    return rows

@@ -1,0 +1,314 @@
+"""cvgpu.findContours / findContoursPacked against the installed cv2.
+
+CPU part (runs everywhere): the argument layer (every rejected call raises cv2's own error, calls
+cvgpu does not claim are forwarded and reported as cv2's), the no-GPU fallback equal to cv2, the
+packed form's round trip, the caller's array untouched. GPU part (``gpu``): cvgpu == cv2 bit for
+bit on hypothesis images (nested blobs, salt-and-pepper, 1-px lines, checkerboards, border
+shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for every mode x method,
+with offsets; the packed device form equals cv2 packed.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, note, strategies as st
+
+import cvgpu
+from cvgpu import contours as cc
+from conftest import HAS_GPU
+from test_contours_model import (border_shapes, checkerboard, lines, nested_blobs, salt_pepper)
+
+MODES = {"EXTERNAL": cv2.RETR_EXTERNAL, "LIST": cv2.RETR_LIST, "CCOMP": cv2.RETR_CCOMP, "TREE": cv2.RETR_TREE}
+METHODS = {"NONE": cv2.CHAIN_APPROX_NONE, "SIMPLE": cv2.CHAIN_APPROX_SIMPLE}
+
+
+def outcome(f):
+    try:
+        r = f()
+    except cv2.error as e:
+        return ("error", e.code, e.err, e.func)
+    except Exception as e:  # noqa: BLE001 - the type and text are what we compare
+        return ("exc", type(e).__name__, str(e))
+    return ("ok", signature(r))
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else a
+
+
+def signature(res):
+    """One int64 array holding everything cv2 returns: container type, count, each array's dtype,
+    shape and points, the hierarchy (or its absence)."""
+    contours, hier = res
+    contours = [_host(c) for c in contours]
+    hier = _host(hier)
+    head = [int(type(res) is tuple), int(type(contours) is list or True), len(contours), int(hier is None)]
+    lens = [len(c) for c in contours]
+    ok = [int(c.dtype == np.int32 and c.ndim == 3 and c.shape[1:] == (1, 2)) for c in contours]
+    parts = [np.array(head + lens + ok, np.int64)]
+    parts += [c.reshape(-1).astype(np.int64) for c in contours]
+    if hier is not None:
+        parts.append(np.array([hier.dtype == np.int32] + list(hier.shape), np.int64))
+        parts.append(hier.reshape(-1).astype(np.int64))
+    return np.concatenate(parts)
+
+
+def same_result(ours, ref):
+    oc, oh = ours
+    rc, rh = ref
+    return type(oc) is tuple and type(rc) is tuple and np.array_equal(signature(ours), signature(ref))
+
+
+IMG = nested_blobs(40, 50, 4, 4, 7)
+
+
+# ---------------------------------------------------------------- CPU: argument layer
+
+BAD_CALLS = [
+    ("float32", (IMG.astype(np.float32), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("int32 tree", (IMG.astype(np.int32), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("2 channels", (np.dstack([IMG, IMG]), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("3 channels", (np.dstack([IMG, IMG, IMG]), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("bool", (IMG.astype(bool), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("int8", (IMG.astype(np.int8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("floodfill 8u", (IMG, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("mode 7", (IMG, 7, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("mode -1", (IMG, -1, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("method 9", (IMG, cv2.RETR_TREE, 9), {}),
+    ("method -3", (IMG, cv2.RETR_TREE, -3), {}),
+    ("link runs", (IMG, cv2.RETR_TREE, 5), {}),
+    ("offset float", (IMG, 3, 1), {"offset": (1.5, 2)}),
+    ("offset len 3", (IMG, 3, 1), {"offset": (1, 2, 3)}),
+    ("offset str", (IMG, 3, 1), {"offset": "ab"}),
+    ("missing method", (IMG, 3), {}),
+    ("mode float", (IMG, 3.0, 1), {}),
+    ("mode bool", (IMG, True, 1), {}),
+    ("too many", (IMG, 3, 1, None, None, (0, 0), 5), {}),
+    ("bad keyword", (IMG, 3, 1), {"foo": 1}),
+    ("twice", (IMG, 3, 1), {"mode": 3}),
+]
+
+UNUSUAL_CALLS = [
+    ("keywords", (), {"image": IMG, "mode": cv2.RETR_CCOMP, "method": cv2.CHAIN_APPROX_NONE}),
+    ("offset list", (IMG, 3, 2), {"offset": [4, -5]}),
+    ("offset numpy ints", (IMG, 3, 2), {"offset": (np.int64(4), np.int32(-5))}),
+    ("offset positional", (IMG, 3, 2, None, None, (1, 1)), {}),
+    ("mode numpy int", (IMG, np.int64(3), np.int32(2)), {}),
+    ("3-d one channel", (IMG[:, :, None], 1, 1), {}),
+    ("1-d", (np.array([0, 1, 1, 0, 1], np.uint8), 1, 1), {}),
+    ("empty", (np.zeros((0, 0), np.uint8), 3, 1), {}),
+    ("empty rows", (np.zeros((0, 5), np.uint8), 3, 1), {}),
+    ("non-contiguous", (IMG[::2, ::3], 3, 1), {}),
+    ("int32 ccomp", (IMG.astype(np.int32), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("int32 floodfill", (IMG.astype(np.int32), cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("tc89 l1", (IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_TC89_L1), {}),
+    ("tc89 kcos", (IMG, cv2.RETR_LIST, cv2.CHAIN_APPROX_TC89_KCOS), {}),
+    ("no contour", (np.zeros((4, 4), np.uint8), 0, 1), {}),
+    ("image None", (None, 3, 1), {}),
+]
+
+
+@pytest.mark.parametrize("label,args,kwargs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_errors_match_cv2(label, args, kwargs):
+    ref = outcome(lambda: cv2.findContours(*args, **kwargs))
+    assert ref[0] != "ok", ref
+    ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
+    assert ours == ref
+
+
+@pytest.mark.parametrize("label,args,kwargs", UNUSUAL_CALLS, ids=[c[0] for c in UNUSUAL_CALLS])
+def test_unusual_but_valid_calls_match_cv2(label, args, kwargs):
+    ref = outcome(lambda: cv2.findContours(*args, **kwargs))
+    ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
+    assert ref[0] == "ok"
+    assert ours[0] == "ok" and np.array_equal(ours[1], ref[1])
+
+
+@pytest.mark.parametrize("args", [(IMG.astype(np.int32), cv2.RETR_CCOMP, 2), (IMG, 3, cv2.CHAIN_APPROX_TC89_L1),
+                                  (IMG.astype(np.int32), cv2.RETR_FLOODFILL, 1)])
+def test_unclaimed_variants_are_reported_as_cv2(args):
+    cvgpu.findContours(*args)
+    assert cvgpu.last_call_backend() == "cv2"
+
+
+def test_caller_array_is_not_modified():
+    img = IMG.copy()
+    cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    cvgpu.findContoursPacked(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    assert np.array_equal(img, IMG)
+
+
+def test_pack_and_assemble_round_trip():
+    for mode in MODES.values():
+        ref = cv2.findContours(IMG, mode, cv2.CHAIN_APPROX_SIMPLE, offset=(2, -3))
+        pts, off, hier = cc.pack(*ref)
+        assert pts.dtype == np.int32 and pts.shape[1] == 2 and off.dtype == np.int64 and hier.shape == (len(ref[0]), 4)
+        back = cc.assemble(pts, off, hier)
+        assert same_result(back, ref)
+        # One buffer behind every contour.
+        assert all(c.base is back[0][0].base for c in back[0])
+    assert cc.assemble(*cc.pack((), None)) == ((), None)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
+def test_fallback_equals_cv2_and_is_reported():
+    for mode in MODES.values():
+        for method in METHODS.values():
+            ref = cv2.findContours(IMG, mode, method, offset=(1, 2))
+            assert same_result(cvgpu.findContours(IMG, mode, method, offset=(1, 2)), ref)
+            assert cvgpu.last_call_backend() == "cv2"
+            packed = cvgpu.findContoursPacked(IMG, mode, method, (1, 2))
+            assert all(np.array_equal(a, b) for a, b in zip(packed, cc.pack(*ref)))
+
+
+def test_fallback_warns_once_in_a_fresh_process():
+    code = textwrap.dedent("""
+        import os, warnings
+        os.environ["CVGPU_BACKEND"] = "cv2"
+        import numpy as np, cv2, cvgpu
+        img = np.zeros((8, 8), np.uint8); img[2:5, 2:6] = 1
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            a = cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+            b = cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+        n = sum(issubclass(x.category, cvgpu.CvgpuFallbackWarning) for x in w)
+        ref = cv2.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+        ok = all(np.array_equal(p, q) for p, q in zip(a[0], ref[0])) and np.array_equal(a[1], ref[1])
+        print(n, ok, cvgpu.last_call_backend())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), timeout=120)
+    assert out.stdout.split() == ["1", "True", "cv2"], out.stderr
+
+
+# ---------------------------------------------------------------- GPU: equality with cv2
+
+def label_image(h, w, seed):
+    """Label-like multi-valued image (nonzero = foreground): nearest-neighbour blow-up of labels."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 6, (max(1, h // 4), max(1, w // 4))).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def snake(h, w):
+    """One long 1-px serpentine border (worst case for one thread per border)."""
+    img = np.zeros((h, w), np.uint8)
+    img[::2, :] = 1
+    img[1::4, -1] = 1
+    img[3::4, 0] = 1
+    return img
+
+
+FAMILIES = ("blobs", "salt", "lines", "checker", "border", "full", "empty", "labels", "pixels", "snake")
+
+
+def make_image(family, h, w, seed, p):
+    rng = np.random.default_rng(seed)
+    if family == "blobs":
+        return nested_blobs(h, w, 1 + p % 6, 1 + p % 5, seed)
+    if family == "salt":
+        return salt_pepper(h, w, float(rng.random()), seed)
+    if family == "lines":
+        return lines(h, w, 1 + p % 8, seed)
+    if family == "checker":
+        return checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
+    if family == "border":
+        return border_shapes(h, w, 1 + p % 6, seed)
+    if family == "full":
+        return np.full((h, w), 1 + p % 255, np.uint8)
+    if family == "empty":
+        return np.zeros((h, w), np.uint8)
+    if family == "labels":
+        return label_image(h, w, seed)
+    if family == "pixels":
+        img = np.zeros((h, w), np.uint8)
+        k = 1 + p % 8
+        img[rng.integers(0, h, k), rng.integers(0, w, k)] = 1 + p % 255
+        return img
+    return snake(h, w)
+
+
+@st.composite
+def images(draw, big=True):
+    family = draw(st.sampled_from(FAMILIES))
+    tier = draw(st.integers(0, 999)) if big else 999
+    if tier == 0:
+        top = 4096          # rare: up to 4096^2
+    elif tier < 30:
+        top = 512
+    else:
+        top = 48
+    h = draw(st.integers(1, top))
+    w = draw(st.integers(1, top))
+    if family in ("blobs", "lines", "border") and h * w > 512 * 512:
+        family = "salt"     # their generators build O(h*w) per shape in numpy: keep big cases cheap
+    seed = draw(st.integers(0, 2**32 - 1))
+    p = draw(st.integers(0, 1000))
+    note("family=%s h=%d w=%d seed=%d p=%d" % (family, h, w, seed, p))
+    return make_image(family, h, w, seed, p)
+
+
+offsets = st.one_of(st.just(None), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)))
+
+
+def check_case(compat, img, mode_name, method_name, offset):
+    keep = img.copy()
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    ours = cvgpu.findContours(img, mode, method, **kw)
+    assert cvgpu.last_call_backend() == "cuda"
+    assert type(ours[0]) is tuple
+    compat.check("findContours", "%s/%s" % (mode_name, method_name), signature(ours), signature(ref))
+    assert np.array_equal(img, keep)
+
+
+# One item per mode x method (one compat row each): pytest-xdist runs the items in parallel.
+@pytest.mark.gpu
+@pytest.mark.parametrize("method_name", list(METHODS))
+@pytest.mark.parametrize("mode_name", list(MODES))
+@given(img=images(), offset=offsets)
+def test_matches_cv2(compat, mode_name, method_name, img, offset):
+    check_case(compat, img, mode_name, method_name, offset)
+
+
+@pytest.mark.gpu
+@given(img=images(big=False), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
+    import cupy as cp
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cc.pack(*cv2.findContours(img, mode, method, **kw))
+    d = cvgpu.findContoursPacked(cp.asarray(img), mode, method, offset)
+    assert all(isinstance(a, cp.ndarray) for a in d)
+    h = cvgpu.findContoursPacked(img, mode, method, offset)
+    assert all(isinstance(a, np.ndarray) for a in h)
+    for a, b, r in zip(d, h, ref):
+        assert np.array_equal(a.get(), r) and np.array_equal(b, r) and a.dtype == r.dtype and b.dtype == r.dtype
+
+
+@pytest.mark.gpu
+def test_device_input_gives_device_output():
+    import cupy as cp
+    ref = cv2.findContours(IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    ours = cvgpu.findContours(cp.asarray(IMG), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    assert all(isinstance(c, cp.ndarray) for c in ours[0]) and isinstance(ours[1], cp.ndarray)
+    assert same_result(ours, ref)
+    # A strided device view is read as cv2 reads the same host view.
+    big = cp.asarray(nested_blobs(60, 70, 4, 4, 3))
+    view = big[5:50:2, 3:60]
+    assert same_result(cvgpu.findContours(view, 3, 1), cv2.findContours(view.get(), 3, 1))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 1), (1, 4096), (4096, 1), (2048, 2048)])
+def test_fixed_extremes(compat, shape):
+    for img in (np.ones(shape, np.uint8), snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1)):
+        for mode_name in MODES:
+            for method_name in METHODS:
+                check_case(compat, img, mode_name, method_name, (1, -1))
