@@ -236,17 +236,18 @@ def vote_variant(numrho, max_shared):
 
 
 def vote_config(numangle, numrho, npix, num_sms, max_shared):
-    """(angles per block, most point slices) of the shared-memory voting kernel. Measured on the
-    H100 (ncu, 1024^2 segments): 4 angles per block and up to 16 slices of >= VOTE_MIN_POINTS
-    points: 65 us at 164k points (8 angles: 91-107 us, 1 angle: 96 us), 10.6 us at 10k; rows too
-    long for three 4-row blocks per SM (4096^2 and up) vote best one angle per block in ~4 slices
-    per SM slot: 59 us at 4096^2 / 82k (2 angles: 85 us)."""
+    """(angles per block: 1, 2 or 4, most point slices) of the shared-memory voting kernel: about
+    one wave of blocks. Measured on the H100 (ncu, vote kernel alone, 1024^2 segments, 164k
+    points): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7; 10k points:
+    8-9 us for all. 4096^2 / 82k (rows too long for three 4-row blocks per SM): 1 x 4 41.3 us,
+    1 x 8 41.4, 2 x 8 66.9. Slices actually used shrink on the device to >= VOTE_MIN_POINTS
+    points each."""
     row_bytes = (numrho + 2) * 4
-    per_block = 4 if 3 * (4 * row_bytes + 1024) <= max_shared else 1
-    per_block = max(1, min(per_block, numangle))
+    # The kernels exist for 1, 2 and 4 angles per block (a partial last group is allowed).
+    per_block = 4 if 3 * (4 * row_bytes + 1024) <= max_shared and numangle >= 4 else 1
     groups = _cdiv(numangle, per_block)
     blocks_per_sm = max(1, min(3, (max_shared + 1024) // (per_block * row_bytes + 1024)))
-    splits = max(1, min(16, _cdiv(2 * num_sms * blocks_per_sm, groups), _cdiv(npix, VOTE_MIN_POINTS)))
+    splits = max(1, min(16, _cdiv(num_sms * blocks_per_sm, groups), _cdiv(npix, VOTE_MIN_POINTS)))
     return per_block, splits
 
 
@@ -254,27 +255,23 @@ VOTE_MIN_POINTS = 4096
 
 
 class _Workspace:
-    """Per thread and device: scratch reused by every call (no allocation or memset per call).
-    counters[0:3] are zero between calls: hough_maxima_emit resets them."""
+    """Per thread and device: scratch reused by every call (no allocation or memset per call),
+    and the launch plans built over it. counters[0:3] are zero between calls:
+    hough_maxima_emit resets them."""
 
     def __init__(self, cp):
         self.cp = cp
         self.counters = cp.zeros(4, dtype=cp.int32)
-        self.accum = cp.empty(0, dtype=cp.int32)
-        self.points = {}
-        self.weights = cp.empty(0, dtype=cp.uint8)
-        self.keys = cp.empty(0, dtype=cp.uint64)
+        self.arrays = {}
+        self.plans = {}
         self.pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * _SORT_CAPACITY))
         self.host = np.frombuffer(self.pinned, dtype=np.int32, count=1 + 3 * _SORT_CAPACITY)
 
-    def grown(self, name, size, dtype):
-        arr = self.points.get(dtype) if name == "points" else getattr(self, name)
+    def array(self, name, size, dtype):
+        arr = self.arrays.get((name, dtype))
         if arr is None or arr.size < size:
-            arr = self.cp.empty(max(size, 1), dtype=dtype)
-            if name == "points":
-                self.points[dtype] = arr
-            else:
-                setattr(self, name, arr)
+            arr = self.arrays[(name, dtype)] = self.cp.empty(max(size, 1), dtype=dtype)
+            self.plans.clear()  # plans hold the old buffers in their argument tuples
         return arr
 
 
@@ -292,84 +289,114 @@ def _workspace(cp):
     return ws
 
 
-def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None, force_config=None):
-    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
-    lines (count x 2 or x 3), or None when there are none."""
-    rows, cols = image.shape
-    d_image = upload_2d(image)
+class _Plan:
+    """Everything of a launch sequence that does not change between calls of the same sizes and
+    parameters: kernels, grids, argument tuples over the workspace. A call only adds the image,
+    the threshold and the output buffer (~30 us of Python per call otherwise)."""
+
+    __slots__ = ("collect", "vote", "emit", "emit_grid", "out_floats", "per_line", "line_args", "options",
+                 "keys", "num_sms")
+
+
+def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes,
+                to_host, variant, config):
+    plan = _Plan()
     num_sms, max_shared = _kernels.device_properties()
     wide = max(rows, cols) > 0xFFFF
     options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
     tab_cos, tab_sin = _device_trig(cp, numangle, rho32, theta32, min_theta)
-    ws = _workspace(cp)
-
     npix = rows * cols
     accum_cells = (numangle + 2) * (numrho + 2)
-    accum = ws.grown("accum", accum_cells, cp.int32)
-    points = ws.grown("points", npix, cp.uint64 if wide else cp.uint32)
-    weights_arg = ws.grown("weights", npix, cp.uint8) if use_edgeval else np.uint64(0)  # NULL
     max_maxima = numangle * ((numrho + 1) // 2 + 1)
-    keys = ws.grown("keys", max_maxima, cp.uint64)
+    accum = ws.array("accum", accum_cells, cp.int32)
+    points = ws.array("points", npix, cp.uint64 if wide else cp.uint32)
+    weights_arg = ws.array("weights", npix, cp.uint8) if use_edgeval else np.uint64(0)  # NULL
+    keys = ws.array("keys", max_maxima, cp.uint64)
     counters = ws.counters
-    try:
-        span = _COLLECT_THREADS * _COLLECT_ITERATIONS
-        grid = max(_cdiv(npix, span), min(num_sms * 8, _cdiv(accum_cells, 4 * _COLLECT_THREADS)), 1)
-        _kernels.get_function("hough", "hough_collect_points", options)(
-            (grid,), (_COLLECT_THREADS,),
-            (d_image, np.int32(cols), np.int64(d_image.strides[0]), np.int64(npix), points, weights_arg,
-             counters, accum, np.int64(accum_cells)))
 
+    span = _COLLECT_THREADS * _COLLECT_ITERATIONS
+    grid = max(_cdiv(npix, span), min(num_sms * 8, _cdiv(accum_cells, 4 * _COLLECT_THREADS)), 1)
+    plan.collect = (_kernels.get_function("hough", "hough_collect_points", options), (grid,),
+                    (_COLLECT_THREADS,), (np.int32(cols),),
+                    (np.int64(npix), points, weights_arg, counters, accum, np.int64(accum_cells)))
+    if variant == "shared":
+        per_block, splits = config or vote_config(numangle, numrho, npix, num_sms, max_shared)
+        smem = per_block * (numrho + 2) * 4
+        fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
+        plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
+                     (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+                      np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum, np.int64(accum_cells)),
+                     smem)
+    else:
+        angles_per_block = 8
+        plan.vote = (_kernels.get_function("hough", "hough_vote_global", options),
+                     (num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (256,),
+                     (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+                      np.int32(angles_per_block), accum, np.int64(accum_cells)), 0)
+    plan.per_line = 3 if with_votes else 2
+    plan.out_floats = min(max_maxima, _SORT_CAPACITY) * plan.per_line
+    plan.line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
+                      np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
+    host_ptr = ws.pinned.ptr
+    plan.emit = (_kernels.get_function("hough", "hough_maxima_emit", options,
+                                       max_dynamic_shared=_SORT_CAPACITY * 8),
+                 (accum, np.int32(numangle)), (keys, counters, np.int32(_SORT_CAPACITY)) + plan.line_args,
+                 (np.uint64(host_ptr + 4 if to_host else 0), np.uint64(host_ptr)))
+    plan.emit_grid = (max(1, min(_cdiv(numangle * numrho, 1024), num_sms * 2)),)
+    plan.options, plan.keys, plan.num_sms = options, keys, num_sms
+    return plan
+
+
+def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
+               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False):
+    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
+    lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
+    rows, cols = image.shape
+    d_image = upload_2d(image)
+    ws = _workspace(cp)
+    key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
+           to_host, force_variant, force_config)
+    plan = ws.plans.get(key)
+    if plan is None:
+        if len(ws.plans) > 32:
+            ws.plans.clear()
+        _, max_shared = _kernels.device_properties()
         variant = force_variant or vote_variant(numrho, max_shared)
-        if variant == "shared":
-            per_block, splits = force_config or vote_config(numangle, numrho, npix, num_sms, max_shared)
-            smem = per_block * (numrho + 2) * 4
-            fn = _kernels.get_function("hough", "hough_vote_shared", options, max_dynamic_shared=smem)
-            fn((_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
-               (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                np.int32(per_block), np.int32(VOTE_MIN_POINTS), accum, np.int64(accum_cells)),
-               shared_mem=smem)
-        else:
-            angles_per_block = 8
-            fn = _kernels.get_function("hough", "hough_vote_global", options)
-            fn((num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (256,),
-               (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                np.int32(angles_per_block), accum, np.int64(accum_cells)))
-
-        per_line = 3 if with_votes else 2
-        out_dev = cp.empty(min(max_maxima, _SORT_CAPACITY) * per_line, dtype=cp.float32)
-        host_view = ws.host
-        host_view[0] = -1
-        host_ptr = ws.pinned.ptr
-        out_host_ptr = host_ptr + 4 if to_host else 0
-        line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
-                     np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
-        fn = _kernels.get_function("hough", "hough_maxima_emit", options,
-                                   max_dynamic_shared=_SORT_CAPACITY * 8)
-        fn((max(1, min(_cdiv(numangle * numrho, 1024), num_sms * 2)),), (1024,),
-           (accum, np.int32(numangle), np.int32(threshold), keys, counters, np.int32(_SORT_CAPACITY))
-           + line_args + (out_dev, np.uint64(out_host_ptr), np.uint64(host_ptr)),
+        plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
+                                           use_edgeval, with_votes, to_host, variant, force_config)
+    per_line = plan.per_line
+    host_view = ws.host
+    host_view[0] = -1
+    try:
+        fn, grid, block, head, tail = plan.collect
+        fn(grid, block, (d_image,) + head + (np.int64(d_image.strides[0]),) + tail)
+        fn, grid, block, args, smem = plan.vote
+        fn(grid, block, args, shared_mem=smem)
+        out_dev = cp.empty(plan.out_floats, dtype=cp.float32)
+        fn, head, middle, tail = plan.emit
+        fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle + (out_dev,) + tail,
            shared_mem=_SORT_CAPACITY * 8)
         cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count decides the shape
     except BaseException:
         # A launch that did not run leaves the counters as they were: start the next call clean.
         cp.cuda.get_current_stream().synchronize()
-        counters.fill(0)
+        ws.counters.fill(0)
         raise
     count = int(host_view[0])
     if count == 0:
         return None
+    shape = (count, 1, per_line) if shape_3d else (count, per_line)
     if count <= _SORT_CAPACITY:
         if to_host:
-            return host_view[1:1 + count * per_line].view(np.float32).copy().reshape(count, per_line)
-        return out_dev[:count * per_line].reshape(count, per_line)
+            return host_view[1:1 + count * per_line].view(np.float32).reshape(shape).copy()
+        return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev.data)
     # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
-    sorted_keys = cp.sort(keys[:count])
+    sorted_keys = cp.sort(plan.keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)
-    _kernels.get_function("hough", "hough_emit", options)(
-        (min(_cdiv(count, 256), num_sms * 8),), (256,),
-        (sorted_keys, np.int32(count)) + line_args + (out,))
-    out = out.reshape(count, per_line)
+    _kernels.get_function("hough", "hough_emit", plan.options)(
+        (min(_cdiv(count, 256), plan.num_sms * 8),), (256,),
+        (sorted_keys, np.int32(count)) + plan.line_args + (out,))
+    out = out.reshape(shape)
     return out.get() if to_host else out
 
 
@@ -425,15 +452,10 @@ def _fast_hough(with_votes, args):
     numangle, numrho, rho32, theta32 = plan
     _backend.record("cuda")
     try:
-        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
-                           with_votes, to_host)
+        return _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
+                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
-    if lines is None:
-        return None
-    if with_votes:
-        return lines.reshape(-1, 1, 3) if ACCUMULATOR_3D else lines
-    return lines.reshape(-1, 1, 2)
 
 
 def HoughLines(*args, **kwargs):

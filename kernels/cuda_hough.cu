@@ -126,62 +126,72 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
     *end = min(npoints, *begin + chunk);
 }
 
-#ifndef CH_MAX_ANGLES
-#define CH_MAX_ANGLES 8
-#endif
-
-// grid (ceil(numangle / angles_per_block), splits): block (a, s) votes the points of slice s for
-// angles [a * angles_per_block, ...) into that many shared-memory rows and adds its nonzero cells
-// to the accumulator. One point load serves every angle of the block, and the next point is
-// loaded while this one votes (one angle per block was bound by load latency: 85 us at 1024^2 /
-// 164k points on the H100).
-extern "C" __global__ void __launch_bounds__(512) ch_vote_shared(
+// grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
+// [a * K, a * K + K) into K shared-memory rows and adds its nonzero cells to the accumulator. One
+// point load serves K angles and the next point is loaded while this one votes; plain shared
+// atomics, and no range test where every bin of the block provably lands in [0, hi_col] (the
+// shape and the measurements of kernels/hough.cu's hough_vote_block).
+template <int K>
+__device__ __forceinline__ void ch_vote_block(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,
-    int numangle, int numrho, int hi_col, int angles_per_block, int min_points, int* __restrict__ accum)
+    int numangle, int numrho, int hi_col, int min_points, int rows, int cols, int* __restrict__ accum)
 {
     extern __shared__ int rows_sh[];
-    const int width = numrho + 2;
-    const int n0 = blockIdx.x * angles_per_block;
-    const int nk = min(angles_per_block, numangle - n0);
-    const int cells = nk * width;
-    for (int i = threadIdx.x; i < cells; i += blockDim.x)
-        rows_sh[i] = 0;
-    float c[CH_MAX_ANGLES], s[CH_MAX_ANGLES];
-#pragma unroll
-    for (int k = 0; k < CH_MAX_ANGLES; k++) {
-        c[k] = 0.0f;
-        s[k] = 0.0f;
-        if (k < nk)
-            ch_trig(n0 + k, theta, irho, &c[k], &s[k]);
-    }
-    __syncthreads();
-
     // Splits are launched for the most points the image can hold; the real number decides how
-    // many slices vote (at least min_points each), as in kernels/hough.cu.
+    // many slices vote (at least min_points each).
     const int npoints = counters[0];
     const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
     if ((int)blockIdx.y >= splits)
         return;
+    const int width = numrho + 2;
+    const int n0 = blockIdx.x * K;
+    const int nk = min(K, numangle - n0);
+    const int cells = nk * width;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x)
+        rows_sh[i] = 0;
+    const int shift = (numrho - 1) / 2;
+    float c[K], s[K];
+    bool safe = nk == K;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        c[k] = 0.0f;
+        s[k] = 0.0f;
+        if (k < nk)
+            ch_trig(n0 + k, theta, irho, &c[k], &s[k]);
+        const float bound = fabsf(c[k]) * (float)(cols - 1) + fabsf(s[k]) * (float)(rows - 1);
+        const float reach = bound * 1.000001f + 2.0f;
+        safe = safe && reach <= (float)(shift + 1) && (float)(shift + 1) + reach <= (float)hi_col;
+    }
+    __syncthreads();
+
     int chunk = (npoints + splits - 1) / splits;
     chunk = (chunk + 31) & ~31;
     const int begin = min(npoints, (int)blockIdx.y * chunk);
     const int end = min(npoints, begin + chunk);
-    const int shift = (numrho - 1) / 2;
     const int lane = threadIdx.x & 31;
-    const int warp_first = begin + (threadIdx.x & ~31);
-    point_t p_next = warp_first + lane < end ? points[warp_first + lane] : 0;
-    for (int base = warp_first; base < end; base += blockDim.x) {
-        const bool active = base + lane < end;
-        const point_t p = p_next;
-        const int ahead = base + blockDim.x + lane;
-        p_next = ahead < end ? points[ahead] : 0;
+    int base = begin + (threadIdx.x & ~31);
+    if (safe) {
+        const int full_end = begin + ((end - begin) & ~31);
+        point_t p_next = base < full_end ? points[base + lane] : 0;
+        for (; base < full_end; base += blockDim.x) {
+            const point_t p = p_next;
+            const int ahead = base + (int)blockDim.x;
+            if (ahead < full_end)
+                p_next = points[ahead + lane];
 #pragma unroll
-        for (int k = 0; k < CH_MAX_ANGLES; k++) {
-            if (k < nk) {
-                const int col = active ? ch_bin(p, c[k], s[k], shift) + 1 : 0;
-                const int total = ch_run_length(col, active);
-                if (total && col >= 0 && col <= hi_col)
-                    atomicAdd(&rows_sh[k * width + col], total);
+            for (int k = 0; k < K; k++)
+                atomicAdd(&rows_sh[k * width + ch_bin(p, c[k], s[k], shift) + 1], 1);
+        }
+    }
+    for (; base < end; base += blockDim.x) {
+        const int i = base + lane;
+        if (i < end) {
+            const point_t p = points[i];
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const int col = ch_bin(p, c[k], s[k], shift) + 1;
+                if (k < nk && col >= 0 && col <= hi_col)
+                    atomicAdd(&rows_sh[k * width + col], 1);
             }
         }
     }
@@ -193,6 +203,19 @@ extern "C" __global__ void __launch_bounds__(512) ch_vote_shared(
             atomicAdd(&accum_rows[i], v);
     }
 }
+
+#define CH_VOTE_KERNEL(K)                                                                          \
+    extern "C" __global__ void __launch_bounds__(512) ch_vote_shared_##K(                           \
+        const point_t* __restrict__ points, const int* __restrict__ counters, float theta,          \
+        float irho, int numangle, int numrho, int hi_col, int min_points, int rows, int cols,       \
+        int* __restrict__ accum)                                                                    \
+    {                                                                                               \
+        ch_vote_block<K>(points, counters, theta, irho, numangle, numrho, hi_col, min_points, rows,  \
+                         cols, accum);                                                              \
+    }
+CH_VOTE_KERNEL(1)
+CH_VOTE_KERNEL(2)
+CH_VOTE_KERNEL(4)
 
 extern "C" __global__ void ch_vote_global(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,

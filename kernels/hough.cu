@@ -89,10 +89,6 @@ __device__ __forceinline__ void hough_add_flat(int* accum, long long accum_size,
         atomicAdd(&accum[flat], v);
 }
 
-#ifndef HOUGH_MAX_ANGLES
-#define HOUGH_MAX_ANGLES 8
-#endif
-
 // Adds v to the block's shared row k at column col, or, for a bin outside the row, to the flat
 // accumulator index cv2 would write (see hough_add_flat).
 __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, int col, int v,
@@ -104,77 +100,93 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
         hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
 }
 
-// grid (ceil(numangle / angles_per_block), splits): block (a, s) votes the points of slice s for
-// angles [a * angles_per_block, ...) into that many shared-memory rows, then adds its nonzero
-// cells to the global accumulator. Each point is read once per block and voted for every angle
-// of the block (the point load's latency, not arithmetic, bounded the one-angle-per-block kernel:
-// 90 us at 1024^2 / 164k points). Equal bins of neighbouring lanes are merged into one atomic
-// (hough_warp_runs): same-address shared atomics serialise, and along a line segment several
-// pixels share a bin at most angles (a whole-warp-uniform test alone measured ~2x slower).
-extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
+// Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
+// [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.
+// Measured on the H100 (ncu, 1024^2 segments, 164k points), why it is shaped so:
+//  - one point load serves K angles, and the next point is loaded while this one votes (one angle
+//    per block was bound by load latency: 90 us);
+//  - plain shared atomics (51 us) beat merging equal bins of neighbouring lanes first (66 us):
+//    the merge costs more instructions than the conflicts it saves;
+//  - the instruction count per vote is what remains, so blocks whose bins provably stay inside
+//    their rows (bound of |x cos| + |y sin| over the image) vote with no range test, and the
+//    unweighted full-warp iterations carry no per-lane activity test.
+template <int K>
+__device__ __forceinline__ void hough_vote_block(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,
     const int* __restrict__ counters, const float* __restrict__ tab_cos,
-    const float* __restrict__ tab_sin, int numangle, int numrho, int angles_per_block, int min_points,
+    const float* __restrict__ tab_sin, int numangle, int numrho, int min_points, int rows, int cols,
     int* __restrict__ accum, long long accum_size)
 {
     extern __shared__ int rows_sh[];
-    const int width = numrho + 2;
-    const int n0 = blockIdx.x * angles_per_block;
-    const int nk = min(angles_per_block, numangle - n0);
-    const int cells = nk * width;
-    for (int i = threadIdx.x; i < cells; i += blockDim.x)
-        rows_sh[i] = 0;
-    float c[HOUGH_MAX_ANGLES], s[HOUGH_MAX_ANGLES];
-#pragma unroll
-    for (int k = 0; k < HOUGH_MAX_ANGLES; k++) {
-        c[k] = k < nk ? tab_cos[n0 + k] : 0.0f;
-        s[k] = k < nk ? tab_sin[n0 + k] : 0.0f;
-    }
-    __syncthreads();
-
     // The host launches splits for the most points the image can hold; the real number decides
     // how many slices vote (at least min_points each), so that a sparse image does not pay for
-    // flushing many nearly empty rows. Unused blocks only clear and leave.
+    // flushing many nearly empty rows. Unused blocks leave at once.
     const int npoints = counters[0];
     const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
     if ((int)blockIdx.y >= splits)
         return;
+    const int width = numrho + 2;
+    const int n0 = blockIdx.x * K;
+    const int nk = min(K, numangle - n0);
+    const int cells = nk * width;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x)
+        rows_sh[i] = 0;
+    const int offset = (numrho - 1) / 2 + 1;
+    float c[K], s[K];
+    bool safe = nk == K && weights == nullptr;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        c[k] = k < nk ? tab_cos[n0 + k] : 0.0f;
+        s[k] = k < nk ? tab_sin[n0 + k] : 0.0f;
+        // |x * c + y * s| <= (cols - 1)|c| + (rows - 1)|s| in exact arithmetic; float rounding of
+        // the products and the sum moves it by far less than the margin. NaN fails the test.
+        const float bound = fabsf(c[k]) * (float)(cols - 1) + fabsf(s[k]) * (float)(rows - 1);
+        const float reach = bound * 1.000001f + 2.0f;
+        safe = safe && reach <= (float)offset && (float)offset + reach <= (float)(width - 1);
+    }
+    __syncthreads();
+
     int chunk = (npoints + splits - 1) / splits;
     chunk = (chunk + 31) & ~31;
     const int begin = min(npoints, (int)blockIdx.y * chunk);
     const int end = min(npoints, begin + chunk);
-    const int offset = (numrho - 1) / 2 + 1;
     const long long row_base = (long long)(n0 + 1) * width;
     const bool weighted = weights != nullptr;
     const int lane = threadIdx.x & 31;
-    const int warp_first = begin + (threadIdx.x & ~31);
+    int base = begin + (threadIdx.x & ~31);
 
-    // The next point is loaded while this one is voted (the loads otherwise wait a full memory
-    // latency per iteration).
-    point_t p_next = warp_first + lane < end ? points[warp_first + lane] : 0;
-    int w_next = warp_first + lane < end ? (weighted ? (int)weights[warp_first + lane] : 1) : 0;
-    for (int base = warp_first; base < end; base += blockDim.x) {
-        const bool active = base + lane < end;
-        const point_t p = p_next;
-        const int w = w_next;
-        const int ahead = base + blockDim.x + lane;
-        p_next = ahead < end ? points[ahead] : 0;
-        w_next = ahead < end ? (weighted ? (int)weights[ahead] : 1) : 0;
-        const float x = (float)(long long)(p & POINT_MASK);
-        const float y = (float)(long long)(p >> POINT_SHIFT);
+    if (safe) {
+        const int full_end = begin + ((end - begin) & ~31);  // whole warps of 32 points
+        point_t p_next = base < full_end ? points[base + lane] : 0;
+        for (; base < full_end; base += blockDim.x) {
+            const point_t p = p_next;
+            const int ahead = base + (int)blockDim.x;
+            if (ahead < full_end)
+                p_next = points[ahead + lane];
+            const float x = (float)(long long)(p & POINT_MASK);
+            const float y = (float)(long long)(p >> POINT_SHIFT);
 #pragma unroll
-        for (int k = 0; k < HOUGH_MAX_ANGLES; k++) {
-            if (k < nk) {
-                // cv2: cvRound(j * tabCos[n] + i * tabSin[n]), two rounded products and a rounded sum.
+            for (int k = 0; k < K; k++) {
+                // cv2: cvRound(j * tabCos[n] + i * tabSin[n]), two rounded products, a rounded sum.
                 const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
-#ifdef HOUGH_VOTE_PLAIN
-                if (w != 0)
+                atomicAdd(&rows_sh[k * width + col], 1);
+            }
+        }
+        // The last, partial warp (if any) goes through the general loop below.
+    }
+    for (; base < end; base += blockDim.x) {
+        const int i = base + lane;
+        if (i < end) {
+            const point_t p = points[i];
+            const int w = weighted ? (int)weights[i] : 1;
+            const float x = (float)(long long)(p & POINT_MASK);
+            const float y = (float)(long long)(p >> POINT_SHIFT);
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                if (k < nk && w != 0) {
+                    const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
                     hough_add_row(rows_sh, width, k, col, w, accum, accum_size, row_base);
-#else
-                const int total = hough_warp_runs(col, active, w, weighted);
-                if (total != 0)
-                    hough_add_row(rows_sh, width, k, col, total, accum, accum_size, row_base);
-#endif
+                }
             }
         }
     }
@@ -185,6 +197,20 @@ extern "C" __global__ void __launch_bounds__(512) hough_vote_shared(
             atomicAdd(&accum[row_base + i], v);
     }
 }
+
+#define HOUGH_VOTE_KERNEL(K)                                                                       \
+    extern "C" __global__ void __launch_bounds__(512) hough_vote_shared_##K(                        \
+        const point_t* __restrict__ points, const unsigned char* __restrict__ weights,              \
+        const int* __restrict__ counters, const float* __restrict__ tab_cos,                        \
+        const float* __restrict__ tab_sin, int numangle, int numrho, int min_points, int rows,      \
+        int cols, int* __restrict__ accum, long long accum_size)                                    \
+    {                                                                                               \
+        hough_vote_block<K>(points, weights, counters, tab_cos, tab_sin, numangle, numrho,          \
+                            min_points, rows, cols, accum, accum_size);                            \
+    }
+HOUGH_VOTE_KERNEL(1)
+HOUGH_VOTE_KERNEL(2)
+HOUGH_VOTE_KERNEL(4)
 
 extern "C" __global__ void hough_vote_global(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,

@@ -233,10 +233,11 @@ class HoughLinesDetector:
         if width * 4 <= max_optin - 1024:
             per_block_angles, splits = self._vote_config or vote_config(numangle, numrho, npix, num_sms, max_optin)
             smem = per_block_angles * width * 4
-            fn = _kernels.get_function("cuda_hough", "ch_vote_shared", options, max_dynamic_shared=smem)
+            fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
+                                       max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
-                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(per_block_angles),
-                         np.int32(VOTE_MIN_POINTS)))
+                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(VOTE_MIN_POINTS),
+                         np.int32(rows), np.int32(cols)))
         else:
             # Angle rows are split over several blocks until the GPU is covered; the number of
             # points is not known on the host (no sync), so the pixel count bounds it.
