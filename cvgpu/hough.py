@@ -227,8 +227,18 @@ def _cdiv(a, b):
 VOTE_RULE_NOTES = "shared when (numrho + 2) * 4 <= opt-in shared memory per block; global otherwise"
 _VOTE_THREADS = 512
 _MAX_ANGLES_PER_BLOCK = 8
-_COLLECT_THREADS = 256
-_COLLECT_ITERATIONS = 16  # HOUGH_POINTS_ITERATIONS of kernels/hough_points.cuh
+
+
+def collect_grid(rows, cols, accum_cells, num_sms):
+    """Blocks of kernels/hough_points.cuh: one per 32 chunks of 128 pixels of a row, and at least
+    enough to zero the accumulator quickly."""
+    chunks = rows * _cdiv(cols, 128)
+    return max(_cdiv(chunks, 32), min(num_sms * 8, _cdiv(accum_cells, 4 * 256)), 1)
+
+
+def aligned4(d_image, step):
+    """Whether every row of the image starts on a 4-byte boundary and holds whole 4-byte words."""
+    return d_image.data.ptr % 4 == 0 and step % 4 == 0 and d_image.shape[1] % 4 == 0
 
 
 def vote_variant(numrho, max_shared):
@@ -314,11 +324,9 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     keys = ws.array("keys", max_maxima, cp.uint64)
     counters = ws.counters
 
-    span = _COLLECT_THREADS * _COLLECT_ITERATIONS
-    grid = max(_cdiv(npix, span), min(num_sms * 8, _cdiv(accum_cells, 4 * _COLLECT_THREADS)), 1)
-    plan.collect = (_kernels.get_function("hough", "hough_collect_points", options), (grid,),
-                    (_COLLECT_THREADS,), (np.int32(cols),),
-                    (np.int64(npix), points, weights_arg, counters, accum, np.int64(accum_cells)))
+    plan.collect = (_kernels.get_function("hough", "hough_collect_points", options),
+                    (collect_grid(rows, cols, accum_cells, num_sms),), (256,), (np.int32(cols),),
+                    (np.int64(rows),), (points, weights_arg, counters, accum, np.int64(accum_cells)))
     if variant == "shared":
         per_block, splits = config or vote_config(numangle, numrho, npix, num_sms, max_shared)
         smem = per_block * (numrho + 2) * 4
@@ -368,8 +376,10 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     host_view = ws.host
     host_view[0] = -1
     try:
-        fn, grid, block, head, tail = plan.collect
-        fn(grid, block, (d_image,) + head + (np.int64(d_image.strides[0]),) + tail)
+        fn, grid, block, head, middle, tail = plan.collect
+        step = d_image.strides[0]
+        fn(grid, block, (d_image,) + head + (np.int64(step),) + middle + (np.int32(aligned4(d_image, step)),)
+           + tail)
         fn, grid, block, args, smem = plan.vote
         fn(grid, block, args, shared_mem=smem)
         out_dev = cp.empty(plan.out_floats, dtype=cp.float32)

@@ -64,11 +64,11 @@ typedef unsigned int point_t;
 #include "hough_points.cuh"
 
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
-    const unsigned char* __restrict__ img, int cols, long long step, long long npix,
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size)
 {
-    hough_collect(img, cols, step, npix, points, nullptr, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, aligned4, points, nullptr, &counters[0], accum, accum_size);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).

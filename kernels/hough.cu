@@ -35,11 +35,11 @@ typedef unsigned int point_t;
 #include "hough_points.cuh"
 
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
-    const unsigned char* __restrict__ img, int cols, long long step, long long npix,
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size)
 {
-    hough_collect(img, cols, step, npix, points, weights, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, aligned4, points, weights, &counters[0], accum, accum_size);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even.

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, upload_2d
-from ..hough import VOTE_MIN_POINTS, vote_config  # the same voting-kernel shape and rule
+from ..hough import VOTE_MIN_POINTS, aligned4, collect_grid, vote_config  # shared shapes and rules
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -225,9 +225,8 @@ class HoughLinesDetector:
         buf.seg_cap, buf.nblocks, buf.range_len, buf.cells = seg_cap, nblocks, range_len, cells
         buf.block_counts = cp.empty(nblocks, dtype=cp.int32)
 
-        # hough_points.cuh: 256 threads x 16 pixels per block; extra blocks only help zero.
-        grid = max(_cdiv(npix, 256 * 16), min(num_sms * 8, _cdiv(accum_size, 4 * 256)), 1)
-        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options), (grid,), (256,))
+        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
+                       (collect_grid(rows, cols, accum_size, num_sms),), (256,))
 
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
         if width * 4 <= max_optin - 1024:
@@ -246,7 +245,7 @@ class HoughLinesDetector:
             buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
         buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
                       (nblocks,), (1024,), cap * 8)
-        buf.args = (np.int64(npix), np.int32(cols), np.int64(accum_size), np.int32(numangle),
+        buf.args = (np.int64(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle),
                     np.int64(cells), np.int64(range_len), np.int64(seg_cap))
         self._buf = buf
         return buf, cap
@@ -254,7 +253,7 @@ class HoughLinesDetector:
     def _run(self, cp, image, numangle, numrho):
         rows, cols = image.shape
         buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
-        a_npix, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
+        a_rows, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
         a_numrho = np.int32(numrho)
         rho32, theta32 = self._rho, self._theta
         irho = np.float32(1) / rho32
@@ -265,8 +264,9 @@ class HoughLinesDetector:
         host[0] = _INT_MIN
         try:
             fn, grid, block = buf.collect
-            fn(grid, block, (image, a_cols, np.int64(image.strides[0]), a_npix, buf.points, buf.counters,
-                             buf.accum, a_accum_size))
+            step = image.strides[0]
+            fn(grid, block, (image, a_cols, np.int64(step), a_rows, np.int32(aligned4(image, step)), buf.points,
+                             buf.counters, buf.accum, a_accum_size))
             fn, grid, block, smem, vote_args = buf.vote
             fn(grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,),
                shared_mem=smem)
