@@ -10,12 +10,14 @@ from . import cuda, ximgproc
 from ._backend import CvgpuFallbackWarning, backend, fallback_reason, last_call_backend
 from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
 from .hough import HoughLines, HoughLinesWithAccumulator
+from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
 
 # cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
 cvgpu_version = "0.1.0"
 
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
-        "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream"}
+        "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
+        "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
 
 
 def __getattr__(name):
