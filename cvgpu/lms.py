@@ -216,8 +216,8 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     sample_units = cp.minimum(m, SAMPLES)
     decide_units = cp.where(m > SAMPLES, (m + _THREADS - 1) // _THREADS, 0)
     offs = cp.zeros((2, nprob + 1), dtype=cp.int64)
-    cp.cumsum(sample_units, out=offs[0, 1:])
-    cp.cumsum(decide_units, out=offs[1, 1:])
+    offs[0, 1:] = cp.cumsum(sample_units)
+    offs[1, 1:] = cp.cumsum(decide_units)
     sample_off, decide_off = offs[0], offs[1]
     maxabs = cp.empty(nprob, dtype=cp.float32)
     best = cp.empty(nprob, dtype=cp.uint64)
@@ -382,7 +382,7 @@ def _strip_widths(rows, cols, rho, theta, band):
     return bt, br, min(cols, w), min(rows, w)
 
 
-def refineHoughLines(image, lines, rho, theta, band=1.0, segments=False, min_support=3):
+def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_support=3):
     """refineHoughLines(image, lines, rho, theta[, band[, segments[, min_support]]]) -> lines
 
     LMS refinement of HoughLines output. ``image``: the 8-bit single-channel edge image given to
@@ -390,8 +390,10 @@ def refineHoughLines(image, lines, rho, theta, band=1.0, segments=False, min_sup
     accumulator resolution used.
 
     Support of a line: nonzero pixels whose sinusoid x cos t + y sin t passes through the Hough
-    box theta_k +- (band + 0.5) theta, rho_k +- (band + 0.5) rho, i.e. pixels that voted (in the
-    continuous transform) for a cell within ``band`` cells of the line's cell. Each line's support
+    box theta_k +- (band + 0.5) theta, rho_k +- (band + 0.5) rho: pixels that voted (in the
+    continuous transform) for the line's cell widened by ``band`` cells on each side (band 0: the
+    cell itself; the default 0.5 reaches half-way into the neighbouring cells, which covers the
+    true line when the peak landed in a neighbour of its cell). Each line's support
     is gathered on the GPU and fitted by exact LMS (y on x for lines nearer horizontal, x on y for
     steeper ones: the classical objective in the line's shallow frame), all lines in one batched
     launch. Returns (N, 1, 2) float32 (rho, theta) in the representation nearest the input theta
@@ -429,20 +431,7 @@ def refineHoughLines(image, lines, rho, theta, band=1.0, segments=False, min_sup
         return cp.asarray(out) if on_device else out
     d_img = cp.ascontiguousarray(cp.asarray(img))
     d_lines = cp.ascontiguousarray(cp.asarray(ln).reshape(-1, 2))
-    nsplit = max(1, min(32, max(rows, cols) // 32))
-    counts = cp.empty(nlines * nsplit, dtype=cp.int32)
-    offsets = cp.zeros(nlines * nsplit + 1, dtype=cp.int64)
-    capacity = nlines * max(rows * w_rows, cols * w_cols)
-    pts = cp.empty((capacity, 2), dtype=cp.float32)
-    gather = _kernels.get_function("lms", "lms_gather")
-    common = (d_img, np.int32(rows), np.int32(cols), np.int64(d_img.strides[0]), d_lines, np.int32(nlines),
-              np.float32(bt), np.float32(br), np.int32(w_rows), np.int32(w_cols))
-    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(0)))
-    cp.cumsum(counts, out=offsets[1:])
-    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(1)))
-    starts = offsets[:-1:nsplit][:nlines]
-    ends = offsets[nsplit::nsplit][:nlines]
-    n_per = (ends - starts).astype(cp.int32)
+    pts, starts, n_per = _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols)
     th = d_lines[:, 1]
     modes = cp.where(cp.abs(cp.sin(th)) >= cp.abs(cp.cos(th)), 0, 1).astype(cp.int32)
     choose = cp.stack([cp.arange(nlines, dtype=cp.int32), cp.full(nlines, -1, cp.int32)], 1)
@@ -472,6 +461,46 @@ def refineHoughLines(image, lines, rho, theta, band=1.0, segments=False, min_sup
         to_polar()
         host = cp.concatenate([flat.view(cp.uint32), list_count]).get()
     return host[:-1].view(np.int32 if segments else np.float32).reshape(result.shape).copy()
+
+
+def _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols):
+    """Each line's support, packed in raster order: (points (capacity, 2) float32, starts, counts)."""
+    rows, cols = d_img.shape
+    nlines = int(d_lines.shape[0])
+    nsplit = max(1, min(32, max(rows, cols) // 32))
+    counts = cp.empty(nlines * nsplit, dtype=cp.int32)
+    offsets = cp.zeros(nlines * nsplit + 1, dtype=cp.int64)
+    capacity = nlines * max(rows * w_rows, cols * w_cols)
+    pts = cp.empty((capacity, 2), dtype=cp.float32)
+    gather = _kernels.get_function("lms", "lms_gather")
+    common = (d_img, np.int32(rows), np.int32(cols), np.int64(d_img.strides[0]), d_lines, np.int32(nlines),
+              np.float32(bt), np.float32(br), np.int32(w_rows), np.int32(w_cols))
+    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(0)))
+    offsets[1:] = cp.cumsum(counts, dtype=cp.int64)
+    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(1)))
+    starts = offsets[:-1:nsplit][:nlines]
+    ends = offsets[nsplit::nsplit][:nlines]
+    return pts, starts, (ends - starts).astype(cp.int32)
+
+
+def support_points(image, lines, rho, theta, band=0.5):
+    """Each line's support set as refineHoughLines gathers it: a list of (n_k, 2) float32 numpy
+    arrays (GPU when available, else numpy). For studies (OLS on the same points)."""
+    ln = np.asarray(lines, np.float32).reshape(-1, 2)
+    rows, cols = image.shape
+    bt, br, w_rows, w_cols = _strip_widths(rows, cols, rho, theta, band)
+    cp = _backend.cupy_module()
+    if cp is None:
+        ys, xs = np.nonzero(image)
+        x, y = xs.astype(np.float64), ys.astype(np.float64)
+        return [np.stack([x[m], y[m]], 1).astype(np.float32)
+                for m in (_supports_numpy(x, y, float(r), float(t), bt, br) for r, t in ln)]
+    pts, starts, n_per = _gather_gpu(cp, cp.asarray(np.ascontiguousarray(image)), cp.asarray(ln), bt, br,
+                                     w_rows, w_cols)
+    starts, n_per = starts.get(), n_per.get()
+    total = int(starts[-1] + n_per[-1]) if len(starts) else 0
+    host = pts[:total].get()
+    return [host[s:s + c] for s, c in zip(starts, n_per)]
 
 
 def _cap_points(npoints):
@@ -522,3 +551,212 @@ def _refine_numpy(img, ln, bt, br, segments, min_support):
     if segments:
         return np.array(out, np.int32).reshape(-1, 1, 4)
     return np.array(out, np.float32).reshape(-1, 1, 2)
+
+
+# ---------------------------------------------------------------- benchmark and accuracy study
+
+def _gpu_ms(cp, fn, reps):
+    for _ in range(2):
+        fn()
+    stream = cp.cuda.get_current_stream()
+    times = []
+    for _ in range(reps):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record(stream)
+        fn()
+        stop.record(stream)
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def _host_ms(fn, reps):
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def _outlier_set(rng, n, outliers=0.4, span=1000.0):
+    x = rng.uniform(0, span, n)
+    y = 0.6 * x + 40 + rng.normal(0, 0.5, n)
+    out = rng.random(n) < outliers
+    y[out] = rng.uniform(0, span, int(out.sum()))
+    return np.stack([x, y], 1).astype(np.float32)
+
+
+def _line_image(rng, side, lines, p=0.5, noise=0.0, length=None):
+    """Edge image with the given (rho, theta) lines rasterised (each pixel kept with probability
+    p), optionally as segments of ``length`` px around a random point, plus salt noise."""
+    img = np.zeros((side, side), np.uint8)
+    for r, th in lines:
+        t = np.arange(-2.0 * side, 2.0 * side, 0.5)
+        if length is not None:
+            c = rng.uniform(-side / 3, side / 3)
+            t = t[np.abs(t - c) <= length / 2]
+        x = np.rint(r * math.cos(th) - t * math.sin(th)).astype(np.int64)
+        y = np.rint(r * math.sin(th) + t * math.cos(th)).astype(np.int64)
+        ok = (x >= 0) & (x < side) & (y >= 0) & (y < side)
+        xy = np.unique(np.stack([x[ok], y[ok]], 1), axis=0)
+        keep = rng.random(len(xy)) < p
+        img[xy[keep, 1], xy[keep, 0]] = 255
+    if noise:
+        img[rng.random((side, side)) < noise] = 255
+    return img
+
+
+def _random_line(rng, side):
+    th = rng.uniform(0, math.pi)
+    cx, cy = rng.uniform(0.35 * side, 0.65 * side, 2)
+    return cx * math.cos(th) + cy * math.sin(th), th
+
+
+def bench_rows(quick=False, seed=0):
+    """Speed rows for ``cvgpu bench``. cvgpu_ms: CUDA events around the whole call (upload,
+    kernels, download for numpy io), median after warm-up. cv2 has no LMS fitter: where cv2_ms is
+    given it is cv2.fitLine(DIST_L2) on the same points (least squares, the non-robust reference;
+    host clock, same run), otherwise None."""
+    rng = np.random.default_rng(seed)
+    cp = _backend.cupy_module()
+    reps = 5 if quick else 20
+    rows = []
+
+    def row(function, workload, cv2_ms, cvgpu_ms, io):
+        speedup = (cv2_ms / cvgpu_ms) if (cv2_ms is not None and cvgpu_ms) else None
+        rows.append(dict(function=function, workload=workload, cv2_ms=cv2_ms, cvgpu_ms=cvgpu_ms,
+                         speedup=speedup, io=io, exact=None))
+
+    for n in ((512,) if quick else (512, 2048)):
+        xy = _outlier_set(rng, n)
+        cv2_ms = _host_ms(lambda: cv2.fitLine(xy, cv2.DIST_L2, 0, 0.01, 0.01), reps)
+        wl = ("exact LMS (y on x) of %d points, 40%% outliers; cv2_ms = cv2.fitLine DIST_L2 (least "
+              "squares reference, not LMS)" % n)
+        if cp is None:
+            row("fitLineLMS", wl, cv2_ms, None, "numpy")
+            continue
+        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy, "vertical"), reps), "numpy")
+        d = cp.asarray(xy)
+        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(d, "vertical"), reps), "device")
+        wl_auto = wl.replace("(y on x)", "(auto: y on x and x on y)")
+        row("fitLineLMS", wl_auto, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy), reps), "numpy")
+    nb, npts = (20, 256) if quick else (100, 512)
+    sets = [_outlier_set(rng, npts) for _ in range(nb)]
+    cv2_ms = _host_ms(lambda: [cv2.fitLine(s_, cv2.DIST_L2, 0, 0.01, 0.01) for s_ in sets], reps)
+    wl = ("fitLineLMSBatch: %d sets x %d points (y on x), one launch; cv2_ms = %d cv2.fitLine DIST_L2 "
+          "calls (least squares reference)" % (nb, npts, nb))
+    row("fitLineLMS", wl, cv2_ms,
+        None if cp is None else _gpu_ms(cp, lambda: fitLineLMSBatch(sets, residual="vertical"), reps), "numpy")
+
+    side = 1024
+    nl = 20 if quick else 100
+    truth = [_random_line(rng, side) for _ in range(nl)]
+    img = _line_image(rng, side, truth, p=0.5, noise=0.001, length=300)
+    rho, theta = 1.0, math.pi / 180
+    quant = np.array([[round(r / rho) * rho, round(t / theta) * theta] for r, t in truth],
+                     np.float32).reshape(-1, 1, 2)
+    sizes = [len(s_) for s_ in support_points(img, quant, rho, theta)] if cp is not None else []
+    wl = ("refineHoughLines end to end: %dx%d edge image, %d segments of 300 px (p = 0.5) + 0.1%% salt, "
+          "lines at their (1 px, 1 deg) cells, band 0.5; support %s points per line (mean)"
+          % (side, side, nl, ("%.0f" % np.mean(sizes)) if sizes else "?"))
+    row("refineHoughLines", wl, None,
+        None if cp is None else _gpu_ms(cp, lambda: refineHoughLines(img, quant, rho, theta), reps), "numpy")
+    if cp is not None:
+        d_img, d_q = cp.asarray(img), cp.asarray(quant)
+        row("refineHoughLines", wl, None, _gpu_ms(cp, lambda: refineHoughLines(d_img, d_q, rho, theta), reps),
+            "device")
+    return rows
+
+
+def _slope_intercept(vx, vy, x0, y0, steep, side):
+    """(slope, intercept) in the line's shallow frame: y = m x + b if not steep, else x = m y + b;
+    the intercept is taken at the image centre (x = side / 2, resp. y = side / 2)."""
+    c = side / 2.0
+    if steep:
+        m = vx / vy
+        return m, x0 + m * (c - y0)
+    m = vy / vx
+    return m, y0 + m * (c - x0)
+
+
+def _polar_to_dir(r, th):
+    return -math.sin(th), math.cos(th), r * math.cos(th), r * math.sin(th)
+
+
+def accuracy_rows(trials=40, noises=(0.0005, 0.001, 0.002, 0.004),
+                  resolutions=((1.0, 1.0), (2.0, 2.0), (4.0, 4.0)), side=1024, seed=0):
+    """The study's accuracy experiment. Per trial: a side x side image with one random line (each
+    pixel kept with probability 0.5) plus salt noise; cv2.HoughLines at (rho px, theta deg); its
+    top line is refined by refineHoughLines (LMS, band 0.5) and, on the same support points, by
+    ordinary least squares. Errors in the true line's shallow frame (y on x if |slope| <= 1, else
+    x on y): slope error = |m - m_true| * 100 (% of a 45-degree slope), intercept error =
+    |b - b_true| px at the image centre. outliers = mean fraction of support points farther than
+    1.5 px from the true line. Rows: dicts; print_accuracy() prints them as a table."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for rho, theta_deg in resolutions:
+        theta = math.radians(theta_deg)
+        for noise in noises:
+            errs = {k: ([], []) for k in ("hough", "ols", "lms")}
+            outl, found = [], 0
+            for _ in range(trials):
+                r_true, th_true = _random_line(rng, side)
+                img = _line_image(rng, side, [(r_true, th_true)], p=0.5, noise=noise)
+                lines = cv2.HoughLines(img, rho, theta, 60)
+                if lines is None:
+                    continue
+                found += 1
+                top = lines[:1]
+                vx, vy, x0, y0 = _polar_to_dir(r_true, th_true)
+                steep = abs(vy) > abs(vx)
+                m_t, b_t = _slope_intercept(vx, vy, x0, y0, steep, side)
+                pts = support_points(img, top, rho, theta)[0].astype(np.float64)
+                nx, ny = math.cos(th_true), math.sin(th_true)
+                if len(pts):
+                    outl.append(float(np.mean(np.abs(pts[:, 0] * nx + pts[:, 1] * ny - r_true) > 1.5)))
+                est = {"hough": _polar_to_dir(float(top[0, 0, 0]), float(top[0, 0, 1]))}
+                if len(pts) >= 2:
+                    u, v = (pts[:, 1], pts[:, 0]) if steep else (pts[:, 0], pts[:, 1])
+                    m, b = np.polyfit(u, v, 1)
+                    est["ols"] = (m, b)
+                ref = refineHoughLines(img, top, rho, theta)
+                est["lms"] = _polar_to_dir(float(ref[0, 0, 0]), float(ref[0, 0, 1]))
+                for k, e in est.items():
+                    if k == "ols":
+                        m, b0 = e
+                        b = b0 + m * side / 2.0
+                    else:
+                        m, b = _slope_intercept(*e, steep, side)
+                    errs[k][0].append(abs(m - m_t) * 100.0)
+                    errs[k][1].append(abs(b - b_t))
+            row = dict(rho=rho, theta_deg=theta_deg, noise=noise, trials=found,
+                       outliers=float(np.mean(outl)) if outl else None)
+            for k, (se, ie) in errs.items():
+                row[k + "_slope_pct"] = float(np.mean(se)) if se else None
+                row[k + "_intercept_px"] = float(np.mean(ie)) if ie else None
+            out.append(row)
+    return out
+
+
+def print_accuracy(rows):
+    head = ("rho", "theta", "noise", "n", "outl", "Hough slope%", "OLS slope%", "LMS slope%",
+            "Hough icpt px", "OLS icpt px", "LMS icpt px")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---:|" * len(head))
+    f = lambda v, d=3: "-" if v is None else ("%.*f" % (d, v))  # noqa: E731
+    for r in rows:
+        print("| %g | %g | %g | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["rho"], r["theta_deg"], r["noise"], r["trials"], f(r["outliers"], 2),
+            f(r["hough_slope_pct"]), f(r["ols_slope_pct"]), f(r["lms_slope_pct"]),
+            f(r["hough_intercept_px"]), f(r["ols_intercept_px"]), f(r["lms_intercept_px"])))
+
+
+if __name__ == "__main__":
+    import sys
+    if "--bench" in sys.argv:
+        for r in bench_rows(quick="--quick" in sys.argv):
+            print(r)
+    else:
+        print_accuracy(accuracy_rows(trials=int(sys.argv[1]) if len(sys.argv) > 1 else 40))
