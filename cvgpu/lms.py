@@ -523,14 +523,17 @@ def _supports_numpy(x, y, rk, tk, bt, br):
     return (hi >= rk - br) & (lo <= rk + br)
 
 
-def _refine_numpy(img, ln, bt, br, segments, min_support):
+def _refine_numpy(img, ln, bt, br, segments, min_support, supports=None):
     ys, xs = np.nonzero(img)
     x, y = xs.astype(np.float64), ys.astype(np.float64)
     out = []
-    for rk, tk in ln.astype(np.float64):
-        sel = _supports_numpy(x, y, rk, tk, bt, br)
+    for k, (rk, tk) in enumerate(ln.astype(np.float64)):
         mode = 0 if abs(math.sin(tk)) >= abs(math.cos(tk)) else 1
-        pts = np.stack([x[sel], y[sel]], 1).astype(np.float32)
+        if supports is None:
+            sel = _supports_numpy(x, y, rk, tk, bt, br)
+            pts = np.stack([x[sel], y[sel]], 1).astype(np.float32)
+        else:
+            pts = np.asarray(supports[k], np.float32).reshape(-1, 2)
         r = None
         if len(pts):
             r = _geometry_numpy(pts, mode, _lms_numpy_one(pts, mode))
