@@ -52,7 +52,6 @@ from ._arrays import as_device_array
 
 RESIDUALS = {"vertical": 0, "horizontal": 1, "perpendicular": 2, "auto": 3}
 MAX_POINTS = 46340           # candidate ids (a * n + b) * 2 + side fit in 32 bits
-SAMPLES = 1024               # exactly evaluated candidates per set before the decision pass
 _THREADS = 256
 
 
@@ -203,22 +202,38 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
+def _sample_count(xp, m):
+    """Candidates evaluated exactly per problem (kernels/lms.cu sample_count, same arithmetic)."""
+    k = xp.floor(xp.sqrt(m.astype(xp.float64))).astype(xp.int64)
+    return xp.minimum(m, xp.maximum(k, 256))
+
+
 def _run_problems(cp, pts, starts, counts, modes, choose, nout):
-    """Launch the LMS pipeline. pts: CuPy (P, 2) float32; starts/counts/modes: CuPy arrays per
-    problem; choose: CuPy int32 (nout, 2). Returns device arrays (line (nout,4), hw (nout,),
-    ext (nout,4), nin (nout,)) and a callable finishing the overflow check (one sync)."""
+    """Launch the LMS pipeline. pts: CuPy (P, 2) float32; starts/counts/modes: per problem, numpy
+    (metadata worked out here and uploaded once) or CuPy; choose: int32 (nout, 2), same kind.
+    Returns device arrays (out_f = line (nout,4) | hw (nout,) | ext (nout,4), inliers (nout,)), the
+    candidate-list counter and settle(count) for the rare list overflow."""
     num_sms, _ = _kernels.device_properties()
     nprob = int(starts.shape[0])
-    starts = starts.astype(cp.int64)
-    counts = counts.astype(cp.int32)
-    modes = modes.astype(cp.int32)
-    m = counts.astype(cp.int64) * (counts.astype(cp.int64) + 1) // 2
-    sample_units = cp.minimum(m, SAMPLES)
-    decide_units = cp.where(m > SAMPLES, (m + _THREADS - 1) // _THREADS, 0)
-    offs = cp.zeros((2, nprob + 1), dtype=cp.int64)
-    offs[0, 1:] = cp.cumsum(sample_units)
-    offs[1, 1:] = cp.cumsum(decide_units)
-    sample_off, decide_off = offs[0], offs[1]
+    xp = np if isinstance(starts, np.ndarray) else cp
+    m = counts.astype(xp.int64) * (counts.astype(xp.int64) + 1) // 2
+    sample_units = _sample_count(xp, m)
+    decide_units = xp.where(m > sample_units, (m + _THREADS - 1) // _THREADS, 0)
+    ints = xp.zeros(5 * nprob + 2 + 2 * nout, dtype=xp.int64)
+    ints[:nprob] = starts
+    ints[nprob + 1:2 * nprob + 1] = xp.cumsum(sample_units)
+    ints[2 * nprob + 2:3 * nprob + 2] = xp.cumsum(decide_units)
+    small = ints[3 * nprob + 2:].view(xp.int32)  # counts | modes | choose, int32
+    small[:nprob] = counts
+    small[nprob:2 * nprob] = modes
+    small[2 * nprob:2 * nprob + 2 * nout] = choose.reshape(-1)
+    if xp is np:
+        ints = cp.asarray(ints)  # the one upload of the metadata
+        small = ints[3 * nprob + 2:].view(cp.int32)
+    starts = ints[:nprob]
+    sample_off, decide_off = ints[nprob:2 * nprob + 1], ints[2 * nprob + 1:3 * nprob + 2]
+    counts, modes = small[:nprob], small[nprob:2 * nprob]
+    choose = small[2 * nprob:2 * nprob + 2 * nout]
     maxabs = cp.empty(nprob, dtype=cp.float32)
     best = cp.empty(nprob, dtype=cp.uint64)
     total_points = int(pts.shape[0])
@@ -229,7 +244,7 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     _kernels.get_function("lms", "lms_prepare")(
         (min(nprob, num_sms * 8),), (_THREADS,), (pts, starts, counts, np.int32(nprob), maxabs, best))
     _kernels.get_function("lms", "lms_sample")(
-        (num_sms * 8,), (_THREADS,), args_p + (np.int32(nprob), sample_off, np.int64(SAMPLES), best))
+        (num_sms * 8,), (_THREADS,), args_p + (np.int32(nprob), sample_off, best))
 
     def decide_and_eval():
         _kernels.get_function("lms", "lms_decide")(
@@ -351,15 +366,9 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
 def _fit_gpu(cp, packed, starts, counts, code, to_host):
     nset = len(counts)
     set_of, modes, choose = _problems(counts, code)
-    meta = np.concatenate([starts[set_of].astype(np.int64), counts[set_of].astype(np.int64),
-                           modes.astype(np.int64), choose.ravel().astype(np.int64)])
-    d_meta = cp.asarray(meta)
-    nprob = len(set_of)
-    d_starts = d_meta[:nprob]
-    d_counts = d_meta[nprob:2 * nprob]
-    d_modes = d_meta[2 * nprob:3 * nprob]
-    d_choose = d_meta[3 * nprob:].astype(cp.int32).reshape(nset, 2)
-    out_f, out_n, list_count, settle = _run_problems(cp, packed, d_starts, d_counts, d_modes, d_choose, nset)
+    out_f, out_n, list_count, settle = _run_problems(
+        cp, packed, np.asarray(starts, np.int64)[set_of], np.asarray(counts, np.int64)[set_of],
+        modes, choose, nset)
     if to_host:
         both = cp.concatenate([out_f[:5 * nset], list_count.view(cp.float32)])
         host = both.get()  # the one sync

@@ -16,7 +16,7 @@
 // sets where no pair defines a usable direction (all x equal in mode 0, ...).
 //
 // Pipeline (no host round trip):
-//   lms_sample     exact evaluation (block radix select) of up to K candidates per problem spread
+//   lms_sample     exact evaluation (block radix select) of ~sqrt(#candidates) per problem spread
 //                  over the candidate list -> best[p] (packed atomicMin: width bits, candidate id)
 //   lms_decide     every candidate, one per thread: does its slab of width < best (shrunk by 1e-5
 //                  relative, so ties and rounding noise are not re-examined) hold h points? Early
@@ -110,11 +110,21 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
             (&S.hist[0][0])[i] = 0u;
         __syncthreads();
         const unsigned p0 = S.prefix[0], p1 = S.prefix[1];
-        for (int i = threadIdx.x; i < n; i += LMS_THREADS) {
-            float v = cross_v(dx, dy, pa, P[i]);
-            unsigned k0 = side_key(v), k1 = side_key(-v);
-            if ((k0 & mask) == p0) atomicAdd(&S.hist[0][(k0 >> shift) & 255u], 1u);
-            if ((k1 & mask) == p1) atomicAdd(&S.hist[1][(k1 >> shift) & 255u], 1u);
+        for (int base = 0; base < n; base += LMS_THREADS) {
+            const int i = base + threadIdx.x;
+            unsigned b0 = 256u, b1 = 256u;  // 256: no bin
+            if (i < n) {
+                const float v = cross_v(dx, dy, pa, P[i]);
+                const unsigned k0 = side_key(v), k1 = side_key(-v);
+                if ((k0 & mask) == p0) b0 = (k0 >> shift) & 255u;
+                if ((k1 & mask) == p1) b1 = (k1 >> shift) & 255u;
+            }
+            // Residuals of a near-optimal candidate share their top digits: one atomic per
+            // distinct digit and warp instead of one per point.
+            const unsigned g0 = __match_any_sync(FULL_MASK, b0), g1 = __match_any_sync(FULL_MASK, b1);
+            const int lane = threadIdx.x & 31;
+            if (b0 < 256u && lane == __ffs(g0) - 1) atomicAdd(&S.hist[0][b0], (unsigned)__popc(g0));
+            if (b1 < 256u && lane == __ffs(g1) - 1) atomicAdd(&S.hist[1][b1], (unsigned)__popc(g1));
         }
         __syncthreads();
         // Warp s (s = 0, 1) finds the digit holding the k-th key of side s: lane j owns bins 8j..8j+7.
@@ -160,6 +170,16 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
     return best;
 }
 
+// Candidates evaluated exactly before the decision pass: about sqrt(M) (balances them against the
+// expected M / (K + 1) candidates that beat the sampled minimum), at least 256, at most M.
+// cvgpu/lms.py computes the same count (IEEE sqrt, floor).
+__device__ __forceinline__ long long sample_count(long long M)
+{
+    long long k = (long long)sqrt((double)M);
+    k = k < 256 ? 256 : k;
+    return M < k ? M : k;
+}
+
 __device__ __forceinline__ unsigned long long mix64(unsigned long long x)
 {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
@@ -168,7 +188,7 @@ __device__ __forceinline__ unsigned long long mix64(unsigned long long x)
 
 extern "C" __global__ void lms_sample(
     const float2* __restrict__ pts, const long long* __restrict__ start, const int* __restrict__ count,
-    const int* __restrict__ mode, int nprob, const long long* __restrict__ unit_off, long long K,
+    const int* __restrict__ mode, int nprob, const long long* __restrict__ unit_off,
     unsigned long long* __restrict__ best)
 {
     __shared__ EvalShared S;
@@ -178,6 +198,7 @@ extern "C" __global__ void lms_sample(
         const long long j = u - unit_off[p];
         const int n = count[p];
         const long long M = (long long)n * (n + 1) / 2;
+        const long long K = sample_count(M);
         long long t = j;
         if (M > K) {
             long long lo = j * M / K, hi = (j + 1) * M / K;

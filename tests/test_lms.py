@@ -253,7 +253,7 @@ def test_gpu_fit_is_exact(mode_name, xy):
 
 
 @pytest.mark.gpu
-@given(xy=point_sets(max_n=24))
+@given(xy=point_sets(max_n=16))
 def test_gpu_matches_numpy_objective_and_auto(xy):
     la, ha = cvgpu.fitLineLMS(xy)
     lv, hv = cvgpu.fitLineLMS(xy, "vertical")
@@ -265,7 +265,7 @@ def test_gpu_matches_numpy_objective_and_auto(xy):
 
 
 @pytest.mark.gpu
-@given(sets=st.lists(point_sets(max_n=30), min_size=1, max_size=6))
+@given(sets=st.lists(point_sets(max_n=20), min_size=1, max_size=4))
 def test_gpu_batch_equals_single_fits(sets):
     lines, hws = cvgpu.fitLineLMSBatch(sets, residual="perpendicular")
     assert lines.shape == (len(sets), 4, 1) and hws.shape == (len(sets),)
