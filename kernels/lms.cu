@@ -63,11 +63,22 @@ __device__ __forceinline__ bool candidate_dir(const float2* __restrict__ P, int 
         return true;
     }
     float2 pa = P[a], pb = P[b];
-    *dx = f32_sub(pb.x, pa.x);
-    *dy = f32_sub(pb.y, pa.y);
+    double ddx = f32_to_f64(f32_sub(pb.x, pa.x)), ddy = f32_to_f64(f32_sub(pb.y, pa.y));
+    // Scale the direction by a power of two to [1, 2): exact, and the cross products below then
+    // never run into float32 subnormals or overflow (a difference of 7e-44 would otherwise give
+    // products with 2 significant bits). The width kth / norm does not depend on the scale.
+    const double m = fmax(fabs(ddx), fabs(ddy));
+    if (m > 0.0) {
+        int e;
+        frexp(m, &e);
+        ddx = ldexp(ddx, 1 - e);
+        ddy = ldexp(ddy, 1 - e);
+    }
+    *dx = (float)ddx;
+    *dy = (float)ddy;
     if (mode == 0) *norm = fabsf(*dx);
     else if (mode == 1) *norm = fabsf(*dy);
-    else *norm = (float)sqrt((double)*dx * (double)*dx + (double)*dy * (double)*dy);
+    else *norm = (float)sqrt(ddx * ddx + ddy * ddy);
     return *norm > 0.0f && *norm <= 3.0e38f;
 }
 
@@ -202,7 +213,9 @@ extern "C" __global__ void lms_sample(
         long long t = j;
         if (M > K) {
             long long lo = j * M / K, hi = (j + 1) * M / K;
-            t = lo + (long long)(mix64((unsigned long long)j * 0x9e3779b97f4a7c15ull + p) % (unsigned long long)(hi - lo));
+            // The draw depends on (j, M) only, not on the problem index: a set gets the same samples alone,
+            // in a batch or inside "auto", so its result (ties included) is the same everywhere.
+            t = lo + (long long)(mix64((unsigned long long)j * 0x9e3779b97f4a7c15ull + (unsigned long long)M) % (unsigned long long)(hi - lo));
         }
         int a, b;
         decode_pair(t, &a, &b);

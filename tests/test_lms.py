@@ -101,6 +101,8 @@ def check_fit(xy, mode_name, line, hw):
         return
     own = line_objective(xy, line, mode)
     t_own = tol(xy, ref, (line[0], line[1]), mode)
+    # (x0, y0) and the direction are float32: rounding at the coordinates' magnitude
+    t_own += 2e-7 * (float(np.abs(np.asarray(xy, np.float64)).max()) + 1) * (1 + abs(line[1] / line[0] if mode == 0 else line[0] / line[1] if mode == 1 else 1))
     assert abs(own - float(hw)) <= t_own + 1e-6 * abs(float(hw)), (own, float(hw))
 
 
