@@ -17,6 +17,7 @@ from hypothesis import given, strategies as st
 import cvgpu
 from cvgpu import lms
 from conftest import HAS_GPU
+import lms_model
 
 MODES = {"vertical": 0, "horizontal": 1, "perpendicular": 2}
 
@@ -150,6 +151,17 @@ def _numpy_fit(xy, mode_name):
 def test_numpy_implementation_is_exact(mode_name, xy):
     line, hw = _numpy_fit(xy, mode_name)
     check_fit(xy, mode_name, line, hw)
+
+
+@pytest.mark.parametrize("mode_name", sorted(MODES))
+@given(xy=point_sets(max_n=36))
+def test_kernel_model_is_exact(mode_name, xy):
+    # n up to 36 reaches the sampling + decision path (more than 256 candidates from n = 23)
+    mode = MODES[mode_name]
+    key, _ = lms_model.run(xy, mode)
+    ref, direction = brute_width(xy, mode)
+    width = float(np.uint32(key >> 32).view(np.float32))
+    assert abs(width - ref) <= tol(xy, ref, direction, mode), (width, ref)
 
 
 @given(xy=point_sets(max_n=12))
