@@ -31,11 +31,15 @@ Definitions
   vx == 0, vy > 0), and (x0, y0) the centroid of the slab's points (those within halfwidth of the
   line) projected onto the line.
 
-Algorithm (kernels/lms.cu): exact evaluation of up to 1024 candidates per set spread over the
-candidate list (block radix select) gives a bound; one thread per candidate then tests, in one pass
-with early exits, whether its slab of width below the bound holds h points; those that do (about
-1/1025 of the candidates on average) are evaluated exactly. Work O(n^3) worst case but simple
-streaming per candidate; memory O(n).
+Algorithm (kernels/lms.cu): with M = n (n + 1) / 2 candidates, about sqrt(M) of them (at least
+256; all when M <= 256) spread over the candidate list are evaluated exactly (block radix select),
+giving a bound; one thread per candidate then tests, in one pass with early exits, whether its slab
+narrower than the bound (shrunk by 1e-5) holds h points; those that do (about M / sqrt(M) on
+average, whatever the data) are evaluated exactly. Work O(n^3) worst case, streaming; memory O(n).
+Results depend only on the point set (not on its position in a batch). Coordinates must be finite;
+at most 46,340 points per set. Host syncs: one per call (the output download, which also reads the
+candidate-list counter); device io: one small read of that counter; a list overflow (not seen in
+practice) adds rounds with one sync each.
 
 Without a GPU the same definitions are computed with numpy (O(n^3) time, slow for thousands of
 points) and a ``CvgpuFallbackWarning`` is issued once.
