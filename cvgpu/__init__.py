@@ -11,13 +11,14 @@ from ._backend import CvgpuFallbackWarning, backend, fallback_reason, last_call_
 from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
 from .contours import findContours, findContoursPacked
 from .hough import HoughLines, HoughLinesWithAccumulator
+from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
 
 # cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
 cvgpu_version = "0.1.0"
 
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
         "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
-        "findContours", "findContoursPacked"}
+        "findContours", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
 
 
 def __getattr__(name):

@@ -1,0 +1,778 @@
+"""Exact Least-Median-of-Squares (LMS) line fitting on the GPU, and LMS refinement of Hough lines.
+
+cvgpu's own extension (OpenCV has no LMS fitter), shaped like ``cv2.fitLine``.
+
+Definitions
+-----------
+* n points, h = floor(n / 2) + 1 (the LMS literature's "half": the median for odd n, the upper
+  median for even n). The LMS objective of a line is the h-th smallest squared residual.
+* ``residual`` chooses the residual:
+  - ``"vertical"``: y on x, r = y - (a x + b) -- the classical LMS regression (Rousseeuw). Lines are
+    non-vertical; when every point has the same x the objective does not depend on the slope and
+    the horizontal line is returned.
+  - ``"horizontal"``: x on y, r = x - (a y + b) (the same regression in the swapped frame).
+  - ``"perpendicular"``: orthogonal distance to the line (rotation invariant).
+  - ``"auto"`` (default): both classical fits (y on x and x on y) are computed exactly in one
+    launch and the one whose slab is thinner measured perpendicular to its own line is returned,
+    so steep and vertical lines are fitted in the frame where they are shallow.
+* "Exact": the returned line minimises the objective over all lines (of the mode), up to float32
+  rounding: the optimum is attained at a slope through two of the points (equioscillation: the
+  thinnest slab holding h points has two points on one boundary), so every pair (plus the axis
+  direction, for degenerate sets) is a candidate, and a candidate's value is the h-th smallest
+  residual on one side of the pair's line (the slab's other boundary). Residuals are float32
+  (differences and cross products rounded once each; exact for integer coordinates below 2**11).
+  Candidates within 1e-5 relative of the best found are not re-examined, so the returned objective
+  is within 1e-5 relative (plus float32 rounding) of the minimum. Tests check this against an
+  independent brute force (all pair slopes, all windows of h sorted residuals).
+* ``halfwidth`` is the square root of the returned line's objective: half the width of the slab,
+  measured along the residual direction of the fit (vertical for y on x, horizontal for x on y,
+  perpendicular for ``"perpendicular"``; for ``"auto"`` that of the chosen fit).
+* ``line`` is cv2.fitLine's (4, 1) float32 ``[vx, vy, x0, y0]``: unit direction with vx > 0 (or
+  vx == 0, vy > 0), and (x0, y0) the centroid of the slab's points (those within halfwidth of the
+  line) projected onto the line.
+
+Algorithm (kernels/lms.cu): with M = n (n + 1) / 2 candidates, about sqrt(M) of them (at least
+256; all when M <= 256) spread over the candidate list are evaluated exactly (block radix select),
+giving a bound; one thread per candidate then tests, in one pass with early exits, whether its slab
+narrower than the bound (shrunk by 1e-5) holds h points; those that do (about M / sqrt(M) on
+average, whatever the data) are evaluated exactly. Work O(n^3) worst case, streaming; memory O(n).
+Results depend only on the point set (not on its position in a batch). Coordinates must be finite;
+at most 46,340 points per set. Host syncs: one per call (the output download, which also reads the
+candidate-list counter); device io: one small read of that counter; a list overflow (not seen in
+practice) adds rounds with one sync each.
+
+Without a GPU the same definitions are computed with numpy (O(n^3) time, slow for thousands of
+points) and a ``CvgpuFallbackWarning`` is issued once.
+"""
+import math
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from . import _backend, _errors, _kernels
+from ._arrays import as_device_array
+
+RESIDUALS = {"vertical": 0, "horizontal": 1, "perpendicular": 2, "auto": 3}
+MAX_POINTS = 46340           # candidate ids (a * n + b) * 2 + side fit in 32 bits
+_THREADS = 256
+
+
+# ---------------------------------------------------------------- argument layer
+
+def _points_error(func):
+    return _errors.bad_argument(func, "points is not a numpy array, neither a scalar",
+                                "Expected Ptr<cv::UMat> for argument 'points'")
+
+
+def _as_points(points, func):
+    """(array (N, 2) float32 host or CuPy, on_device). Accepts what cv2.fitLine reads as 2-D points."""
+    dev = as_device_array(points)
+    if dev is not None:
+        arr = dev
+    elif isinstance(points, np.ndarray):
+        arr = points
+    else:
+        raise _points_error(func)
+    if arr.dtype.kind not in "iuf" or arr.dtype.itemsize > 8:
+        raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT, "Unsupported point type", func, "lms.py", 0)
+    shape = arr.shape
+    # cv::Mat::checkVector(2): N x 2, N x 1 x 2, 1 x N x 2, or (2,) as one point.
+    if len(shape) == 1 and shape[0] == 2:
+        arr = arr.reshape(1, 2)
+    elif len(shape) == 2 and shape[1] == 2:
+        pass
+    elif len(shape) == 3 and shape[2] == 2 and (shape[1] == 1 or shape[0] == 1):
+        arr = arr.reshape(-1, 2)
+    elif arr.size == 0 and len(shape) >= 1:
+        arr = arr.reshape(0, 2)
+    else:
+        if (len(shape) == 2 and shape[1] == 3) or (len(shape) == 3 and shape[2] == 3 and 1 in shape[:2]):
+            raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "fitLineLMS fits 2-D points only", func,
+                                   "lms.py", 0)
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "npoints2 >= 0 || npoints3 >= 0", func,
+                               "lms.py", 0)
+    if arr.shape[0] == 0:
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "count > 0", func, "lms.py", 0)
+    if arr.shape[0] > MAX_POINTS:
+        raise _errors.cv_error(_errors.BAD_SIZE, "at most %d points per set" % MAX_POINTS, func,
+                               "lms.py", 0)
+    return arr, dev is not None
+
+
+def _residual_code(residual, func):
+    if residual not in RESIDUALS:
+        raise _errors.cv_error(_errors.BAD_ARGUMENT, "residual must be one of %s" % sorted(RESIDUALS),
+                               func, "lms.py", 0)
+    return RESIDUALS[residual]
+
+
+def _problems(counts, code):
+    """Expand sets into problems: (starts index into sets, modes, choose pairs)."""
+    nset = len(counts)
+    if code == 3:
+        set_of = np.repeat(np.arange(nset), 2)
+        modes = np.tile(np.array([0, 1], np.int32), nset)
+        choose = np.stack([np.arange(0, 2 * nset, 2), np.arange(1, 2 * nset, 2)], 1)
+    else:
+        set_of = np.arange(nset)
+        modes = np.full(nset, code, np.int32)
+        choose = np.stack([np.arange(nset), np.full(nset, -1)], 1)
+    return set_of, modes, choose.astype(np.int32)
+
+
+# ---------------------------------------------------------------- numpy implementation (fallback)
+
+def _lms_numpy_one(xy, mode):
+    """Best candidate key (width, id) by the kernels' definitions, float64. xy: (n, 2) float32."""
+    x = xy[:, 0].astype(np.float64)
+    y = xy[:, 1].astype(np.float64)
+    n = len(x)
+    h = n // 2 + 1
+    best = (math.inf, -1)
+    for a in range(n):
+        b = np.arange(a, n)
+        dx = x[b] - x[a]
+        dy = y[b] - y[a]
+        dx[0], dy[0] = (0.0, 1.0) if mode == 1 else (1.0, 0.0)
+        norm = np.abs(dx) if mode == 0 else np.abs(dy) if mode == 1 else np.hypot(dx, dy)
+        ok = norm > 0
+        if not ok.any():
+            continue
+        b, dx, dy, norm = b[ok], dx[ok], dy[ok], norm[ok]
+        v = dx[:, None] * (y[None, :] - y[a]) - dy[:, None] * (x[None, :] - x[a])
+        for side, vv in ((0, v), (1, -v)):
+            keys = np.where(vv >= 0, vv, np.inf)
+            kth = np.partition(keys, h - 1, axis=1)[:, h - 1]
+            w = kth / norm
+            ids = (a * n + b) * 2 + side
+            order = np.lexsort((ids, w))
+            cand = (w[order[0]], int(ids[order[0]]))
+            if cand < best:
+                best = cand
+    return best
+
+
+def _geometry_numpy(xy, mode, key):
+    x = xy[:, 0].astype(np.float64)
+    y = xy[:, 1].astype(np.float64)
+    n = len(x)
+    w, ident = key
+    if ident < 0 or not math.isfinite(w):
+        return None
+    side, ab = ident & 1, ident >> 1
+    a, b = ab // n, ab % n
+    if a == b:
+        dx, dy = (0.0, 1.0) if mode == 1 else (1.0, 0.0)
+    else:
+        dx, dy = x[b] - x[a], y[b] - y[a]
+    norm = abs(dx) if mode == 0 else abs(dy) if mode == 1 else math.hypot(dx, dy)
+    length = math.hypot(dx, dy)
+    hw = 0.5 * w
+    vc = (0.5 if side == 0 else -0.5) * w * norm
+    ux, uy = dx / length, dy / length
+    cx, cy = x[a] - dy * vc / length ** 2, y[a] + dx * vc / length ** 2
+    v = dx * (y - y[a]) - dy * (x - x[a])
+    inl = np.abs(v - vc) <= hw * norm * (1 + 1e-6) + 1e-12
+    mx, my = x[inl].mean(), y[inl].mean()
+    tt = (mx - cx) * ux + (my - cy) * uy
+    sx, sy = cx + tt * ux, cy + tt * uy
+    t = (x[inl] - sx) * ux + (y[inl] - sy) * uy
+    tmin, tmax = t.min(), t.max()
+    if ux < 0 or (ux == 0 and uy < 0):
+        ux, uy, tmin, tmax = -ux, -uy, -tmax, -tmin
+    perp = hw * norm / length
+    return dict(line=np.array([ux, uy, sx, sy], np.float32), hw=np.float32(hw), perp=perp,
+                ext=np.array([sx + tmin * ux, sy + tmin * uy, sx + tmax * ux, sy + tmax * uy], np.float32),
+                n=int(inl.sum()))
+
+
+def fit_numpy(xy, code):
+    """The whole fit of one set on the CPU: dict(line, hw, ext, n) (the no-GPU path)."""
+    xy = np.ascontiguousarray(xy, dtype=np.float32).reshape(-1, 2)
+    modes = (0, 1) if code == 3 else (code,)
+    best = None
+    for mode in modes:
+        g = _geometry_numpy(xy, mode, _lms_numpy_one(xy, mode))
+        if g is not None and (best is None or g["perp"] < best["perp"]):
+            best = g
+    return best
+
+
+# ---------------------------------------------------------------- GPU pipeline
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _sample_count(xp, m):
+    """Candidates evaluated exactly per problem (kernels/lms.cu sample_count, same arithmetic)."""
+    k = xp.floor(xp.sqrt(m.astype(xp.float64))).astype(xp.int64)
+    return xp.minimum(m, xp.maximum(k, 256))
+
+
+def _run_problems(cp, pts, starts, counts, modes, choose, nout):
+    """Launch the LMS pipeline. pts: CuPy (P, 2) float32; starts/counts/modes: per problem, numpy
+    (metadata worked out here and uploaded once) or CuPy; choose: int32 (nout, 2), same kind.
+    Returns device arrays (out_f = line (nout,4) | hw (nout,) | ext (nout,4), inliers (nout,)), the
+    candidate-list counter and settle(count) for the rare list overflow."""
+    num_sms, _ = _kernels.device_properties()
+    nprob = int(starts.shape[0])
+    xp = np if isinstance(starts, np.ndarray) else cp
+    m = counts.astype(xp.int64) * (counts.astype(xp.int64) + 1) // 2
+    sample_units = _sample_count(xp, m)
+    decide_units = xp.where(m > sample_units, (m + _THREADS - 1) // _THREADS, 0)
+    ints = xp.zeros(5 * nprob + 2 + 2 * nout, dtype=xp.int64)
+    ints[:nprob] = starts
+    ints[nprob + 1:2 * nprob + 1] = xp.cumsum(sample_units)
+    ints[2 * nprob + 2:3 * nprob + 2] = xp.cumsum(decide_units)
+    small = ints[3 * nprob + 2:].view(xp.int32)  # counts | modes | choose, int32
+    small[:nprob] = counts
+    small[nprob:2 * nprob] = modes
+    small[2 * nprob:2 * nprob + 2 * nout] = choose.reshape(-1)
+    if xp is np:
+        ints = cp.asarray(ints)  # the one upload of the metadata
+        small = ints[3 * nprob + 2:].view(cp.int32)
+    starts = ints[:nprob]
+    sample_off, decide_off = ints[nprob:2 * nprob + 1], ints[2 * nprob + 1:3 * nprob + 2]
+    counts, modes = small[:nprob], small[nprob:2 * nprob]
+    choose = small[2 * nprob:2 * nprob + 2 * nout]
+    maxabs = cp.empty(nprob, dtype=cp.float32)
+    best = cp.empty(nprob, dtype=cp.uint64)
+    total_points = int(pts.shape[0])
+    capacity = _cap_points(total_points)
+    cand = cp.empty((capacity, 2), dtype=cp.int32)
+    list_count = cp.zeros(1, dtype=cp.uint32)
+    args_p = (pts, starts, counts, modes)
+    _kernels.get_function("lms", "lms_prepare")(
+        (min(nprob, num_sms * 8),), (_THREADS,), (pts, starts, counts, np.int32(nprob), maxabs, best))
+    _kernels.get_function("lms", "lms_sample")(
+        (num_sms * 8,), (_THREADS,), args_p + (np.int32(nprob), sample_off, best))
+
+    def decide_and_eval():
+        _kernels.get_function("lms", "lms_decide")(
+            (num_sms * 8,), (_THREADS,),
+            args_p + (np.int32(nprob), decide_off, best, maxabs, cand, list_count, np.int64(capacity)))
+        _kernels.get_function("lms", "lms_eval_list")(
+            (num_sms * 8,), (_THREADS,),
+            args_p + (cand, list_count, np.int64(capacity), best))
+
+    decide_and_eval()
+    out_f = cp.empty(nout * 9, dtype=cp.float32)
+    out_n = cp.empty(nout, dtype=cp.int32)
+
+    def finish():
+        _kernels.get_function("lms", "lms_finish")(
+            (min(nout, num_sms * 8),), (_THREADS,),
+            args_p + (best, choose, np.int32(nout), out_f[:4 * nout], out_f[4 * nout:5 * nout],
+                      out_f[5 * nout:], out_n))
+
+    finish()
+
+    def settle(count_host):
+        """Rare: more candidates beat the sampled bound than the list held. Each round evaluates a
+        full list (the bound only drops), so the rounds end. Returns whether anything was redone."""
+        redone = False
+        while int(count_host) > capacity:
+            redone = True
+            list_count.fill(0)
+            decide_and_eval()
+            finish()
+            count_host = int(list_count.get()[0])
+        return redone
+
+    return out_f, out_n, list_count, settle
+
+
+# ---------------------------------------------------------------- public API
+
+def fitLineLMS(points, residual="auto"):
+    """fitLineLMS(points[, residual]) -> line, halfwidth
+
+    Exact Least-Median-of-Squares line of 2-D points (N x 2, N x 1 x 2; int or float; numpy or
+    CuPy). ``line`` is cv2.fitLine's (4, 1) float32 [vx, vy, x0, y0]; ``halfwidth`` is the square
+    root of the LMS objective (see the module docstring for h, the residual modes and "exact").
+    numpy in: (numpy, float); device in: (CuPy, 0-d CuPy float32).
+    """
+    func = "fitLineLMS"
+    code = _residual_code(residual, func)
+    arr, on_device = _as_points(points, func)
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        _backend.record("numpy")
+        host = arr if isinstance(arr, np.ndarray) else arr.get()
+        r = fit_numpy(np.asarray(host, dtype=np.float32), code)
+        return r["line"].reshape(4, 1), float(r["hw"])
+    _backend.record("cuda")
+    d = cp.ascontiguousarray(cp.asarray(arr).astype(cp.float32, copy=False)).reshape(-1, 2)
+    n = d.shape[0]
+    lines, hws = _fit_gpu(cp, d, np.array([0], np.int64), np.array([n], np.int32), code, not on_device)
+    if on_device:
+        return lines[0], hws[0]
+    return lines[0], float(hws[0])
+
+
+def fitLineLMSBatch(points, offsets=None, residual="auto"):
+    """fitLineLMSBatch(points[, offsets[, residual]]) -> lines, halfwidths
+
+    Many exact LMS fits in one launch. ``points`` is a list of point arrays (each as fitLineLMS
+    takes), or one packed (P, 2) array with ``offsets`` (B + 1 increasing indices; set i is
+    points[offsets[i]:offsets[i + 1]]). Returns (B, 4, 1) float32 lines (lines[i] is what
+    fitLineLMS gives for set i) and (B,) float32 half-widths. Every set needs at least one point.
+    """
+    func = "fitLineLMSBatch"
+    code = _residual_code(residual, func)
+    cp = _backend.cupy_module()
+    if offsets is None:
+        if not isinstance(points, (list, tuple)):
+            raise _points_error(func)
+        sets = [_as_points(p, func) for p in points]
+        on_device = bool(sets) and all(dv for _, dv in sets)
+        if not sets:
+            return np.zeros((0, 4, 1), np.float32), np.zeros(0, np.float32)
+        counts = np.array([a.shape[0] for a, _ in sets], np.int64)
+        if cp is None:
+            hosts = [np.asarray(a if isinstance(a, np.ndarray) else a.get(), np.float32) for a, _ in sets]
+        else:
+            hosts = None
+            packed = cp.concatenate([cp.asarray(a).astype(cp.float32, copy=False).reshape(-1, 2) for a, _ in sets]) \
+                if on_device else cp.asarray(np.concatenate(
+                    [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a, _ in sets]))
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    else:
+        arr, on_device = _as_points(points, func)
+        off = offsets.get() if hasattr(offsets, "get") and not isinstance(offsets, np.ndarray) else np.asarray(offsets)
+        off = off.astype(np.int64).ravel()
+        if off.size < 1 or off[0] < 0 or off[-1] > arr.shape[0] or np.any(np.diff(off) <= 0):
+            raise _errors.cv_error(_errors.BAD_ARGUMENT, "offsets must increase strictly within the points",
+                                   func, "lms.py", 0)
+        counts = np.diff(off)
+        if np.any(counts > MAX_POINTS):
+            raise _errors.cv_error(_errors.BAD_SIZE, "at most %d points per set" % MAX_POINTS, func, "lms.py", 0)
+        starts = off[:-1]
+        if cp is None:
+            host = np.asarray(arr if isinstance(arr, np.ndarray) else arr.get(), np.float32)
+            hosts = [host[s:s + c] for s, c in zip(starts, counts)]
+        else:
+            packed = cp.ascontiguousarray(cp.asarray(arr).astype(cp.float32, copy=False))
+    if cp is None:
+        _backend.warn_fallback()
+        _backend.record("numpy")
+        rs = [fit_numpy(h, code) for h in hosts]
+        return (np.stack([r["line"] for r in rs]).reshape(-1, 4, 1),
+                np.array([r["hw"] for r in rs], np.float32))
+    _backend.record("cuda")
+    return _fit_gpu(cp, packed, starts, counts.astype(np.int32), code, not on_device)
+
+
+def _fit_gpu(cp, packed, starts, counts, code, to_host):
+    nset = len(counts)
+    set_of, modes, choose = _problems(counts, code)
+    out_f, out_n, list_count, settle = _run_problems(
+        cp, packed, np.asarray(starts, np.int64)[set_of], np.asarray(counts, np.int64)[set_of],
+        modes, choose, nset)
+    if to_host:
+        both = cp.concatenate([out_f[:5 * nset], list_count.view(cp.float32)])
+        host = both.get()  # the one sync
+        if settle(host[-1:].view(np.uint32)[0]):
+            host = out_f[:5 * nset].get()
+        return host[:4 * nset].reshape(nset, 4, 1).copy(), host[4 * nset:5 * nset].copy()
+    settle(int(list_count.get()[0]))  # one small sync: has the candidate list overflowed?
+    return out_f[:4 * nset].reshape(nset, 4, 1), out_f[4 * nset:5 * nset]
+
+
+# ---------------------------------------------------------------- refineHoughLines
+
+def _strip_widths(rows, cols, rho, theta, band):
+    bt = (band + 0.5) * theta
+    br = (band + 0.5) * rho
+    btc = min(bt, 0.7)
+    hyp = math.hypot(rows, cols)
+    span = (br + hyp * math.sin(btc)) / max(math.sqrt(0.5) - btc, 0.25)
+    w = 2 * int(math.ceil(span)) + 3
+    return bt, br, min(cols, w), min(rows, w)
+
+
+def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_support=3):
+    """refineHoughLines(image, lines, rho, theta[, band[, segments[, min_support]]]) -> lines
+
+    LMS refinement of HoughLines output. ``image``: the 8-bit single-channel edge image given to
+    HoughLines; ``lines``: its (N, 1, 2) float32 (rho, theta) output; ``rho``/``theta``: the
+    accumulator resolution used.
+
+    Support of a line: nonzero pixels whose sinusoid x cos t + y sin t passes through the Hough
+    box theta_k +- (band + 0.5) theta, rho_k +- (band + 0.5) rho: pixels that voted (in the
+    continuous transform) for the line's cell widened by ``band`` cells on each side (band 0: the
+    cell itself; the default 0.5 reaches half-way into the neighbouring cells, which covers the
+    true line when the peak landed in a neighbour of its cell). Each line's support
+    is gathered on the GPU and fitted by exact LMS (y on x for lines nearer horizontal, x on y for
+    steeper ones: the classical objective in the line's shallow frame), all lines in one batched
+    launch. Returns (N, 1, 2) float32 (rho, theta) in the representation nearest the input theta
+    (theta may leave [0, pi) by less than pi/2, rho then changes sign); with ``segments=True``
+    (N, 1, 4) int32 [x1, y1, x2, y2], the extent of the LMS slab's points along the line. Lines
+    with fewer than ``min_support`` slab points are returned unchanged (segment -1s).
+    """
+    func = "refineHoughLines"
+    if lines is None:
+        return None
+    dev_img = as_device_array(image)
+    img = dev_img if dev_img is not None else image
+    if not hasattr(img, "shape") or img.dtype != np.uint8 or img.ndim != 2:
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", func, "lms.py", 0)
+    dev_lines = as_device_array(lines)
+    ln = dev_lines if dev_lines is not None else np.asarray(lines)
+    if ln.dtype != np.float32 or ln.size % 2 or (ln.ndim == 3 and ln.shape[1:] != (1, 2)):
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "lines must be HoughLines' (N, 1, 2) float32",
+                               func, "lms.py", 0)
+    if not (rho > 0 and theta > 0):
+        raise _errors.cv_error(_errors.BAD_ARGUMENT, "rho and theta must be positive", func, "lms.py", 0)
+    on_device = dev_img is not None or dev_lines is not None
+    nlines = ln.size // 2
+    rows, cols = img.shape
+    bt, br, w_rows, w_cols = _strip_widths(rows, cols, rho, theta, band)
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        _backend.record("numpy")
+        return _refine_numpy(np.asarray(img), np.asarray(ln, np.float32).reshape(-1, 2), bt, br,
+                             segments, min_support)
+    _backend.record("cuda")
+    if nlines == 0:
+        out = np.zeros((0, 1, 4 if segments else 2), np.int32 if segments else np.float32)
+        return cp.asarray(out) if on_device else out
+    d_img = cp.ascontiguousarray(cp.asarray(img))
+    d_lines = cp.ascontiguousarray(cp.asarray(ln).reshape(-1, 2))
+    pts, starts, n_per = _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols)
+    th = d_lines[:, 1]
+    modes = cp.where(cp.abs(cp.sin(th)) >= cp.abs(cp.cos(th)), 0, 1).astype(cp.int32)
+    choose = cp.stack([cp.arange(nlines, dtype=cp.int32), cp.full(nlines, -1, cp.int32)], 1)
+    # Sets with no point still need a valid start (their best stays "none": line kept).
+    out_f, out_n, list_count, settle = _run_problems(cp, pts, starts, n_per, modes, choose, nlines)
+    fit = out_f[:4 * nlines]
+    ext = out_f[5 * nlines:]
+    polar = cp.empty(2 * nlines, dtype=cp.float32)
+    seg = cp.empty(4 * nlines, dtype=cp.int32) if segments else None
+    result = seg.reshape(-1, 1, 4) if segments else polar.reshape(-1, 1, 2)
+
+    def to_polar():
+        _kernels.get_function("lms", "lms_to_polar")(
+            (_cdiv(nlines, 128),), (128,),
+            (fit, out_n, d_lines, np.int32(nlines), np.int32(min_support), polar, ext,
+             seg if seg is not None else np.uint64(0)))
+
+    to_polar()
+    if on_device:
+        if settle(list_count.get()[0]):  # one small sync: has the candidate list overflowed?
+            to_polar()
+        return result
+    flat = result.reshape(-1)
+    both = cp.concatenate([flat.view(cp.uint32), list_count])
+    host = both.get()  # the one sync
+    if settle(host[-1]):
+        to_polar()
+        host = cp.concatenate([flat.view(cp.uint32), list_count]).get()
+    return host[:-1].view(np.int32 if segments else np.float32).reshape(result.shape).copy()
+
+
+def _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols):
+    """Each line's support, packed in raster order: (points (capacity, 2) float32, starts, counts)."""
+    rows, cols = d_img.shape
+    nlines = int(d_lines.shape[0])
+    nsplit = max(1, min(32, max(rows, cols) // 32))
+    counts = cp.empty(nlines * nsplit, dtype=cp.int32)
+    offsets = cp.zeros(nlines * nsplit + 1, dtype=cp.int64)
+    capacity = nlines * max(rows * w_rows, cols * w_cols)
+    pts = cp.empty((capacity, 2), dtype=cp.float32)
+    gather = _kernels.get_function("lms", "lms_gather")
+    common = (d_img, np.int32(rows), np.int32(cols), np.int64(d_img.strides[0]), d_lines, np.int32(nlines),
+              np.float32(bt), np.float32(br), np.int32(w_rows), np.int32(w_cols))
+    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(0)))
+    offsets[1:] = cp.cumsum(counts, dtype=cp.int64)
+    gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(1)))
+    starts = offsets[:-1:nsplit][:nlines]
+    ends = offsets[nsplit::nsplit][:nlines]
+    return pts, starts, (ends - starts).astype(cp.int32)
+
+
+def support_points(image, lines, rho, theta, band=0.5):
+    """Each line's support set as refineHoughLines gathers it: a list of (n_k, 2) float32 numpy
+    arrays (GPU when available, else numpy). For studies (OLS on the same points)."""
+    ln = np.asarray(lines, np.float32).reshape(-1, 2)
+    rows, cols = image.shape
+    bt, br, w_rows, w_cols = _strip_widths(rows, cols, rho, theta, band)
+    cp = _backend.cupy_module()
+    if cp is None:
+        ys, xs = np.nonzero(image)
+        x, y = xs.astype(np.float64), ys.astype(np.float64)
+        return [np.stack([x[m], y[m]], 1).astype(np.float32)
+                for m in (_supports_numpy(x, y, float(r), float(t), bt, br) for r, t in ln)]
+    pts, starts, n_per = _gather_gpu(cp, cp.asarray(np.ascontiguousarray(image)), cp.asarray(ln), bt, br,
+                                     w_rows, w_cols)
+    starts, n_per = starts.get(), n_per.get()
+    total = int(starts[-1] + n_per[-1]) if len(starts) else 0
+    host = pts[:total].get()
+    return [host[s:s + c] for s, c in zip(starts, n_per)]
+
+
+def _cap_points(npoints):
+    return max(1 << 16, min(1 << 22, int(npoints) * 64))
+
+
+def _supports_numpy(x, y, rk, tk, bt, br):
+    t1, t2 = tk - bt, tk + bt
+    f1 = x * np.cos(t1) + y * np.sin(t1)
+    f2 = x * np.cos(t2) + y * np.sin(t2)
+    lo, hi = np.minimum(f1, f2), np.maximum(f1, f2)
+    R, phi = np.hypot(x, y), np.arctan2(y, x)
+    for k in range(-2, 3):
+        tm = phi + k * math.pi
+        inside = (tm >= t1) & (tm <= t2)
+        if k % 2:
+            lo = np.where(inside, np.minimum(lo, -R), lo)
+        else:
+            hi = np.where(inside, np.maximum(hi, R), hi)
+    return (hi >= rk - br) & (lo <= rk + br)
+
+
+def _refine_numpy(img, ln, bt, br, segments, min_support, supports=None):
+    ys, xs = np.nonzero(img)
+    x, y = xs.astype(np.float64), ys.astype(np.float64)
+    out = []
+    for k, (rk, tk) in enumerate(ln.astype(np.float64)):
+        mode = 0 if abs(math.sin(tk)) >= abs(math.cos(tk)) else 1
+        if supports is None:
+            sel = _supports_numpy(x, y, rk, tk, bt, br)
+            pts = np.stack([x[sel], y[sel]], 1).astype(np.float32)
+        else:
+            pts = np.asarray(supports[k], np.float32).reshape(-1, 2)
+        r = None
+        if len(pts):
+            r = _geometry_numpy(pts, mode, _lms_numpy_one(pts, mode))
+        if r is None or r["n"] < min_support:
+            out.append([-1] * 4 if segments else [rk, tk])
+            continue
+        if segments:
+            out.append([int(np.rint(v)) for v in r["ext"].astype(np.float64)])
+            continue
+        vx, vy, x0, y0 = r["line"].astype(np.float64)
+        th = math.atan2(vx, -vy)
+        rr = x0 * math.cos(th) + y0 * math.sin(th)
+        while th - tk > math.pi / 2:
+            th, rr = th - math.pi, -rr
+        while tk - th > math.pi / 2:
+            th, rr = th + math.pi, -rr
+        out.append([rr, th])
+    if segments:
+        return np.array(out, np.int32).reshape(-1, 1, 4)
+    return np.array(out, np.float32).reshape(-1, 1, 2)
+
+
+# ---------------------------------------------------------------- benchmark and accuracy study
+
+def _gpu_ms(cp, fn, reps):
+    for _ in range(2):
+        fn()
+    stream = cp.cuda.get_current_stream()
+    times = []
+    for _ in range(reps):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record(stream)
+        fn()
+        stop.record(stream)
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def _host_ms(fn, reps):
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def _outlier_set(rng, n, outliers=0.4, span=1000.0):
+    x = rng.uniform(0, span, n)
+    y = 0.6 * x + 40 + rng.normal(0, 0.5, n)
+    out = rng.random(n) < outliers
+    y[out] = rng.uniform(0, span, int(out.sum()))
+    return np.stack([x, y], 1).astype(np.float32)
+
+
+def _line_image(rng, side, lines, p=0.5, noise=0.0, length=None):
+    """Edge image with the given (rho, theta) lines rasterised (each pixel kept with probability
+    p), optionally as segments of ``length`` px around a random point, plus salt noise."""
+    img = np.zeros((side, side), np.uint8)
+    for r, th in lines:
+        t = np.arange(-2.0 * side, 2.0 * side, 0.5)
+        if length is not None:
+            c = rng.uniform(-side / 3, side / 3)
+            t = t[np.abs(t - c) <= length / 2]
+        x = np.rint(r * math.cos(th) - t * math.sin(th)).astype(np.int64)
+        y = np.rint(r * math.sin(th) + t * math.cos(th)).astype(np.int64)
+        ok = (x >= 0) & (x < side) & (y >= 0) & (y < side)
+        xy = np.unique(np.stack([x[ok], y[ok]], 1), axis=0)
+        keep = rng.random(len(xy)) < p
+        img[xy[keep, 1], xy[keep, 0]] = 255
+    if noise:
+        img[rng.random((side, side)) < noise] = 255
+    return img
+
+
+def _random_line(rng, side):
+    th = rng.uniform(0, math.pi)
+    cx, cy = rng.uniform(0.35 * side, 0.65 * side, 2)
+    return cx * math.cos(th) + cy * math.sin(th), th
+
+
+def bench_rows(quick=False, seed=0):
+    """Speed rows for ``cvgpu bench``. cvgpu_ms: CUDA events around the whole call (upload,
+    kernels, download for numpy io), median after warm-up. cv2 has no LMS fitter: where cv2_ms is
+    given it is cv2.fitLine(DIST_L2) on the same points (least squares, the non-robust reference;
+    host clock, same run), otherwise None."""
+    rng = np.random.default_rng(seed)
+    cp = _backend.cupy_module()
+    reps = 5 if quick else 20
+    rows = []
+
+    def row(function, workload, cv2_ms, cvgpu_ms, io):
+        speedup = (cv2_ms / cvgpu_ms) if (cv2_ms is not None and cvgpu_ms) else None
+        rows.append(dict(function=function, workload=workload, cv2_ms=cv2_ms, cvgpu_ms=cvgpu_ms,
+                         speedup=speedup, io=io, exact=None))
+
+    for n in ((512,) if quick else (512, 2048)):
+        xy = _outlier_set(rng, n)
+        cv2_ms = _host_ms(lambda: cv2.fitLine(xy, cv2.DIST_L2, 0, 0.01, 0.01), reps)
+        wl = ("exact LMS (y on x) of %d points, 40%% outliers; cv2_ms = cv2.fitLine DIST_L2 (least "
+              "squares reference, not LMS)" % n)
+        if cp is None:
+            row("fitLineLMS", wl, cv2_ms, None, "numpy")
+            continue
+        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy, "vertical"), reps), "numpy")
+        d = cp.asarray(xy)
+        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(d, "vertical"), reps), "device")
+        wl_auto = wl.replace("(y on x)", "(auto: y on x and x on y)")
+        row("fitLineLMS", wl_auto, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy), reps), "numpy")
+    nb, npts = (20, 256) if quick else (100, 512)
+    sets = [_outlier_set(rng, npts) for _ in range(nb)]
+    cv2_ms = _host_ms(lambda: [cv2.fitLine(s_, cv2.DIST_L2, 0, 0.01, 0.01) for s_ in sets], reps)
+    wl = ("fitLineLMSBatch: %d sets x %d points (y on x), one launch; cv2_ms = %d cv2.fitLine DIST_L2 "
+          "calls (least squares reference)" % (nb, npts, nb))
+    row("fitLineLMS", wl, cv2_ms,
+        None if cp is None else _gpu_ms(cp, lambda: fitLineLMSBatch(sets, residual="vertical"), reps), "numpy")
+
+    side = 1024
+    nl = 20 if quick else 100
+    truth = [_random_line(rng, side) for _ in range(nl)]
+    img = _line_image(rng, side, truth, p=0.5, noise=0.001, length=300)
+    rho, theta = 1.0, math.pi / 180
+    quant = np.array([[round(r / rho) * rho, round(t / theta) * theta] for r, t in truth],
+                     np.float32).reshape(-1, 1, 2)
+    sizes = [len(s_) for s_ in support_points(img, quant, rho, theta)] if cp is not None else []
+    wl = ("refineHoughLines end to end: %dx%d edge image, %d segments of 300 px (p = 0.5) + 0.1%% salt, "
+          "lines at their (1 px, 1 deg) cells, band 0.5; support %s points per line (mean)"
+          % (side, side, nl, ("%.0f" % np.mean(sizes)) if sizes else "?"))
+    row("refineHoughLines", wl, None,
+        None if cp is None else _gpu_ms(cp, lambda: refineHoughLines(img, quant, rho, theta), reps), "numpy")
+    if cp is not None:
+        d_img, d_q = cp.asarray(img), cp.asarray(quant)
+        row("refineHoughLines", wl, None, _gpu_ms(cp, lambda: refineHoughLines(d_img, d_q, rho, theta), reps),
+            "device")
+    return rows
+
+
+def _slope_intercept(vx, vy, x0, y0, steep, side):
+    """(slope, intercept) in the line's shallow frame: y = m x + b if not steep, else x = m y + b;
+    the intercept is taken at the image centre (x = side / 2, resp. y = side / 2)."""
+    c = side / 2.0
+    if steep:
+        m = vx / vy
+        return m, x0 + m * (c - y0)
+    m = vy / vx
+    return m, y0 + m * (c - x0)
+
+
+def _polar_to_dir(r, th):
+    return -math.sin(th), math.cos(th), r * math.cos(th), r * math.sin(th)
+
+
+def accuracy_rows(trials=40, noises=(0.0005, 0.001, 0.002, 0.004),
+                  resolutions=((1.0, 1.0), (2.0, 2.0), (4.0, 4.0)), side=1024, seed=0):
+    """The study's accuracy experiment. Per trial: a side x side image with one random line (each
+    pixel kept with probability 0.5) plus salt noise; cv2.HoughLines at (rho px, theta deg); its
+    top line is refined by refineHoughLines (LMS, band 0.5) and, on the same support points, by
+    ordinary least squares. Errors in the true line's shallow frame (y on x if |slope| <= 1, else
+    x on y): slope error = |m - m_true| * 100 (% of a 45-degree slope), intercept error =
+    |b - b_true| px at the image centre. outliers = mean fraction of support points farther than
+    1.5 px from the true line. Rows: dicts; print_accuracy() prints them as a table."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for rho, theta_deg in resolutions:
+        theta = math.radians(theta_deg)
+        for noise in noises:
+            errs = {k: ([], []) for k in ("hough", "ols", "lms")}
+            outl, found = [], 0
+            for _ in range(trials):
+                r_true, th_true = _random_line(rng, side)
+                img = _line_image(rng, side, [(r_true, th_true)], p=0.5, noise=noise)
+                lines = cv2.HoughLines(img, rho, theta, 60)
+                if lines is None:
+                    continue
+                found += 1
+                top = lines[:1]
+                vx, vy, x0, y0 = _polar_to_dir(r_true, th_true)
+                steep = abs(vy) > abs(vx)
+                m_t, b_t = _slope_intercept(vx, vy, x0, y0, steep, side)
+                pts = support_points(img, top, rho, theta)[0].astype(np.float64)
+                nx, ny = math.cos(th_true), math.sin(th_true)
+                if len(pts):
+                    outl.append(float(np.mean(np.abs(pts[:, 0] * nx + pts[:, 1] * ny - r_true) > 1.5)))
+                est = {"hough": _polar_to_dir(float(top[0, 0, 0]), float(top[0, 0, 1]))}
+                if len(pts) >= 2:
+                    u, v = (pts[:, 1], pts[:, 0]) if steep else (pts[:, 0], pts[:, 1])
+                    m, b = np.polyfit(u, v, 1)
+                    est["ols"] = (m, b)
+                ref = refineHoughLines(img, top, rho, theta)
+                est["lms"] = _polar_to_dir(float(ref[0, 0, 0]), float(ref[0, 0, 1]))
+                for k, e in est.items():
+                    if k == "ols":
+                        m, b0 = e
+                        b = b0 + m * side / 2.0
+                    else:
+                        m, b = _slope_intercept(*e, steep, side)
+                    errs[k][0].append(abs(m - m_t) * 100.0)
+                    errs[k][1].append(abs(b - b_t))
+            row = dict(rho=rho, theta_deg=theta_deg, noise=noise, trials=found,
+                       outliers=float(np.mean(outl)) if outl else None)
+            for k, (se, ie) in errs.items():
+                row[k + "_slope_pct"] = float(np.mean(se)) if se else None
+                row[k + "_intercept_px"] = float(np.mean(ie)) if ie else None
+            out.append(row)
+    return out
+
+
+def print_accuracy(rows):
+    head = ("rho", "theta", "noise", "n", "outl", "Hough slope%", "OLS slope%", "LMS slope%",
+            "Hough icpt px", "OLS icpt px", "LMS icpt px")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---:|" * len(head))
+    f = lambda v, d=3: "-" if v is None else ("%.*f" % (d, v))  # noqa: E731
+    for r in rows:
+        print("| %g | %g | %g | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["rho"], r["theta_deg"], r["noise"], r["trials"], f(r["outliers"], 2),
+            f(r["hough_slope_pct"]), f(r["ols_slope_pct"]), f(r["lms_slope_pct"]),
+            f(r["hough_intercept_px"]), f(r["ols_intercept_px"]), f(r["lms_intercept_px"])))
+
+
+if __name__ == "__main__":
+    import sys
+    if "--bench" in sys.argv:
+        for r in bench_rows(quick="--quick" in sys.argv):
+            print(r)
+    else:
+        print_accuracy(accuracy_rows(trials=int(sys.argv[1]) if len(sys.argv) > 1 else 40))
