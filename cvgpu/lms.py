@@ -45,8 +45,6 @@ Without a GPU the same definitions are computed with numpy (O(n^3) time, slow fo
 points) and a ``CvgpuFallbackWarning`` is issued once.
 """
 import math
-import statistics
-import time
 
 import cv2
 import numpy as np
@@ -572,28 +570,13 @@ def _refine_numpy(img, ln, bt, br, segments, min_support, supports=None):
 # ---------------------------------------------------------------- benchmark and accuracy study
 
 def _gpu_ms(cp, fn, reps):
-    for _ in range(2):
-        fn()
-    stream = cp.cuda.get_current_stream()
-    times = []
-    for _ in range(reps):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record(stream)
-        fn()
-        stop.record(stream)
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times)
+    from .bench import time_device  # the one timing helper (CUDA events after warm-up, median)
+    return time_device(cp, fn, reps, warmup=2)["median"]
 
 
 def _host_ms(fn, reps):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    from .bench import time_host
+    return time_host(fn, reps)["median"]
 
 
 def _outlier_set(rng, n, outliers=0.4, span=1000.0):

@@ -137,11 +137,8 @@ __device__ __forceinline__ void ch_vote_block(
     int numangle, int numrho, int hi_col, int min_points, int rows, int cols, int* __restrict__ accum)
 {
     extern __shared__ int rows_sh[];
-    // Splits are launched for the most points the image can hold; the real number decides how
-    // many slices vote (at least min_points each).
-    const int npoints = counters[0];
-    const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
-    if ((int)blockIdx.y >= splits)
+    int begin, end;
+    if (!hough_vote_slice(counters[0], min_points, &begin, &end))
         return;
     const int width = numrho + 2;
     const int n0 = blockIdx.x * K;
@@ -164,10 +161,6 @@ __device__ __forceinline__ void ch_vote_block(
     }
     __syncthreads();
 
-    int chunk = (npoints + splits - 1) / splits;
-    chunk = (chunk + 31) & ~31;
-    const int begin = min(npoints, (int)blockIdx.y * chunk);
-    const int end = min(npoints, begin + chunk);
     const int lane = threadIdx.x & 31;
     int base = begin + (threadIdx.x & ~31);
     if (safe) {

@@ -118,12 +118,8 @@ __device__ __forceinline__ void hough_vote_block(
     int* __restrict__ accum, long long accum_size)
 {
     extern __shared__ int rows_sh[];
-    // The host launches splits for the most points the image can hold; the real number decides
-    // how many slices vote (at least min_points each), so that a sparse image does not pay for
-    // flushing many nearly empty rows. Unused blocks leave at once.
-    const int npoints = counters[0];
-    const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
-    if ((int)blockIdx.y >= splits)
+    int begin, end;
+    if (!hough_vote_slice(counters[0], min_points, &begin, &end))
         return;
     const int width = numrho + 2;
     const int n0 = blockIdx.x * K;
@@ -146,10 +142,6 @@ __device__ __forceinline__ void hough_vote_block(
     }
     __syncthreads();
 
-    int chunk = (npoints + splits - 1) / splits;
-    chunk = (chunk + 31) & ~31;
-    const int begin = min(npoints, (int)blockIdx.y * chunk);
-    const int end = min(npoints, begin + chunk);
     const long long row_base = (long long)(n0 + 1) * width;
     const bool weighted = weights != nullptr;
     const int lane = threadIdx.x & 31;

@@ -1,6 +1,6 @@
-// Point collection shared by kernels/hough.cu (cv2 semantics) and kernels/cuda_hough.cu
-// (OpenCV-CUDA semantics): zero the vote accumulator and compact the nonzero pixels of an 8-bit
-// image into a point list. The including file defines point_t and POINT_SHIFT; inlined by
+// Shared by kernels/hough.cu (cv2 semantics) and kernels/cuda_hough.cu (OpenCV-CUDA semantics):
+// point collection (zero the vote accumulator and compact the nonzero pixels of an 8-bit image
+// into a point list) and the voting blocks' share of the points. The including file defines point_t and POINT_SHIFT; inlined by
 // cvgpu._kernels where the .cu file says #include "hough_points.cuh".
 //
 // The order of the list never changes a vote count (integer atomic adds commute, with
@@ -113,4 +113,21 @@ __device__ __forceinline__ void hough_collect(
         for (int j = 0; j < 4; j++)
             slot += __popc(bits[it][j]);
     }
+}
+
+// The slice [begin, end) of the point list that voting block (blockIdx.x, blockIdx.y) handles, or
+// false for a block with nothing to do. The host launches grid.y slices for the most points the
+// image can hold; the real number decides how many slices vote (at least min_points each), so a
+// sparse image does not pay for flushing many nearly empty rows. Slices are multiples of 32
+// points so that each warp sees one collecting warp's neighbouring pixels.
+__device__ __forceinline__ bool hough_vote_slice(int npoints, int min_points, int* begin, int* end)
+{
+    const int splits = max(1, min((int)gridDim.y, (npoints + min_points - 1) / min_points));
+    if ((int)blockIdx.y >= splits)
+        return false;
+    int chunk = (npoints + splits - 1) / splits;
+    chunk = (chunk + 31) & ~31;
+    *begin = min(npoints, (int)blockIdx.y * chunk);
+    *end = min(npoints, *begin + chunk);
+    return true;
 }
