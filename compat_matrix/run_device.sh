@@ -26,17 +26,20 @@ python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda
   'backend': cvgpu.backend()}))" | tee "$OUT/env.json"
 
 run_tests() {
-  local LOG=/tmp/cvgpu-compat.jsonl
+  local LOG=/tmp/cvgpu-compat-$$.jsonl
   rm -f "$LOG".*
   local pids=() t name
   # Workers per file: the Hough file is the longest (hypothesis 10,000 examples per property).
-  for t in ${TESTS:-tests/test_hough_lines.py:5 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_find_contours.py:3 tests/test_lms.py:2}; do
-    local file=${t%%:*} workers=${t##*:}
+  # FILE:WORKERS[:MARKER] — MARKER "gpu" runs only the file's GPU tests (its CPU tests run in CI).
+  for t in ${TESTS:-tests/test_hough_lines.py:6 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_lms.py:4:gpu}; do
+    local file=${t%%:*} rest=${t#*:}
+    local workers=${rest%%:*} marker=
+    [ "$rest" != "$workers" ] && marker=${rest#*:}
     [ -f "$file" ] || continue
     name=$(basename "$file" .py)
     CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short "$file" \
-      > "$OUT/pytest-$name.log" 2>&1 &
+      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
+      ${marker:+-m "$marker"} "$file" > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
   done
   wait "${pids[@]}"
