@@ -136,20 +136,31 @@ def assemble(points, offsets, hierarchy):
 
 def assemble_grouped(points, order, lengths, hierarchy):
     """cv2's return value from points laid out by length: contour order[i] has lengths[i] points and
-    lengths is non-decreasing. Each run of equal lengths is one (c, L, 1, 2) array whose iteration
-    makes the c views in C, about twice as fast as slicing per contour; an object array puts them
-    back in cv2's order."""
+    lengths is non-decreasing. Each long run of equal lengths is one (c, L, 1, 2) array whose
+    iteration makes the c views in C, about twice as fast as slicing per contour (measured on the
+    H100 host: 31 ms against 61 ms for 130k contours); runs shorter than _RUN_MIN, where the fixed
+    cost per run would dominate, are sliced one by one. An object array puts them in cv2's order."""
     m = len(order)
     if m == 0:
         return (), None
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
     cut = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
-    bounds = [0] + cut.tolist() + [m]
+    bounds = np.concatenate(([0], cut, [m]))
+    runs = np.diff(bounds)
     objs = np.empty(m, dtype=object)
-    pos = 0
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        length, c = int(lengths[a]), b - a
-        objs[order[a:b]] = np.fromiter(points[pos:pos + length * c].reshape(c, length, 1, 2), dtype=object, count=c)
-        pos += length * c
+    long_runs = np.flatnonzero(runs >= _RUN_MIN)
+    for r in long_runs.tolist():
+        a, c = int(bounds[r]), int(runs[r])
+        length, pos = int(lengths[a]), int(starts[a])
+        objs[order[a:a + c]] = np.fromiter(points[pos:pos + length * c].reshape(c, length, 1, 2), dtype=object,
+                                           count=c)
+    if len(long_runs) < len(runs):
+        short = np.flatnonzero(np.repeat(runs < _RUN_MIN, runs))
+        p3 = points.reshape(-1, 1, 2)
+        views = [p3[x:y] for x, y in zip(starts[short].tolist(), starts[short + 1].tolist())]
+        objs[order[short]] = np.fromiter(views, dtype=object, count=len(views))
     return tuple(objs.tolist()), hierarchy.reshape(1, m, 4)
 
 
@@ -230,7 +241,11 @@ def _workspace(cp):
     return ws
 
 
-_GROUPED_MIN = 2048   # fewer contours: the sort costs more than the cheaper views save
+# Fewer contours: the sort and its launches cost more than the cheaper views save (measured on the
+# H100: 2,510 contours 4.4 ms grouped against 3.0 flat, before short runs were sliced directly;
+# 130k contours 54 against 74 ms). The crossover is not measured closely; this errs to the flat path.
+_GROUPED_MIN = 16384
+_RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
 
 
 def _empty(cp):
