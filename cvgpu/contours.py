@@ -17,6 +17,7 @@ cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` return
 ``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
+import threading
 import time
 
 import cv2
@@ -30,7 +31,7 @@ CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE = 1, 2
 
 _NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
 _BLOCK = 256
-_INT32_PIXELS = (1 << 31) - 1
+_INT32_PIXELS = (1 << 31) - 1025  # flat int indices, plus the last 1024-pixel tile
 
 
 class _Forward(Exception):
@@ -111,12 +112,14 @@ def findContours(*args, **kwargs):
         _backend.warn_fallback()
         return _cv2_call(args, kwargs)
     _backend.record("cuda")
-    points, offsets, hier = _gpu_contours(cp, arr, mode, method, ox, oy)
+    points, offsets, layout, hier = _gpu_contours(cp, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
         # Device in, device out: CuPy views into one device array (findContoursPacked avoids
         # building one array object per contour).
-        return assemble(points, offsets.get(), hier)
-    return assemble(points.get(), offsets.get(), hier.get())
+        return assemble(points, layout, hier)
+    if offsets is None:
+        return assemble_grouped(points.get(), layout[0], layout[1], hier.get())
+    return assemble(points.get(), layout, hier.get())
 
 
 def assemble(points, offsets, hierarchy):
@@ -126,8 +129,39 @@ def assemble(points, offsets, hierarchy):
         return (), None
     p3 = points.reshape(-1, 1, 2)
     bounds = offsets.tolist()
-    contours = tuple(map(p3.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+    # The cheapest of the measured ways to make M views (map over slices, np.split, ...).
+    contours = tuple([p3[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
     return contours, hierarchy.reshape(1, m, 4)
+
+
+def assemble_grouped(points, order, lengths, hierarchy):
+    """cv2's return value from points laid out by length: contour order[i] has lengths[i] points and
+    lengths is non-decreasing. Each long run of equal lengths is one (c, L, 1, 2) array whose
+    iteration makes the c views in C, about twice as fast as slicing per contour (measured on the
+    H100 host: 31 ms against 61 ms for 130k contours); runs shorter than _RUN_MIN, where the fixed
+    cost per run would dominate, are sliced one by one. An object array puts them in cv2's order."""
+    m = len(order)
+    if m == 0:
+        return (), None
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    cut = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
+    bounds = np.concatenate(([0], cut, [m]))
+    runs = np.diff(bounds)
+    objs = np.empty(m, dtype=object)
+    long_runs = np.flatnonzero(runs >= _RUN_MIN)
+    for r in long_runs.tolist():
+        a, c = int(bounds[r]), int(runs[r])
+        length, pos = int(lengths[a]), int(starts[a])
+        objs[order[a:a + c]] = np.fromiter(points[pos:pos + length * c].reshape(c, length, 1, 2), dtype=object,
+                                           count=c)
+    if len(long_runs) < len(runs):
+        short = np.flatnonzero(np.repeat(runs < _RUN_MIN, runs))
+        p3 = points.reshape(-1, 1, 2)
+        views = [p3[x:y] for x, y in zip(starts[short].tolist(), starts[short + 1].tolist())]
+        objs[order[short]] = np.fromiter(views, dtype=object, count=len(views))
+    return tuple(objs.tolist()), hierarchy.reshape(1, m, 4)
 
 
 def pack(contours, hierarchy):
@@ -159,10 +193,10 @@ def findContoursPacked(image, mode, method, offset=None):
         _backend.warn_fallback()
         return pack(*_cv2_call(args, {}))
     _backend.record("cuda")
-    points, offsets, hier = _gpu_contours(cp, arr, mode_, method_, ox, oy)
+    points, offsets, offsets_h, hier = _gpu_contours(cp, arr, mode_, method_, ox, oy)
     if on_device:
         return points, offsets, hier
-    return points.get(), offsets.get(), hier.get()
+    return points.get(), offsets_h, hier.get()
 
 
 # ---------------------------------------------------------------- GPU pipeline
@@ -175,8 +209,54 @@ def _grid(n):
     return (max(1, min(-(-n // _BLOCK), 65535 * 8)),)
 
 
-def _gpu_contours(cp, image, mode, method, ox, oy):
-    """(points (P,2) int32, offsets (M+1,) int64, hierarchy (M,4) int32), all CuPy."""
+class _Workspace:
+    """Per thread and device: scratch reused by every call (the image-sized label and flag arrays and
+    the walk states), so a call allocates only what it returns. ``counter`` is zero between calls:
+    ccl_finish's last block resets it."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.counter = cp.zeros(1, dtype=cp.uint32)
+        self.total = cp.zeros(1, dtype=cp.uint64)
+        self.bufs = {}
+
+    def grown(self, name, size, dtype):
+        arr = self.bufs.get(name)
+        if arr is None or arr.size < size:
+            arr = self.bufs[name] = self.cp.empty(max(size, 1), dtype=dtype)
+        return arr
+
+
+_local = threading.local()
+
+
+def _workspace(cp):
+    device = cp.cuda.runtime.getDevice()
+    spaces = getattr(_local, "spaces", None)
+    if spaces is None:
+        spaces = _local.spaces = {}
+    ws = spaces.get(device)
+    if ws is None:
+        ws = spaces[device] = _Workspace(cp)
+    return ws
+
+
+# Fewer contours: the sort and its launches cost more than the cheaper views save (measured on the
+# H100: 2,510 contours 4.4 ms grouped against 3.0 flat, before short runs were sliced directly;
+# 130k contours 54 against 74 ms). The crossover is not measured closely; this errs to the flat path.
+_GROUPED_MIN = 16384
+_RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
+
+
+def _empty(cp):
+    return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), np.zeros(1, np.int64), cp.zeros((0, 4), cp.int32)
+
+
+def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
+    """(points (P,2) int32, offsets (M+1,) int64, the same offsets on the host, hierarchy (M,4) int32),
+    CuPy but for the host offsets. Host syncs: one for the border counts, one for the offsets (and one
+    for RETR_EXTERNAL's selection). With ``grouped`` (and enough contours) the points are laid out
+    by length instead: offsets is None and the host array is (order, lengths), see assemble_grouped."""
     h, w = image.shape
     w2, h2 = w + 2, h + 2
     n = w2 * h2
@@ -185,35 +265,39 @@ def _gpu_contours(cp, image, mode, method, ox, oy):
     else:
         src = cp.asarray(np.ascontiguousarray(image))
     pitch = src.strides[0]
-    f = cp.empty(n, dtype=cp.uint8)
-    i32, i64, u8 = np.int32, np.int64, np.uint8
-    _fn("pad_binarize")(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), f))
-    labels = cp.empty(n, dtype=cp.int32)
-    _fn("ccl_init")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), labels))
+    ws = _workspace(cp)
+    i32, i64 = np.int32, np.int64
+    f = ws.grown("f", n, cp.uint8)
+    labels = ws.grown("labels", n, cp.int32)
+    fl = ws.grown("fl", n, cp.uint8)
+    nb = -(-n // 1024)
+    blk = ws.grown("blk", nb, cp.uint64)
+    offs = ws.grown("offs", nb, cp.uint64)
+    starts = ws.grown("starts", n, cp.int32)
+    hole = ws.grown("hole", n, cp.uint8)
+    bid = ws.grown("bid", n, cp.int32)              # component root -> border (only roots read)
+    bpix = ws.grown("bpix", n, cp.int32)
+    pmap = ws.grown("pmap", n, cp.int32)            # read only at border pixels
+    _fn("pad_init")(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f, labels))
     _fn("ccl_union")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), labels))
-    _fn("ccl_compress")(_grid(n), (_BLOCK,), (i32(n), labels))
-    flag = cp.empty(n, dtype=cp.uint8)
-    _fn("border_flags")(_grid(n), (_BLOCK,), (f, labels, i32(n), flag))
-    starts = cp.flatnonzero(flag)                       # discovery order = raster order of starts
-    m = int(starts.size)
+    _fn("ccl_finish")((nb,), (1024,), (f, i32(w2), i32(n), labels, fl, blk, offs, ws.counter, ws.total))
+    _fn("scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
+    tot = int(ws.total.get()[0])
+    m, e_count = tot >> 32, tot & 0xFFFFFFFF       # borders (discovery order), border pixels
     if m == 0:
-        return (cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32))
-    hole = cp.empty(m, dtype=cp.uint8)
-    bid = cp.empty(n, dtype=cp.int32)                   # component root -> border (only roots read)
+        return _empty(cp)
     gm = (-(-m // _BLOCK),)
-    _fn("border_nodes")(gm, (_BLOCK,), (starts, i32(m), labels, hole, bid))
     parent = cp.empty(m, dtype=cp.int32)
     _fn("border_parents")(gm, (_BLOCK,), (starts, i32(m), labels, hole, bid, i32(mode), parent))
-    del bid, flag
 
     if mode in (RETR_LIST, RETR_EXTERNAL):
         if mode == RETR_EXTERNAL:
-            sel = cp.flatnonzero((hole == 0) & (parent < 0))
+            sel = cp.flatnonzero((hole[:m] == 0) & (parent < 0))
         else:
             sel = cp.arange(m, dtype=cp.int64)
         k = int(sel.size)
         if k == 0:
-            return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32)
+            return _empty(cp)
         out_node = cp.empty(k, dtype=cp.int32)
         hier = cp.empty((k, 4), dtype=cp.int32)
         _fn("flat_output")((-(-k // _BLOCK),), (_BLOCK,), (i32(k), sel, out_node, hier))
@@ -227,64 +311,61 @@ def _gpu_contours(cp, image, mode, method, ox, oy):
         prev_sib = cp.empty(m, dtype=cp.int32)
         _fn("sibling_links")(gm, (_BLOCK,), (order, i32(m), parent, first_child, next_sib, prev_sib))
         ne = 2 * (m + 1)
-        succ = cp.empty(ne, dtype=cp.int32)
-        tot = cp.empty(ne, dtype=cp.int32)
-        succ2 = cp.empty_like(succ)
-        tot2 = cp.empty_like(tot)
+        et = cp.empty(2 * ne, dtype=cp.int32)
+        et2 = cp.empty_like(et)
         ge = (-(-ne // _BLOCK),)
-        _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, succ, tot))
-        steps = max(1, int(ne - 1).bit_length())
+        _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, et))
         jump = _fn("euler_jump")
-        for _ in range(steps):
-            jump(ge, (_BLOCK,), (i32(ne), succ, tot, succ2, tot2))
-            succ, succ2 = succ2, succ
-            tot, tot2 = tot2, tot
+        for _ in range(max(1, int(ne - 1).bit_length())):
+            jump(ge, (_BLOCK,), (i32(ne), et, et2))
+            et, et2 = et2, et
         out_node = cp.empty(m, dtype=cp.int32)
         hier = cp.empty((m, 4), dtype=cp.int32)
-        _fn("tree_output")(gm, (_BLOCK,), (i32(m), tot, parent, first_child, next_sib, prev_sib, out_node, hier))
+        _fn("tree_output")(gm, (_BLOCK,), (i32(m), et, parent, first_child, next_sib, prev_sib, out_node, hier))
 
-    offsets = cp.zeros(k + 1, dtype=cp.int64)
-    if k == 0:
-        return cp.zeros((0, 2), cp.int32), offsets, hier
     gk = (-(-k // _BLOCK),)
     simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
-    # Border pixels (foreground with a zero 8-neighbour) and their walk states.
-    bflag = cp.empty(n, dtype=cp.uint8)
-    _fn("bpix_flags")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), bflag))
-    bpix = cp.flatnonzero(bflag)
-    e_count = int(bpix.size)
-    pmap = cp.empty(n, dtype=cp.int32)       # read only at border pixels
-    _fn("bpix_map")((-(-e_count // _BLOCK),), (_BLOCK,), (bpix, i32(e_count), pmap))
     slots = 8 * e_count
-    head_of = cp.full(slots, -1, dtype=cp.int32)
+    head_of = ws.grown("head_of", slots, cp.int32)
+    head_of[:slots].fill(-1)
     head_slot = cp.empty(k, dtype=cp.int32)
     _fn("border_heads")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, pmap, head_slot, head_of))
-    nxt = cp.empty(slots, dtype=cp.int32)
-    dist = cp.empty(slots, dtype=cp.int32)
-    own = cp.empty(slots, dtype=cp.int32)
-    sdir = cp.empty(slots, dtype=cp.uint8)
+    st = ws.grown("st", 2 * slots, cp.int32)        # (next, dist) pairs
+    st2 = ws.grown("st2", 2 * slots, cp.int32)
+    sdir = ws.grown("sdir", slots, cp.uint8)
     gs = (-(-slots // _BLOCK),)
-    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, bflag, pmap, head_of, simple, nxt, dist, own,
-                                     sdir))
-    del head_of, pmap
-    nxt2, dist2, own2 = cp.empty_like(nxt), cp.empty_like(dist), cp.empty_like(own)
+    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir))
     jump = _fn("state_jump")
     for _ in range(max(1, slots.bit_length())):
-        jump(gs, (_BLOCK,), (i32(slots), nxt, dist, own, nxt2, dist2, own2))
-        nxt, nxt2 = nxt2, nxt
-        dist, dist2 = dist2, dist
-        own, own2 = own2, own
-    del nxt, nxt2, dist2, own2
+        jump(gs, (_BLOCK,), (i32(slots), st, st2))
+        st, st2 = st2, st
     counts = cp.empty(k, dtype=cp.int32)
-    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, dist, counts))
-    cp.cumsum(counts, out=offsets[1:])
-    total = int(offsets[-1])
+    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, st, counts))
+    if grouped and k >= _GROUPED_MIN:
+        # Contours ordered by (length, output index), so the host can cut each run of equal lengths
+        # into views with one C-level iteration (see assemble_grouped).
+        perm = cp.argsort(counts.astype(cp.int64) * k + cp.arange(k, dtype=cp.int64))
+        ps = cp.empty((2, k), dtype=cp.int32)
+        ps[0] = perm
+        ps[1] = counts[perm]
+        goff = cp.zeros(k + 1, dtype=cp.int64)
+        cp.cumsum(ps[1], out=goff[1:])
+        dst = cp.empty(k, dtype=cp.int64)
+        dst[perm] = goff[:-1]
+        layout = ps.get()
+        total = int(layout[1].sum(dtype=np.int64))
+        offsets = None
+    else:
+        offsets = dst = cp.zeros(k + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=offsets[1:])
+        layout = offsets.get()
+        total = int(layout[-1])
     points = cp.empty((total, 2), dtype=cp.int32)
-    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, dist, own, sdir, simple, counts, offsets,
-                                     i32(ox), i32(oy), points))
-    _fn("single_points")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, head_slot, offsets, i32(ox),
-                                        i32(oy), points))
-    return points, offsets, hier
+    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, st, sdir, simple, counts, dst, i32(ox), i32(oy),
+                                     points))
+    _fn("single_points")(gk, (_BLOCK,), (i32(w2), i32(k), out_node, starts, head_slot, dst, i32(ox), i32(oy),
+                                        points))
+    return points, offsets, layout, hier
 
 
 # ---------------------------------------------------------------- benchmark

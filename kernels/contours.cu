@@ -10,26 +10,12 @@
 // those raster-first pixels, the discovery order is the order of the start pixels, and the parent
 // of the border with root r is the border of the component holding pixel r - 1 (for an outer: the
 // background around it; for a hole: the foreground around it). The walk itself only tests
-// "nonzero", so every border is followed independently, one thread per border.
+// "nonzero", so every border is followed independently (the walks are ranked in parallel, below).
 //
 // All images here are the binarised input with a one-pixel zero frame, row length w2, flat index
 // int (the host falls back to cv2 above 2^31 pixels).
 
 typedef unsigned char u8;
-
-extern "C" __global__ void pad_binarize(const u8* __restrict__ src, long long pitch, int h, int w,
-                                        u8* __restrict__ dst)
-{
-    const int w2 = w + 2, h2 = h + 2;
-    const long long n = (long long)w2 * h2;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        const int y = (int)(i / w2), x = (int)(i - (long long)y * w2);
-        u8 v = 0;
-        if (y >= 1 && y <= h && x >= 1 && x <= w) v = src[(long long)(y - 1) * pitch + (x - 1)] != 0;
-        dst[i] = v;
-    }
-}
 
 __device__ __forceinline__ int find_root(const int* L, int a)
 {
@@ -59,18 +45,32 @@ __device__ void unite(int* L, int a, int b)
     } while (!done);
 }
 
-// Initial labels: runs of one class along a row are linked without atomics. Inside each aligned
-// 32-pixel chunk a pixel points at the first pixel of its run in the chunk (a ballot finds it); a
-// run's first pixel in a chunk points at the last pixel of the previous chunk when the run
-// continues from there. Parents always have smaller indices, so roots stay the smallest index,
-// and a root search along a run of length r takes about r / 32 hops, not r.
-extern "C" __global__ void ccl_init(const u8* __restrict__ f, int w2, int n, int* __restrict__ L)
+__device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pitch, int h, int w, int w2, int i)
 {
+    const int y = i / w2, x = i - y * w2;
+    return (y >= 1 && y <= h && x >= 1 && x <= w) ? (src[(long long)(y - 1) * pitch + (x - 1)] != 0) : 0;
+}
+
+// Padding, binarisation and the initial labels in one pass. Runs of one class along a row are linked
+// without atomics. Inside each aligned 32-pixel chunk a pixel points at the first pixel of its run
+// in the chunk (a ballot finds it); a run's first pixel in a chunk points at the last pixel of the
+// previous chunk when the run continues from there. Parents always have smaller indices, so roots
+// stay the smallest index, and a root search along a run of length r takes about r / 32 hops, not r.
+extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch, int h, int w, int n,
+                                    u8* __restrict__ f, int* __restrict__ L)
+{
+    const int w2 = w + 2;
     const int lane = threadIdx.x & 31;
     for (int i0 = blockIdx.x * blockDim.x; i0 < n; i0 += gridDim.x * blockDim.x) {
         const int i = i0 + threadIdx.x;
         const bool in = i < n;
-        const bool change = in && (i % w2 == 0 || f[i - 1] != f[i]);
+        u8 v = 0;
+        bool change = false;
+        if (in) {
+            v = src_pixel(src, pitch, h, w, w2, i);
+            change = (i % w2 == 0) || src_pixel(src, pitch, h, w, w2, i - 1) != v;
+            f[i] = v;
+        }
         const unsigned bal = __ballot_sync(0xffffffffu, change);
         if (in) {
             const unsigned upto = bal & (0xffffffffu >> (31 - lane));
@@ -102,50 +102,126 @@ extern "C" __global__ void ccl_union(const u8* __restrict__ f, int w2, int n, in
     }
 }
 
-extern "C" __global__ void ccl_compress(int n, int* L)
+// One 1024-pixel tile per block (blockDim 1024). Compresses the labels and sets fl[i]: bit 0 where
+// a border starts (p is a foreground root (outer), or p + 1 is a background root other
+// than the frame's (hole; its left neighbour is foreground)), bit 1 for a border pixel (foreground with a
+// zero 8-neighbour). Labels are only
+// shortened here, so "L[j] == j" (root) reads the same before and after any concurrent write. Each
+// block writes its (starts, border pixels) counts packed as (s << 32) | b; the last block to finish
+// scans them into per-tile offsets and the two totals (one host read instead of two nonzero calls).
+extern "C" __global__ void __launch_bounds__(1024) ccl_finish(const u8* __restrict__ f, int w2, int n, int* L,
+        u8* __restrict__ fl, unsigned long long* blk, unsigned long long* __restrict__ offs,
+        unsigned int* counter, unsigned long long* __restrict__ total)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        L[i] = find_root(L, i);
-    }
-}
-
-// flag[p] = 1 where a border starts: p is a foreground root (outer), or p + 1 is a background
-// root other than the frame's (hole; its left neighbour is foreground).
-extern "C" __global__ void border_flags(const u8* __restrict__ f, const int* __restrict__ L, int n,
-                                        u8* __restrict__ flag)
-{
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        u8 r = 0;
+    const int i = blockIdx.x * 1024 + threadIdx.x;
+    u8 r = 0;
+    if (i < n) {
+        const int root = find_root(L, i);
+        if (root != L[i]) L[i] = root;
         if (f[i]) {
-            if (L[i] == i) r = 1;
-            else if (i + 1 < n && !f[i + 1] && L[i + 1] == i + 1) r = 1;
+            // Foreground never touches the zero frame: i + 1 and all 8 neighbours exist.
+            if (root == i || (!f[i + 1] && L[i + 1] == i + 1)) r = 1;
+            if (!(f[i - 1] && f[i + 1] && f[i - w2 - 1] && f[i - w2] && f[i - w2 + 1] && f[i + w2 - 1] &&
+                  f[i + w2] && f[i + w2 + 1])) r |= 2;
         }
-        flag[i] = r;
+        fl[i] = r;
+    }
+    const int cs = __syncthreads_count(r & 1);
+    const int cb = __syncthreads_count(r & 2);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        blk[blockIdx.x] = ((unsigned long long)cs << 32) | (unsigned)cb;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    __shared__ unsigned long long wsum[32];
+    __shared__ unsigned long long carry;
+    if (threadIdx.x == 0) carry = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nb = gridDim.x;
+    for (int base = 0; base < nb; base += 1024) {
+        const int b = base + threadIdx.x;
+        const unsigned long long v = b < nb ? ((volatile unsigned long long*)blk)[b] : 0ull;
+        unsigned long long x = v;
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) wsum[warp] = x;
+        __syncthreads();
+        if (warp == 0) {
+            unsigned long long z = wsum[lane];
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned long long y = __shfl_up_sync(0xffffffffu, z, o);
+                if (lane >= o) z += y;
+            }
+            wsum[lane] = z;   // inclusive over warps
+        }
+        __syncthreads();
+        const unsigned long long excl = carry + (warp ? wsum[warp - 1] : 0ull) + x - v;
+        if (b < nb) offs[b] = excl;
+        __syncthreads();
+        if (threadIdx.x == 0) carry += wsum[31];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        *total = carry;
+        *counter = 0u;   // ready for the next call (the workspace keeps it)
     }
 }
 
-// Per border d (discovery order): hole flag, and its component root mapped back to d.
-extern "C" __global__ void border_nodes(const long long* __restrict__ starts, int m,
-                                        const int* __restrict__ L, u8* __restrict__ hole,
-                                        int* __restrict__ bid)
+// Ordered compaction of both flag kinds per tile (raster order = discovery order for starts), fused
+// with the per-border node data (hole flag, component root -> border) and the border-pixel map.
+extern "C" __global__ void __launch_bounds__(1024) scatter_flags(const u8* __restrict__ fl, int n,
+        const unsigned long long* __restrict__ offs, const int* __restrict__ L, int* __restrict__ starts,
+        u8* __restrict__ hole, int* __restrict__ bid, int* __restrict__ bpix, int* __restrict__ pmap)
 {
-    int d = blockIdx.x * blockDim.x + threadIdx.x;
-    if (d >= m) return;
-    int s = (int)starts[d];
-    bool h = L[s] != s;
-    hole[d] = h;
-    bid[h ? s + 1 : s] = d;
+    const int i = blockIdx.x * 1024 + threadIdx.x;
+    const u8 r = i < n ? fl[i] : 0;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned ms = __ballot_sync(0xffffffffu, r & 1), mb = __ballot_sync(0xffffffffu, r & 2);
+    __shared__ int ws[32], wb[32];
+    if (lane == 0) { ws[warp] = __popc(ms); wb[warp] = __popc(mb); }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int a = 0, c = 0;
+        for (int k = 0; k < 32; ++k) {
+            const int ta = ws[k], tc = wb[k];
+            ws[k] = a; wb[k] = c;
+            a += ta; c += tc;
+        }
+    }
+    __syncthreads();
+    if (!r) return;
+    const unsigned long long o = offs[blockIdx.x];
+    const unsigned lt = (1u << lane) - 1u;
+    if (r & 1) {
+        const int d = (int)(o >> 32) + ws[warp] + __popc(ms & lt);
+        starts[d] = i;
+        const bool h = L[i] != i;
+        hole[d] = h;
+        bid[h ? i + 1 : i] = d;
+    }
+    if (r & 2) {
+        const int e = (int)(o & 0xffffffffull) + wb[warp] + __popc(mb & lt);
+        bpix[e] = i;
+        pmap[i] = e;
+    }
 }
 
 // parent[d]: border of the component around this one, -1 for the frame. mode: 1 LIST (all -1),
 // 2 CCOMP (outer borders -1), 3 TREE.
-extern "C" __global__ void border_parents(const long long* __restrict__ starts, int m,
+extern "C" __global__ void border_parents(const int* __restrict__ starts, int m,
                                           const int* __restrict__ L, const u8* __restrict__ hole,
                                           const int* __restrict__ bid, int mode, int* __restrict__ parent)
 {
     int d = blockIdx.x * blockDim.x + threadIdx.x;
     if (d >= m) return;
-    int s = (int)starts[d];
+    int s = starts[d];
     bool h = hole[d];
     int root = h ? s + 1 : s;
     int pr = L[root - 1];
@@ -174,8 +250,7 @@ extern "C" __global__ void sibling_links(const long long* __restrict__ sorted, i
 // Euler tour of the border tree (enter v = v, exit v = v + m + 1) with weight 1 on entering a
 // border: suffix sums by pointer jumping give each border's pre-order index.
 extern "C" __global__ void euler_init(int m, const int* __restrict__ parent, const int* __restrict__ first_child,
-                                      const int* __restrict__ next_sib, int* __restrict__ succ,
-                                      int* __restrict__ sum)
+                                      const int* __restrict__ next_sib, int2* __restrict__ et)
 {
     int e = blockIdx.x * blockDim.x + threadIdx.x;
     int nn = m + 1;
@@ -183,49 +258,46 @@ extern "C" __global__ void euler_init(int m, const int* __restrict__ parent, con
     if (e < nn) {
         int v = e;
         int fc = first_child[v];
-        succ[e] = fc >= 0 ? fc : v + nn;
-        sum[e] = v < m ? 1 : 0;
+        et[e] = make_int2(fc >= 0 ? fc : v + nn, v < m ? 1 : 0);
     } else {
         int v = e - nn;
         int s;
         if (v == m) s = -1;
         else if (next_sib[v] >= 0) s = next_sib[v];
         else s = (parent[v] < 0 ? m : parent[v]) + nn;
-        succ[e] = s;
-        sum[e] = 0;
+        et[e] = make_int2(s, 0);
     }
 }
 
-extern "C" __global__ void euler_jump(int ne, const int* __restrict__ succ, const int* __restrict__ sum,
-                                      int* __restrict__ succ2, int* __restrict__ sum2)
+// (successor, suffix sum) in one 8-byte record: one random gather per element and round.
+extern "C" __global__ void euler_jump(int ne, const int2* __restrict__ et, int2* __restrict__ et2)
 {
     int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= ne) return;
-    int s = succ[e];
-    if (s >= 0) {
-        sum2[e] = sum[e] + sum[s];
-        succ2[e] = succ[s];
-    } else {
-        sum2[e] = sum[e];
-        succ2[e] = -1;
+    int2 a = et[e];
+    if (a.x >= 0) {
+        const int2 b = et[a.x];
+        a.x = b.x;
+        a.y += b.y;
     }
+    et2[e] = a;
 }
 
 // Output order and hierarchy for TREE/CCOMP: pos(v) = m - (borders entered from v on).
-extern "C" __global__ void tree_output(int m, const int* __restrict__ sum, const int* __restrict__ parent,
+extern "C" __global__ void tree_output(int m, const int2* __restrict__ et, const int* __restrict__ parent,
                                        const int* __restrict__ first_child, const int* __restrict__ next_sib,
                                        const int* __restrict__ prev_sib, int* __restrict__ out_node,
                                        int* __restrict__ hier)
 {
     int v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= m) return;
-    int pos = m - sum[v];
+    int pos = m - et[v].y;
     out_node[pos] = v;
     int nx = next_sib[v], pv = prev_sib[v], fc = first_child[v], pa = parent[v];
-    hier[4 * pos + 0] = nx >= 0 ? m - sum[nx] : -1;
-    hier[4 * pos + 1] = pv >= 0 ? m - sum[pv] : -1;
-    hier[4 * pos + 2] = fc >= 0 ? m - sum[fc] : -1;
-    hier[4 * pos + 3] = pa >= 0 ? m - sum[pa] : -1;
+    hier[4 * pos + 0] = nx >= 0 ? m - et[nx].y : -1;
+    hier[4 * pos + 1] = pv >= 0 ? m - et[pv].y : -1;
+    hier[4 * pos + 2] = fc >= 0 ? m - et[fc].y : -1;
+    hier[4 * pos + 3] = pa >= 0 ? m - et[pa].y : -1;
 }
 
 // LIST / EXTERNAL: the selected borders in reverse discovery order, chained next/previous.
@@ -239,76 +311,6 @@ extern "C" __global__ void flat_output(int k, const long long* __restrict__ sel,
     hier[4 * j + 1] = j - 1;
     hier[4 * j + 2] = -1;
     hier[4 * j + 3] = -1;
-}
-
-// Suzuki-Abe walk of one border as OpenCV does it (tests/contours_model.py::_trace, without the
-// marks, which only decide where borders start). Codes 0..7: right, up-right, up, up-left, left,
-// down-left, down, down-right. WRITE = false counts points, true writes (x, y) pairs.
-template <bool WRITE>
-__device__ int trace_border(const u8* __restrict__ f, int w2, int start, int from_dir, bool simple,
-                            int ox, int oy, int* __restrict__ out)
-{
-    const int ddx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-    const int ddy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
-    int delta[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) delta[k] = ddy[k] * w2 + ddx[k];
-    const int sy = start / w2, sx = start - sy * w2;
-    int s = from_dir, i1 = -1;
-    bool found = false;
-    for (int t = 0; t < 7; ++t) {
-        s = (s - 1) & 7;
-        i1 = start + delta[s];
-        if (f[i1]) { found = true; break; }
-    }
-    if (!found) {
-        if (WRITE) { out[0] = sx - 1 + ox; out[1] = sy - 1 + oy; }
-        return 1;
-    }
-    int prev_s = s ^ 4;
-    int i3 = start, x3 = sx, y3 = sy;
-    int n = 0;
-    while (true) {
-        int k = s;
-        int i4;
-        do {
-            ++k;
-            i4 = i3 + delta[k & 7];
-        } while (!f[i4]);
-        s = k & 7;
-        if (!simple || s != prev_s) {
-            if (WRITE) { out[2 * n] = x3 - 1 + ox; out[2 * n + 1] = y3 - 1 + oy; }
-            ++n;
-            prev_s = s;
-        }
-        if (i4 == start && i3 == i1) break;
-        i3 = i4;
-        x3 += ddx[s];
-        y3 += ddy[s];
-        s = (s + 4) & 7;
-    }
-    return n;
-}
-
-extern "C" __global__ void trace_count(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
-                                       const long long* __restrict__ starts, const u8* __restrict__ hole,
-                                       int simple, int* __restrict__ counts)
-{
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= k) return;
-    int v = out_node[j];
-    counts[j] = trace_border<false>(f, w2, (int)starts[v], hole[v] ? 0 : 4, simple != 0, 0, 0, nullptr);
-}
-
-extern "C" __global__ void trace_write(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
-                                       const long long* __restrict__ starts, const u8* __restrict__ hole,
-                                       int simple, int ox, int oy, const long long* __restrict__ offsets,
-                                       int* __restrict__ points)
-{
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= k) return;
-    int v = out_node[j];
-    trace_border<true>(f, w2, (int)starts[v], hole[v] ? 0 : 4, simple != 0, ox, oy, points + 2 * offsets[j]);
 }
 
 // ---------------------------------------------------------------- parallel walk (list ranking)
@@ -327,35 +329,16 @@ __constant__ int c_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
 
 __device__ __forceinline__ int delta_of(int k, int w2) { return c_dy[k] * w2 + c_dx[k]; }
 
-extern "C" __global__ void bpix_flags(const u8* __restrict__ f, int w2, int n, u8* __restrict__ flag)
-{
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        u8 r = 0;
-        if (f[i]) {   // foreground never touches the zero frame, so all 8 neighbours exist
-            r = !(f[i - 1] && f[i + 1] && f[i - w2 - 1] && f[i - w2] && f[i - w2 + 1] && f[i + w2 - 1] &&
-                  f[i + w2] && f[i + w2 + 1]);
-        }
-        flag[i] = r;
-    }
-}
-
-extern "C" __global__ void bpix_map(const long long* __restrict__ bpix, int e_count, int* __restrict__ pmap)
-{
-    int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < e_count) pmap[bpix[e]] = e;
-}
-
-// Per output border j: its first state (or -1 for a single-pixel border, whose one point is
-// written here) and head_of[first state] = j.
+// Per output border j: its first state (or -1 for a single-pixel border) and head_of[first state] = j.
 extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
-                                        const long long* __restrict__ starts, const u8* __restrict__ hole,
+                                        const int* __restrict__ starts, const u8* __restrict__ hole,
                                         const int* __restrict__ pmap, int* __restrict__ head_slot,
                                         int* __restrict__ head_of)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     int v = out_node[j];
-    int start = (int)starts[v];
+    int start = starts[v];
     int from_dir = hole[v] ? 0 : 4;
     int s = from_dir;
     bool found = false;
@@ -372,20 +355,22 @@ extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k,
     head_of[slot] = j;
 }
 
-// nxt = next state (-1 at the end: the next state is a border's first state, or the chain left
-// the border pixels, which no real border does); own = border of that first state; dist = weight
-// (1, or for SIMPLE 1 where the direction changes); sdir = outgoing direction (255: not a state).
-extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const long long* __restrict__ bpix,
-                                      const u8* __restrict__ bflag, const int* __restrict__ pmap,
-                                      const int* __restrict__ head_of, int simple, int* __restrict__ nxt,
-                                      int* __restrict__ dist, int* __restrict__ own, u8* __restrict__ sdir)
+// st[t] = (next, dist). next >= 0: the next state; -1: not a state, or the chain left the border
+// pixels (no real border does); -2 - j: the next state is border j's first state. dist = weight
+// (1, or for SIMPLE 1 where the direction changes). One 8-byte record, so a jumping round costs
+// one random gather per state instead of three. sdir = outgoing direction (255: not a state).
+extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const int* __restrict__ bpix,
+                                      const u8* __restrict__ fl, const int* __restrict__ pmap,
+                                      const int* __restrict__ head_of, int simple, int2* __restrict__ st,
+                                      u8* __restrict__ sdir)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
     int e = t >> 3, b = t & 7;
-    int p = (int)bpix[e];
+    int p = bpix[e];
     if (!f[p + delta_of(b, w2)]) {
-        nxt[t] = -1; dist[t] = 0; own[t] = -1; sdir[t] = 255;
+        st[t] = make_int2(-1, 0);
+        sdir[t] = 255;
         return;
     }
     int k = b, q;
@@ -395,68 +380,67 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
     } while (!f[q]);
     int s = k & 7;
     sdir[t] = (u8)s;
-    dist[t] = (!simple || s != (b ^ 4)) ? 1 : 0;
-    int nx = -1, ow = -1;
-    if (bflag[q]) {
+    int nx = -1;
+    if (fl[q] & 2) {
         int u = pmap[q] * 8 + ((s + 4) & 7);
         int h = head_of[u];
-        if (h >= 0) ow = h; else nx = u;
+        nx = h >= 0 ? -2 - h : u;
     }
-    nxt[t] = nx;
-    own[t] = ow;
+    st[t] = make_int2(nx, (!simple || s != (b ^ 4)) ? 1 : 0);
 }
 
-extern "C" __global__ void state_jump(int slots, const int* __restrict__ nxt, const int* __restrict__ dist,
-                                      const int* __restrict__ own, int* __restrict__ nxt2, int* __restrict__ dist2,
-                                      int* __restrict__ own2)
+extern "C" __global__ void state_jump(int slots, const int2* __restrict__ st, int2* __restrict__ st2)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    int u = nxt[t];
-    if (u < 0) {
-        nxt2[t] = -1; dist2[t] = dist[t]; own2[t] = own[t];
-    } else {
-        nxt2[t] = nxt[u]; dist2[t] = dist[t] + dist[u]; own2[t] = own[u];
+    int2 a = st[t];
+    if (a.x >= 0) {
+        const int2 b = st[a.x];
+        a.x = b.x;
+        a.y += b.y;
     }
+    st2[t] = a;
 }
 
-extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int* __restrict__ dist,
+extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int2* __restrict__ st,
                                          int* __restrict__ counts)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     int h = head_slot[j];
-    counts[j] = h < 0 ? 1 : dist[h];
+    counts[j] = h < 0 ? 1 : st[h].y;
 }
 
-extern "C" __global__ void state_emit(int w2, int slots, const long long* __restrict__ bpix, const int* __restrict__ dist,
-                                      const int* __restrict__ own, const u8* __restrict__ sdir, int simple,
-                                      const int* __restrict__ counts, const long long* __restrict__ offsets,
-                                      int ox, int oy, int* __restrict__ points)
+// Points of border j go to dst[j] .. dst[j] + counts[j] (dst: the output offsets, or any other
+// layout of whole contours).
+extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, const int2* __restrict__ st,
+                                      const u8* __restrict__ sdir, int simple, const int* __restrict__ counts,
+                                      const long long* __restrict__ dst, int ox, int oy, int* __restrict__ points)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    int j = own[t];
-    if (j < 0) return;
+    const int2 a = st[t];
+    if (a.x > -2) return;
+    const int j = -2 - a.x;
     int s = sdir[t];
     if (simple && s == ((t & 7) ^ 4)) return;
-    long long pos = offsets[j] + (counts[j] - dist[t]);
-    int p = (int)bpix[t >> 3];
+    long long pos = dst[j] + (counts[j] - a.y);
+    int p = bpix[t >> 3];
     int y = p / w2, x = p - y * w2;
     points[2 * pos] = x - 1 + ox;
     points[2 * pos + 1] = y - 1 + oy;
 }
 
-extern "C" __global__ void single_points(const u8* __restrict__ f, int w2, int k, const int* __restrict__ out_node,
-                                         const long long* __restrict__ starts, const int* __restrict__ head_slot,
-                                         const long long* __restrict__ offsets, int ox, int oy,
+extern "C" __global__ void single_points(int w2, int k, const int* __restrict__ out_node,
+                                         const int* __restrict__ starts, const int* __restrict__ head_slot,
+                                         const long long* __restrict__ dst, int ox, int oy,
                                          int* __restrict__ points)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k || head_slot[j] >= 0) return;
-    int p = (int)starts[out_node[j]];
+    int p = starts[out_node[j]];
     int y = p / w2, x = p - y * w2;
-    long long pos = offsets[j];
+    long long pos = dst[j];
     points[2 * pos] = x - 1 + ox;
     points[2 * pos + 1] = y - 1 + oy;
 }

@@ -154,6 +154,21 @@ def test_pack_and_assemble_round_trip():
     assert cc.assemble(*cc.pack((), None)) == ((), None)
 
 
+def test_assemble_grouped_round_trip():
+    # The length-grouped layout the numpy path downloads: contours sorted by (length, index).
+    for mode in MODES.values():
+        ref = cv2.findContours(IMG, mode, cv2.CHAIN_APPROX_NONE)
+        pts, off, hier = cc.pack(*ref)
+        lengths = np.diff(off)
+        order = np.argsort(lengths, kind="stable")
+        grouped = np.concatenate([pts[off[i]:off[i + 1]] for i in order])
+        back = cc.assemble_grouped(grouped, order, lengths[order], hier)
+        assert same_result(back, ref)
+        assert all(c.flags.c_contiguous and c.dtype == np.int32 for c in back[0])
+    assert cc.assemble_grouped(np.zeros((0, 2), np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32),
+                               np.zeros((0, 4), np.int32)) == ((), None)
+
+
 @pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
 def test_fallback_equals_cv2_and_is_reported():
     for mode in MODES.values():
