@@ -13,8 +13,9 @@ MODE=${1:-tests}
 PROFILE=${2:-device}
 OUT=${OUT:-$PWD/device-out}
 FINAL=$OUT
-# "all" keeps its many files out of $OUT (a device call returns at most 8) and packs them.
-[ "$MODE" = all ] && OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
+# "bench" and "all" keep their many files out of $OUT (a device call returns at most 8) and pack
+# them into $OUT/device-run.tar.gz.
+[ "$MODE" != tests ] && OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
@@ -52,16 +53,19 @@ json.dump(generate.aggregate(glob.glob('$LOG.*')), open('$OUT/compat-rows.json',
 }
 
 run_bench() {
+  # LMS accuracy study (issue 9), then the benchmark report and `cvgpu compare` on examples/.
+  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.lms as m; m.print_accuracy(m.accuracy_rows())" \
+    > "$OUT/lms-accuracy.log" 2>&1
   OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
+}
+
+pack() {
+  (cd "$OUT" && tar -czf "$FINAL/device-run.tar.gz" .)
+  cp "$OUT"/bench.log "$OUT"/env.json "$FINAL"/ 2>/dev/null
 }
 
 case "$MODE" in
   tests) run_tests ;;
-  bench) run_bench ;;
-  all)
-    run_tests
-    run_bench
-    (cd "$OUT" && tar -czf "$FINAL/device-run.tar.gz" .)
-    cp "$OUT"/bench.log "$OUT"/env.json "$FINAL"/ 2>/dev/null
-    ;;
+  bench) run_bench; pack ;;
+  all) run_tests; run_bench; pack ;;
 esac
