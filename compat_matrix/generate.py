@@ -51,6 +51,8 @@ def readme(result, pytest_summary):
              "- generated: %s" % result["generated"], "- source digest: `%s`" % result["source_digest"]]
     if pytest_summary:
         lines.append("- test suite: %s" % pytest_summary)
+    if result.get("note"):
+        lines.append("- note: %s" % result["note"])
     lines += ["", "## Equivalence", "",
               "| function | variant | reference | backend | cases | exact |", "|---|---|---|---|---:|---:|"]
     for r in result["rows"]:
@@ -78,6 +80,7 @@ def main(argv=None):
     ap.add_argument("--pytest-log", help="pytest output, for its summary line")
     ap.add_argument("--device", default="")
     ap.add_argument("--out", default=str(ROOT / "compat_matrix"))
+    ap.add_argument("--note", default="", help="a line on how the runs relate to these sources")
     args = ap.parse_args(argv)
     if args.from_device:
         d = pathlib.Path(args.from_device)
@@ -110,6 +113,7 @@ def main(argv=None):
         "cupy_version": cupy_version,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "pytest": summary,
+        "note": args.note,
         "rows": (json.load(open(args.logs)) if args.logs.endswith("-rows.json") else aggregate(glob.glob(args.logs))),
         "bench": [{k: b.get(k) for k in ("function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io", "exact",
                                           "reference_ms")}

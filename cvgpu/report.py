@@ -61,8 +61,11 @@ def contour_series(r):
     method = r.get("method") or re.search(r"\b(?:CHAIN_APPROX_)?(NONE|SIMPLE|TC89_L1|TC89_KCOS)\b", text)
     if method:
         label += " " + (method if isinstance(method, str) else method.group(1))
-    if re.search(r"nois|salt", r.get("workload", ""), re.I):
-        label += " noisy"
+    # One series per image family (the workload's first word: blobs, noisy, snake, ...), so that a
+    # worst-case image is not joined by a line to a different family's points.
+    family = str(r.get("workload", "")).split(" ", 1)[0]
+    if family and not family[0].isdigit():
+        label += " " + family
     return label
 
 

@@ -144,7 +144,8 @@ def test_row_text_parsing():
     assert report.size({"workload": "photo", "width": 3, "height": 2}) == (3, 2)
     assert report.contour_count({"workload": "noisy 4x, 191,678 contours"}) == 191_678
     assert report.contour_series({"workload": "noisy 1232x1028 RETR_TREE"}) == "TREE noisy"
-    assert report.contour_series({"workload": "blobs", "mode": "EXTERNAL"}) == "EXTERNAL"
+    assert report.contour_series({"workload": "blobs", "mode": "EXTERNAL"}) == "EXTERNAL blobs"
+    assert report.contour_series({"workload": "snake 4096x4096 TREE SIMPLE"}) == "TREE SIMPLE snake"
     assert report.contour_series({"workload": "noisy 1232x1028 LIST SIMPLE"}) == "LIST SIMPLE noisy"
     assert report.contour_series({"workload": "x", "series": "mine"}) == "mine"
 
