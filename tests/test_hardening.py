@@ -2,7 +2,7 @@
 
 Every cvgpu function with a cv2 counterpart is called with hypothesis-fuzzed bad and odd input
 (every numpy dtype, channel counts, 0-size / 1-pixel / 0-d / 1-d / 3-d / 4-d arrays, C, Fortran,
-strided, negative-stride, transposed, read-only and misaligned layouts, non-array objects,
+strided, negative-stride, transposed, read-only, misaligned and odd-pitch layouts, non-array objects,
 NaN / inf / huge / negative / bool / None / string parameters, unknown keywords, too many or too
 few arguments) and must give cv2's outcome: the same result (type, shape, dtype, bytes; tuples
 elementwise; None where None) or the same exception (cv2.error with the same ``code`` and
@@ -123,7 +123,7 @@ def _short(o):
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128, np.clongdouble,
           object, "U3", "S3", "datetime64[s]", "timedelta64[ms]", "V2"]
-LAYOUTS = ["c", "fortran", "strided", "negative", "transposed", "readonly", "misaligned"]
+LAYOUTS = ["c", "fortran", "strided", "negative", "transposed", "readonly", "misaligned", "odd_pitch"]
 SHAPES = [(), (0,), (1,), (7,), (0, 0), (0, 5), (5, 0), (1, 1), (1, 9), (9, 1), (2, 2), (8, 6), (13, 11),
           (8, 6, 1), (8, 6, 2), (8, 6, 3), (8, 6, 4), (4, 3, 129), (1, 8, 6, 1), (2, 3, 4, 2), (1, 1, 1),
           (0, 4, 1)]
@@ -175,6 +175,12 @@ def build(spec):
     elif layout == "readonly":
         arr = base.copy()
         arr.setflags(write=False)
+    elif layout == "odd_pitch" and base.ndim >= 2 and not dt.hasobject:
+        # Unit element stride, rows 3 elements longer than their content, the whole at a 1-byte offset.
+        padded = shape[:-1] + (shape[-1] + 3,)
+        raw = np.zeros(int(np.prod(padded)) * dt.itemsize + 1, np.uint8)
+        arr = raw[1:].view(dt).reshape(padded)[..., :shape[-1]]
+        arr[...] = base
     elif layout == "misaligned" and not dt.hasobject:
         raw = np.zeros(base.nbytes + 1, np.uint8)
         arr = raw[1:].view(dt).reshape(shape)
