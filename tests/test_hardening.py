@@ -924,3 +924,31 @@ def test_defect_detector_setter_leaks_conversion_error(setter, value):
     det = cvgpu.cuda.createHoughLinesDetector(1.0, np.pi / 180, 5)
     res = outcome(lambda: getattr(det, setter)(value))
     assert res[:3] == ("error", "cv2.error", -5), res
+
+
+# -- fitLineLMS's input validation against cv2.fitLine's (the points cv2.fitLine reads as 2-D points)
+
+@pytest.mark.xfail(strict=True, reason="bool points: cv2.fitLine fits them (CV_Bool), fitLineLMS raises cv2.error "
+                   "-210 'Unsupported point type', issue 10")
+def test_mismatch_lms_bool_points():
+    pts = np.array([[0, 1], [1, 0], [1, 1]], bool)
+    assert _cv2_fitline(pts).shape == (4, 1)
+    line, hw = cvgpu.fitLineLMS(pts)
+    assert line.shape == (4, 1)
+
+
+@pytest.mark.xfail(strict=True, reason="points of a dtype cv2's binding does not convert (complex, object, str, "
+                   "longdouble, datetime): cv2.fitLine raises cv2.error -5 '... data type = ... is not supported', "
+                   "fitLineLMS -210 'Unsupported point type', issue 10")
+@pytest.mark.parametrize("dtype", [np.complex64, object, np.longdouble])
+def test_mismatch_lms_unsupported_dtype_code(dtype):
+    pts = np.zeros((5, 2), dtype)
+    assert outcome(lambda: cvgpu.fitLineLMS(pts))[:3] == outcome(lambda: _cv2_fitline(pts))[:3]
+
+
+@pytest.mark.xfail(strict=True, reason="a scalar or None as points: cv2.fitLine raises cv2.error -215 "
+                   "'npoints2 >= 0 || npoints3 >= 0' (it reads a 4x1 CV_64F / an empty Mat), fitLineLMS -5 "
+                   "'points is not a numpy array, neither a scalar', issue 10")
+@pytest.mark.parametrize("points", [None, 5, 2.5])
+def test_mismatch_lms_scalar_points_code(points):
+    assert outcome(lambda: cvgpu.fitLineLMS(points))[:3] == outcome(lambda: _cv2_fitline(points))[:3]
