@@ -291,8 +291,8 @@ RHOS = [1, 1.0, 0.5, 2, 3.7, np.float32(1.5), np.int64(2), 0, -1, -0.5, NAN, INF
 THETAS = [math.pi / 180, 0.1, 0.5, 1.0, 3.0, 4.0, 10.0, 0, -0.1, -4.0, NAN, INF, 1e-300, None, True,
           np.float64(0.2)]
 # (2**70 and beyond: a known mismatch of the message, see the xfail tests at the end.)
-THRESHOLDS = [0, 1, 3, 10, -5, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, -2**63, 5.5, True, None, "5", np.int32(3),
-              np.uint8(2), np.int64(2**40)]
+THRESHOLDS = [0, 1, 3, 10, -5, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, -2**63, 5.5, True, None, "5",
+              np.int32(3), np.uint8(2), np.int64(2**40)]
 HOUGH_EXTRA = [{}, {}, {}, {"srn": 0}, {"srn": None, "stn": None}, {"srn": 0.0, "stn": np.float64(0)},
                {"min_theta": 0.5}, {"min_theta": 1.0, "max_theta": 0.5}, {"max_theta": 1.0},
                {"min_theta": NAN}, {"max_theta": INF}, {"max_theta": NAN}, {"min_theta": -1.0, "max_theta": 2.0},
