@@ -58,6 +58,23 @@ def get_function(family, name, options=(), max_dynamic_shared=None):
     return fn
 
 
+_scratch = threading.local()
+
+
+def thread_workspace(family, make):
+    """The family's scratch for the calling thread on the current device, made by ``make()`` the
+    first time. Per thread: calls from several threads never share buffers or counters."""
+    cp = cupy_module()
+    spaces = getattr(_scratch, "spaces", None)
+    if spaces is None:
+        spaces = _scratch.spaces = {}
+    key = (family, cp.cuda.runtime.getDevice())
+    ws = spaces.get(key)
+    if ws is None:
+        ws = spaces[key] = make()
+    return ws
+
+
 _props = {}
 
 

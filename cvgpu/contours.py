@@ -17,7 +17,6 @@ cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` return
 ``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
-import threading
 import time
 
 import cv2
@@ -227,18 +226,8 @@ class _Workspace:
         return arr
 
 
-_local = threading.local()
-
-
 def _workspace(cp):
-    device = cp.cuda.runtime.getDevice()
-    spaces = getattr(_local, "spaces", None)
-    if spaces is None:
-        spaces = _local.spaces = {}
-    ws = spaces.get(device)
-    if ws is None:
-        ws = spaces[device] = _Workspace(cp)
-    return ws
+    return _kernels.thread_workspace("contours", lambda: _Workspace(cp))
 
 
 # Fewer contours: the sort and its launches cost more than the cheaper views save (measured on the
@@ -315,7 +304,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         et2 = cp.empty_like(et)
         ge = (-(-ne // _BLOCK),)
         _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, et))
-        jump = _fn("euler_jump")
+        jump = _fn("rank_jump")
         for _ in range(max(1, int(ne - 1).bit_length())):
             jump(ge, (_BLOCK,), (i32(ne), et, et2))
             et, et2 = et2, et
@@ -335,7 +324,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     sdir = ws.grown("sdir", slots, cp.uint8)
     gs = (-(-slots // _BLOCK),)
     _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir))
-    jump = _fn("state_jump")
+    jump = _fn("rank_jump")
     for _ in range(max(1, slots.bit_length())):
         jump(gs, (_BLOCK,), (i32(slots), st, st2))
         st, st2 = st2, st

@@ -6,7 +6,6 @@ multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as su
 """
 import functools
 import math
-import threading
 
 import cv2
 import numpy as np
@@ -285,18 +284,8 @@ class _Workspace:
         return arr
 
 
-_local = threading.local()
-
-
 def _workspace(cp):
-    device = cp.cuda.runtime.getDevice()
-    spaces = getattr(_local, "spaces", None)
-    if spaces is None:
-        spaces = _local.spaces = {}
-    ws = spaces.get(device)
-    if ws is None:
-        ws = spaces[device] = _Workspace(cp)
-    return ws
+    return _kernels.thread_workspace("hough", lambda: _Workspace(cp))
 
 
 class _Plan:

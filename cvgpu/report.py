@@ -147,13 +147,7 @@ def _hough_plot(path, rows, x_of, select_ref, xlabel, title, base2=False):
     ax.set_xscale("log", base=2 if base2 else 10)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("time per call, ms (median; bars: p10-p90)")
-    ax.set_title(title + ("" if measured_gpu else "  [no GPU: cv2 only]"), fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    return True
+    return _finish_time_plot(fig, ax, path, title, measured_gpu, fontsize=7)
 
 
 def plot_hough_points(path, rows):
@@ -170,6 +164,17 @@ def plot_hough_resolution(path, rows):
         return s[0] if p is not None and s is not None and 80_000 <= p <= 84_000 and s[0] == s[1] else None
     return _hough_plot(path, rows, x_of, lambda side, pts: side if 80_000 <= pts <= 84_000 else None,
                        "image side, px (square, ~82k edge points)", "Hough lines: time vs resolution", base2=True)
+
+
+def _finish_time_plot(fig, ax, path, title, gpu, **legend):
+    """The shared tail of the time plots: labels, title (marked when only cv2 ran), grid, save."""
+    ax.set_ylabel("time per call, ms (median; bars: p10-p90)")
+    ax.set_title(title + ("" if gpu else "  [no GPU: cv2 only]"), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(**legend)
+    fig.tight_layout()
+    fig.savefig(path)
+    return True
 
 
 def _contours_plot(path, rows, x_of, xlabel, title):
@@ -196,13 +201,7 @@ def _contours_plot(path, rows, x_of, xlabel, title):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("time per call, ms (median; bars: p10-p90)")
-    ax.set_title(title + ("" if gpu else "  [no GPU: cv2 only]"), fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path)
-    return True
+    return _finish_time_plot(fig, ax, path, title, gpu, fontsize=6, ncol=2)
 
 
 def plot_contours_size(path, rows):

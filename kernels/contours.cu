@@ -269,18 +269,19 @@ extern "C" __global__ void euler_init(int m, const int* __restrict__ parent, con
     }
 }
 
-// (successor, suffix sum) in one 8-byte record: one random gather per element and round.
-extern "C" __global__ void euler_jump(int ne, const int2* __restrict__ et, int2* __restrict__ et2)
+// One round of list ranking by pointer jumping, for the Euler tour and the walk states alike:
+// (successor, suffix sum) in one 8-byte record, one random gather per element and round.
+extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* __restrict__ dst)
 {
-    int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= ne) return;
-    int2 a = et[e];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int2 a = src[i];
     if (a.x >= 0) {
-        const int2 b = et[a.x];
+        const int2 b = src[a.x];
         a.x = b.x;
         a.y += b.y;
     }
-    et2[e] = a;
+    dst[i] = a;
 }
 
 // Output order and hierarchy for TREE/CCOMP: pos(v) = m - (borders entered from v on).
@@ -387,19 +388,6 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
         nx = h >= 0 ? -2 - h : u;
     }
     st[t] = make_int2(nx, (!simple || s != (b ^ 4)) ? 1 : 0);
-}
-
-extern "C" __global__ void state_jump(int slots, const int2* __restrict__ st, int2* __restrict__ st2)
-{
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= slots) return;
-    int2 a = st[t];
-    if (a.x >= 0) {
-        const int2 b = st[a.x];
-        a.x = b.x;
-        a.y += b.y;
-    }
-    st2[t] = a;
 }
 
 extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int2* __restrict__ st,

@@ -42,12 +42,16 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     hough_collect(img, cols, step, rows, aligned4, points, weights, &counters[0], accum, accum_size);
 }
 
-// cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even.
+// cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded
+// products and a rounded sum (no fused multiply-add).
+__device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
+{
+    return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
+}
+
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
-    float x = (float)(long long)(p & POINT_MASK);
-    float y = (float)(long long)(p >> POINT_SHIFT);
-    return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
+    return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
 }
 
 // Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
@@ -159,8 +163,7 @@ __device__ __forceinline__ void hough_vote_block(
             const float y = (float)(long long)(p >> POINT_SHIFT);
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                // cv2: cvRound(j * tabCos[n] + i * tabSin[n]), two rounded products, a rounded sum.
-                const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
+                const int col = hough_bin_xy(x, y, c[k], s[k]) + offset;
                 atomicAdd(&rows_sh[k * width + col], 1);
             }
         }
@@ -176,7 +179,7 @@ __device__ __forceinline__ void hough_vote_block(
 #pragma unroll
             for (int k = 0; k < K; k++) {
                 if (k < nk && w != 0) {
-                    const int col = __float2int_rn(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) + offset;
+                    const int col = hough_bin_xy(x, y, c[k], s[k]) + offset;
                     hough_add_row(rows_sh, width, k, col, w, accum, accum_size, row_base);
                 }
             }
