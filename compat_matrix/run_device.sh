@@ -3,6 +3,7 @@
 #   bash compat_matrix/run_device.sh tests [ci|device]   GPU suite, one pytest per test file, in parallel
 #   bash compat_matrix/run_device.sh bench               cvgpu bench --variants --report (+ compare on examples/)
 #   bash compat_matrix/run_device.sh all [ci|device]     both, then everything packed into device-run.tar.gz
+#   bash compat_matrix/run_device.sh sanitize            compute-sanitizer memcheck + racecheck, GPU tests
 # Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json, bench.log, bench.json,
 # report/ (report.md, plots, compare.md). Then, where git is:
 #   tar -xzf device-run.tar.gz -C device-out && python3 compat_matrix/generate.py --from-device device-out
@@ -29,27 +30,56 @@ python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda
 run_tests() {
   local LOG=/tmp/cvgpu-compat-$$.jsonl
   rm -f "$LOG".*
-  local pids=() t name
-  # Workers per file: the Hough file is the longest (hypothesis 10,000 examples per property).
-  # FILE:WORKERS[:MARKER] — MARKER "gpu" runs only the file's GPU tests (its CPU tests run in CI).
+  local pids=() t name files
+  # FILES:WORKERS[:MARKER], FILES comma-separated (one pytest, one log); MARKER "gpu" runs only the
+  # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
+  # into $SHARDS items (tests/conftest.py), so the workers share even one long property.
+  [ "$PROFILE" = device ] && export CVGPU_PROPERTY_SHARDS=${SHARDS:-16}
   for t in ${TESTS:-tests/test_hough_lines.py:6 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_lms.py:4:gpu}; do
-    local file=${t%%:*} rest=${t#*:}
+    files=${t%%:*}
+    local rest=${t#*:}
     local workers=${rest%%:*} marker=
     [ "$rest" != "$workers" ] && marker=${rest#*:}
-    [ -f "$file" ] || continue
-    name=$(basename "$file" .py)
+    name=$(for f in ${files//,/ }; do basename "$f" .py; done | paste -sd+)
     CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
       python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
-      ${marker:+-m "$marker"} "$file" > "$OUT/pytest-$name.log" 2>&1 &
+      --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
   done
   wait "${pids[@]}"
   for f in "$OUT"/pytest-*.log; do
     echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
   done
+  # Per test file: passed / failed / skipped, from the JUnit files (a stopped run writes none).
+  python3 - "$OUT" <<'PY' | tee "$OUT/per-file.txt"
+import collections, glob, sys, xml.etree.ElementTree as ET
+counts = collections.defaultdict(collections.Counter)
+for path in glob.glob(sys.argv[1] + "/junit-*.xml"):
+    for case in ET.parse(path).iter("testcase"):
+        f = case.get("classname", "").split(".")[-1] or "?"
+        kind = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")), "passed")
+        counts[f][kind] += 1
+for f, c in sorted(counts.items()):
+    print("%-24s %s" % (f, ", ".join("%d %s" % (n, k) for k, n in sorted(c.items()))))
+PY
   # One row per (function, variant, reference, backend) with case counts; the raw lines are too many.
   python3 -c "import glob, json, sys; sys.path.insert(0, 'compat_matrix'); import generate
 json.dump(generate.aggregate(glob.glob('$LOG.*')), open('$OUT/compat-rows.json', 'w'), indent=1)"
+}
+
+run_sanitizer() {
+  # compute-sanitizer over the GPU tests (ci profile: the tools slow every kernel down many times).
+  # memcheck on everything; racecheck (shared-memory hazards) on the kernels' own tests.
+  local tool files
+  for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do
+    files=${SANITIZER_FILES:-tests/test_hough_lines.py tests/test_cuda_hough.py tests/test_find_contours.py tests/test_radon.py tests/test_lms.py tests/test_hardening.py}
+    CVGPU_TEST_NO_MEMORY_POOL=1 HYPOTHESIS_PROFILE=ci timeout -s INT -k 30 ${SANITIZER_TIMEOUT:-240} compute-sanitizer --tool "$tool" \
+      --target-processes all --print-limit 20 --error-exitcode 99 \
+      python3 -m pytest -q -x -p no:cacheprovider -p no:benchmark -m gpu -k "${SANITIZER_K:-not synchronize and not memory_stays_flat}" $files \
+      > "$OUT/sanitizer-$tool.log" 2>&1
+    echo "== compute-sanitizer $tool: exit $?"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|failed|Invalid|Race|Hazard" "$OUT/sanitizer-$tool.log" | sort | uniq -c | sort -rn | head -12
+  done
 }
 
 run_bench() {
@@ -66,6 +96,7 @@ pack() {
 
 case "$MODE" in
   tests) run_tests ;;
+  sanitize) run_sanitizer ;;
   bench) run_bench; pack ;;
   all) run_tests; run_bench; pack ;;
 esac

@@ -38,3 +38,41 @@ def upload_2d(array):
             return array
         return cp.ascontiguousarray(array)
     return cp.asarray(np.ascontiguousarray(array))
+
+
+def on_input_device(position, name):
+    """Decorator: run the call on the device that holds its array argument (``args[position]`` or
+    ``kwargs[name]``) when that is not the current device, so a CuPy array made under
+    ``cupy.cuda.Device(1)`` is computed on device 1 (with device 1's current stream and its own
+    compiled kernels and scratch) and its result stays there. Host input runs on the current device."""
+    import functools
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            value = args[position] if len(args) > position else kwargs.get(name)
+            if value is not None and type(value) is not np.ndarray:
+                device = _device_of(value)
+                if device is not None:
+                    with device:
+                        return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
+        return call
+    return wrap
+
+
+def _device_of(value):
+    """The cupy.cuda.Device holding ``value`` when it is not the current one, else None."""
+    if isinstance(value, np.generic):
+        return None
+    cp = cupy_module()
+    if cp is None:
+        return None
+    try:
+        arr = value if isinstance(value, cp.ndarray) else as_device_array(value)
+    except Exception:
+        return None  # the function's own conversion reports it as cv2 would
+    if arr is None:
+        return None
+    device = arr.device
+    return device if device.id != cp.cuda.runtime.getDevice() else None

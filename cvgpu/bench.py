@@ -320,7 +320,8 @@ def bench_radon(quick=False, progress=None):
         rows = radon.bench_rows(quick=quick)
     else:
         sizes = (512,) if quick else (512, 1024, 2048)
-        rows = radon.bench_rows(sizes=sizes, steps=(1.0,) if quick else (1.0, 0.25), reps=5, cv2_reps=1)
+        rows = radon.bench_rows(sizes=sizes, steps=(1.0,) if quick else (1.0, 0.25), reps=7,
+                                 cv2_reps=1 if quick else 3)
     out, checked = [], {}
     for r in rows:
         r = dict(r)

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from . import _backend, _kernels
-from ._arrays import as_device_array
+from ._arrays import as_device_array, on_input_device
 
 RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
 CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE = 1, 2
@@ -100,6 +100,7 @@ def _cv2_call(args, kwargs):
     return cv2.findContours(*[_host(a) for a in args], **{k: _host(v) for k, v in kwargs.items()})
 
 
+@on_input_device(0, "image")
 def findContours(*args, **kwargs):
     """cv2.findContours(image, mode, method[, contours[, hierarchy[, offset]]]) -> contours, hierarchy"""
     try:
@@ -174,6 +175,7 @@ def pack(contours, hierarchy):
     return points, offsets, np.asarray(hierarchy, np.int32).reshape(m, 4)
 
 
+@on_input_device(0, "image")
 def findContoursPacked(image, mode, method, offset=None):
     """cvgpu extension: findContours as (points (P,2) int32, offsets (M+1,) int64, hierarchy (M,4)
     int32). CuPy arrays for device input, numpy for host input."""

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from . import _backend, _binding, _errors, _kernels
-from ._arrays import as_device_array, upload_2d
+from ._arrays import as_device_array, on_input_device, upload_2d
 
 _CV2_VERSION = tuple(int(p) for p in cv2.__version__.split(".")[:2])
 # OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
@@ -205,7 +205,10 @@ _device_tables = {}
 
 
 def _device_trig(cp, numangle, rho32, theta32, min_theta):
-    key = (cp.cuda.Device().id, numangle, float(rho32), float(theta32), min_theta)
+    # Per device and stream: a table is uploaded on, read on and (once evicted) freed back to the
+    # memory pool of one stream only, so no kernel of another stream can see it half-written or reused.
+    key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, numangle, float(rho32), float(theta32),
+           min_theta)
     tabs = _device_tables.get(key)
     if tabs is None:
         if len(_device_tables) > 64:
@@ -457,6 +460,7 @@ def _fast_hough(with_votes, args):
         raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
 
 
+@on_input_device(0, "image")
 def HoughLines(*args, **kwargs):
     """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
 
@@ -471,6 +475,7 @@ def HoughLines(*args, **kwargs):
     return _hough("HoughLines", False, args, kwargs)
 
 
+@on_input_device(0, "image")
 def HoughLinesWithAccumulator(*args, **kwargs):
     """HoughLinesWithAccumulator(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
 

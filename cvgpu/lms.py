@@ -50,7 +50,7 @@ import cv2
 import numpy as np
 
 from . import _backend, _errors, _kernels
-from ._arrays import as_device_array
+from ._arrays import as_device_array, on_input_device
 
 RESIDUALS = {"vertical": 0, "horizontal": 1, "perpendicular": 2, "auto": 3}
 MAX_POINTS = 46340           # candidate ids (a * n + b) * 2 + side fit in 32 bits
@@ -285,6 +285,7 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
 
 # ---------------------------------------------------------------- public API
 
+@on_input_device(0, "points")
 def fitLineLMS(points, residual="auto"):
     """fitLineLMS(points[, residual]) -> line, halfwidth
 
@@ -312,6 +313,7 @@ def fitLineLMS(points, residual="auto"):
     return lines[0], float(hws[0])
 
 
+@on_input_device(0, "points")
 def fitLineLMSBatch(points, offsets=None, residual="auto"):
     """fitLineLMSBatch(points[, offsets[, residual]]) -> lines, halfwidths
 
@@ -393,6 +395,7 @@ def _strip_widths(rows, cols, rho, theta, band):
     return bt, br, min(cols, w), min(rows, w)
 
 
+@on_input_device(0, "image")
 def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_support=3):
     """refineHoughLines(image, lines, rho, theta[, band[, segments[, min_support]]]) -> lines
 

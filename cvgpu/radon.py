@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from . import _backend, _binding, _errors, _kernels
-from ._arrays import as_device_array, upload_2d
+from ._arrays import as_device_array, on_input_device, upload_2d
 
 _FUNC = "RadonTransform"
 _FILE = "radon_transform.cpp"
@@ -247,7 +247,8 @@ _device_cache = {}
 
 
 def _device_consts(cp, key, make):
-    full = (cp.cuda.Device().id,) + key
+    # Per device and stream, as hough._device_trig: uploaded, read and freed in one stream's order.
+    full = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr) + key
     v = _device_cache.get(full)
     if v is None:
         if len(_device_cache) > 64:
@@ -264,7 +265,8 @@ _tls = threading.local()
 
 
 def _gather_texture(cp, h, w):
-    """(CUDA array, texture object): an h x w uint8 array that tld4 may read, zero outside.
+    """(CUDA array, texture object, event recorded after its last use): an h x w uint8 array that
+    tld4 may read, zero outside.
     Kept per thread, device and stream, so a cached array is only ever rewritten in stream order
     after the kernels that read it."""
     cache = getattr(_tls, "textures", None)
@@ -274,8 +276,10 @@ def _gather_texture(cp, h, w):
     entry = cache.get(key)
     if entry is None:
         if len(cache) >= 4:
-            # Kernels still queued may read these arrays: let them finish before freeing.
-            cp.cuda.Device().synchronize()
+            # Kernels still queued may read these arrays: wait for the last use of each (its own
+            # stream's event, not the whole device) before freeing.
+            for entry in cache.values():
+                entry[2].synchronize()
             cache.clear()
         tx, rt = cp.cuda.texture, cp.cuda.runtime
         desc = tx.ChannelFormatDescriptor(8, 0, 0, 0, rt.cudaChannelFormatKindUnsigned)
@@ -284,7 +288,7 @@ def _gather_texture(cp, h, w):
         tdesc = tx.TextureDescriptor((rt.cudaAddressModeBorder, rt.cudaAddressModeBorder),
                                      rt.cudaFilterModePoint, rt.cudaReadModeElementType,
                                      borderColors=(0, 0, 0, 0), normalizedCoords=0)
-        entry = (arr, tx.TextureObject(res, tdesc))
+        entry = (arr, tx.TextureObject(res, tdesc), cp.cuda.Event(block=False, disable_timing=True))
         cache[key] = entry
     return entry
 
@@ -320,24 +324,31 @@ def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
             (_cdiv(n, 32), _cdiv(n, 32)), (32, 8),
             (d_src, np.int64(d_src.strides[0] // d_src.itemsize), np.int32(plan.rows), np.int32(plan.cols),
              img, np.int32(n), np.int32(plan.oy), np.int32(plan.ox), hw))
-        arr, tex = _gather_texture(cp, n, n)
-        arr.copy_from(img)
+        arr, tex, used = _gather_texture(cp, n, n)
+        arr.copy_from(img, stream=cp.cuda.get_current_stream())
         name, ou, ov = "radon_u8_tex", 1.0, 1.0
+        # Where a sample's 2x2 gather can touch the n x n texture: sx with ou, sy with ov.
+        box = (-ou, n - ou + 1.0, -ov, n - ov + 1.0)
     else:
         # The caller's src itself, transposed and padded by the addressing alone.
-        arr, tex = _gather_texture(cp, plan.rows, plan.cols)
+        arr, tex, used = _gather_texture(cp, plan.rows, plan.cols)
+        # On the caller's stream, explicitly: the copy must be ordered with the kernels around it.
         if isinstance(image, np.ndarray):
-            arr.copy_from(np.ascontiguousarray(image))
+            arr.copy_from(np.ascontiguousarray(image), stream=cp.cuda.get_current_stream())
         else:
-            arr.copy_from(cp.ascontiguousarray(image))
+            arr.copy_from(cp.ascontiguousarray(image), stream=cp.cuda.get_current_stream())
         name, ou, ov = "radon_u8_tex_t", float(plan.oy + 1), float(plan.ox + 1)
+        # Transposed: sample x runs along the src rows (ov), sample y along its columns (ou).
+        box = (-ov, plan.rows - ov + 1.0, -ou, plan.cols - ou + 1.0)
     mats = _device_consts(cp, ("m", n, start, theta, a_count, "f"),
                           lambda: cp.asarray(inverse_matrices(n, start, theta, a_count).astype(np.float32)))
     out = cp.empty((n, a_count), dtype=np.int32)
     nvec = n - n % 16
     _kernels.get_function("radon", name)(
         (a_count, _cdiv(n, 8)), (256,),
-        (tex, np.int32(n), np.int32(nvec), np.int32(a_count), mats, np.float32(ou), np.float32(ov), out))
+        (tex, np.int32(n), np.int32(nvec), np.int32(a_count), mats, np.float32(ou), np.float32(ov),
+         *(np.float32(v) for v in box), out))
+    used.record()
     return out
 
 
@@ -445,6 +456,7 @@ def _forward_to_old_cv2(a):
     return result
 
 
+@on_input_device(0, "src")
 def RadonTransform(*args, **kwargs):
     """RadonTransform(src[, dst[, theta[, start_angle[, end_angle[, crop[, norm]]]]]]) -> dst
 

@@ -231,23 +231,55 @@ __device__ __forceinline__ unsigned sample_tex_u8(cudaTextureObject_t tex, float
     return __float_as_uint(f32_add(v, RADON_MAGIC)) - 0x4B400000u;
 }
 
+// Narrows [t0, t1] to the x where lo <= m * x + c <= hi (exact arithmetic; see radon_u8_tex_body
+// for why float rounding here cannot drop a sample that matters).
+__device__ __forceinline__ void clip_to_band(float m, float c, float lo, float hi, float& t0, float& t1) {
+    if (m > 0.0f) {
+        t0 = fmaxf(t0, (lo - c) / m);
+        t1 = fminf(t1, (hi - c) / m);
+    } else if (m < 0.0f) {
+        t0 = fmaxf(t0, (hi - c) / m);
+        t1 = fminf(t1, (lo - c) / m);
+    } else if (!(c >= lo && c <= hi)) {
+        t1 = -1.0f;
+    }
+}
+
 template <bool TRANSPOSED>
 __device__ __forceinline__ void radon_u8_tex_body(cudaTextureObject_t tex, int n, int nvec, int num_angles,
                                                   const float* __restrict__ mats, float ou, float ov,
+                                                  float sx_lo, float sx_hi, float sy_lo, float sy_hi,
                                                   int* __restrict__ out) {
     const int a = blockIdx.x;
     const int y = blockIdx.y * ROWS_PER_BLOCK + (threadIdx.x >> 5);
     const int lane = threadIdx.x & 31;
     if (y >= n) return;
     const RowF r = row_setup_f(mats + 6 * (long long)a, y);
+    // Only samples whose 2x2 neighbourhood touches the source can be nonzero: a sample outside
+    // [sx_lo, sx_hi) x [sy_lo, sy_hi) gathers four border zeros and adds exactly 0, so the row
+    // visits only the columns whose sample lies in that box (about half of the padded square for
+    // a square source). Bounds widened by 1 in the plane and 1-2 columns: the float samples are
+    // within 0.01 of the exact affine map and the division errs by less than 0.01 column for
+    // any x in [0, n), so no column that can be nonzero is left out; the columns visited are
+    // computed exactly as before.
+    float t0 = 0.0f, t1 = (float)n;
+    clip_to_band(r.m0, r.row_x, sx_lo - 1.0f, sx_hi + 1.0f, t0, t1);
+    clip_to_band(r.m3, r.row_y, sy_lo - 1.0f, sy_hi + 1.0f, t0, t1);
+    t0 = fmaxf(t0, 0.0f);
+    t1 = fminf(t1, (float)n);
+    const int xs = t0 <= t1 ? max(0, (int)floorf(t0) - 1) : n;
+    const int xe = t0 <= t1 ? min(n, (int)ceilf(t1) + 2) : n;
     unsigned acc = 0;
-    int x = lane;
-    float fx = (float)lane;  // x < 2^24: adding 32 stays exact
+    int x = xs + lane;
+    float fx = (float)x;  // x < 2^24: adding 32 stays exact
+    const int vec_end = min(xe, nvec);
 #pragma unroll 4
-    for (; x < nvec; x += 32, fx += 32.0f)
+    for (; x < vec_end; x += 32, fx += 32.0f)
         acc += sample_tex_u8<TRANSPOSED>(tex, f32_fma(r.m0, fx, r.row_x), f32_fma(r.m3, fx, r.row_y), ou, ov);
-    // x is now the first of this lane's scalar-tail columns (x >= nvec), if any.
-    for (; x < n; x += 32, fx += 32.0f)
+    // The scalar-tail columns (x >= nvec) use cv2's other rounding.
+    x = max(xs, nvec) + lane;
+    fx = (float)x;
+    for (; x < xe; x += 32, fx += 32.0f)
         acc += sample_tex_u8<TRANSPOSED>(tex, f32_add(f32_fma(fx, r.m0, r.ym1), r.m2),
                                          f32_add(f32_fma(fx, r.m3, r.ym4), r.m5), ou, ov);
 #pragma unroll
@@ -257,14 +289,16 @@ __device__ __forceinline__ void radon_u8_tex_body(cudaTextureObject_t tex, int n
 
 extern "C" __global__ void __launch_bounds__(256) radon_u8_tex_t(cudaTextureObject_t tex, int n, int nvec, int num_angles,
                                                                  const float* __restrict__ mats, float ou, float ov,
+                                                                 float sx_lo, float sx_hi, float sy_lo, float sy_hi,
                                                                  int* __restrict__ out) {
-    radon_u8_tex_body<true>(tex, n, nvec, num_angles, mats, ou, ov, out);
+    radon_u8_tex_body<true>(tex, n, nvec, num_angles, mats, ou, ov, sx_lo, sx_hi, sy_lo, sy_hi, out);
 }
 
 extern "C" __global__ void __launch_bounds__(256) radon_u8_tex(cudaTextureObject_t tex, int n, int nvec, int num_angles,
                                                                const float* __restrict__ mats, float ou, float ov,
+                                                               float sx_lo, float sx_hi, float sy_lo, float sy_hi,
                                                                int* __restrict__ out) {
-    radon_u8_tex_body<false>(tex, n, nvec, num_angles, mats, ou, ov, out);
+    radon_u8_tex_body<false>(tex, n, nvec, num_angles, mats, ou, ov, sx_lo, sx_hi, sy_lo, sy_hi, out);
 }
 
 // 32F -> 64F: reduce goes through IPP's ippiSum_32f_C1R (ippAlgHintAccurate): two 4-lane double

@@ -1,7 +1,10 @@
 """Shared test machinery: the ``gpu`` marker, hypothesis profiles, compat-matrix recording.
 
 Profiles: ``ci`` (default, short) and ``device`` (>= 10,000 examples per property), chosen with
-``--hypothesis-profile=device`` or ``HYPOTHESIS_PROFILE=device``. When ``CVGPU_COMPAT_LOG`` names
+``--hypothesis-profile=device`` or ``HYPOTHESIS_PROFILE=device``. ``CVGPU_PROPERTY_SHARDS=N`` splits
+every hypothesis property into N pytest items of ceil(max_examples / N) examples each, so that
+pytest-xdist spreads one property's 10,000 examples over N workers (a property is otherwise one
+item, and the slowest one alone outlasts a device call). When ``CVGPU_COMPAT_LOG`` names
 a file, every equality check is appended to it as one JSON line; compat_matrix/generate.py turns
 those lines into compat_matrix/results.json.
 """
@@ -21,6 +24,33 @@ settings.register_profile("device", max_examples=10_000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 HAS_GPU = cvgpu.backend() == "cuda"
+if HAS_GPU and os.environ.get("CVGPU_TEST_NO_MEMORY_POOL"):
+    # Under compute-sanitizer: one cudaMalloc per array, so memcheck sees each array's own bounds
+    # (inside a pooled chunk an overrun would land in a neighbour and go unseen).
+    import cupy
+    cupy.cuda.set_allocator(None)
+    cupy.cuda.set_pinned_memory_allocator(None)
+PROPERTY_SHARDS = max(1, int(os.environ.get("CVGPU_PROPERTY_SHARDS", "1")))
+
+
+def pytest_generate_tests(metafunc):
+    test = metafunc.function
+    if PROPERTY_SHARDS == 1 or not getattr(test, "is_hypothesis_test", False):
+        return
+    whole = getattr(test, "_hypothesis_internal_use_settings", None) or settings.default
+    if not getattr(test, "_cvgpu_sharded", False):
+        # Read by hypothesis when the test runs; every shard draws its own random examples
+        # (the device profile is not derandomized), together at least max_examples.
+        test._hypothesis_internal_use_settings = settings(
+            whole, max_examples=-(-whole.max_examples // PROPERTY_SHARDS))
+        test._cvgpu_sharded = True
+    metafunc.parametrize("property_shard", range(PROPERTY_SHARDS), indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def property_shard(request):
+    """Which part of a sharded hypothesis property this item runs (0 when not sharded)."""
+    return getattr(request, "param", 0)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
-from .._arrays import as_device_array, upload_2d
+from .._arrays import as_device_array, on_input_device, upload_2d
 from ..hough import VOTE_MIN_POINTS, aligned4, collect_grid, vote_config  # shared shapes and rules
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
@@ -155,6 +155,7 @@ class HoughLinesDetector:
         return "my_object"
 
     # ------------------------------------------------------------ detect
+    @on_input_device(1, "src")
     def detect(self, src, lines=None, stream=None):
         """detect(src[, lines[, stream]]) -> lines: a 2 x N CV_32FC2 GpuMat (empty when none)."""
         if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
@@ -201,11 +202,11 @@ class HoughLinesDetector:
         options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
         npix = rows * cols
         pdtype = cp.uint64 if wide else cp.uint32
-        if old is not None and old.points.size >= npix and old.points.dtype == pdtype:
+        same_device = old is not None and old.key[0] == key[0]
+        if same_device and old.points.size >= npix and old.points.dtype == pdtype:
             buf.points = old.points
         else:
             buf.points = cp.empty(npix, dtype=pdtype)
-        same_device = old is not None and old.key[0] == key[0]
         buf.counters = old.counters if same_device else cp.zeros(4, dtype=cp.int32)
         # One pinned host buffer per detector: [status][lines: 2 * cap floats][votes: cap ints].
         if same_device and old.host.size >= 1 + 3 * cap:
