@@ -9,7 +9,7 @@ the line that holds h points. Residual modes:
 * 2 ``"perpendicular"``: orthogonal distance, slab width measured across the line.
 
 ``objective(xy, mode)`` returns (w, (dx, dy)): w = twice the optimal half-width (the full slab
-width) and a direction attaining it. It shares no code with cvgpu (nor with tests/lms_model.py,
+width) and a direction attaining it (of the tied ones found, the least steep in the mode's frame). It shares no code with cvgpu (nor with tests/lms_model.py,
 the kernels' float32 model); it evaluates slabs direction by direction, not with the kernels'
 anchored (pair, side) candidates.
 
@@ -38,7 +38,8 @@ parameter theta = angle, L = the bounding box diagonal, since d/dtheta (r_i - r_
 component of p_i - p_j along the line), hence f(q) >= f(p) - L |q - p| for any evaluated p.
 Rounds: evaluate a sample of the directions (sorted by parameter), bound every other one from its
 nearest evaluated neighbours on both sides, evaluate a sample of those whose bound does not exceed
-the best value (plus a rounding slack), repeat until the few remaining are all evaluated.
+the best value (less a rounding slack), repeat until the few remaining are all evaluated (or the
+best value is 0).
 ``prune=False`` evaluates every direction (the plain brute force; tests check both agree).
 
 Rounding: coordinates are taken as float64 and moved so that the first point is the origin
@@ -112,8 +113,7 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
     u = len(dx)
     if not prune or u <= first_sample:
         f = _evaluate(x, y, h, dx, dy, norm)
-        k = int(np.argmin(f))
-        return float(f[k]), (float(dx[k]), float(dy[k]))
+        return _result(f, dx, dy, norm)
     if mode == 0:
         lip = float(np.ptp(x))
         # |f computed - f| <= ~4 eps (|y| + |t| |x|) per direction; 1e-9 leaves a wide margin
@@ -132,18 +132,26 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
         best = float(f.min())
         evald = np.flatnonzero(done)
         rest = np.flatnonzero(~done)
-        if len(rest) == 0:
+        if len(rest) == 0 or best == 0.0:  # 0: h points coincide or lie on one line, nothing is thinner
             break
         pos = np.searchsorted(evald, rest)  # evald[pos - 1] < rest < evald[pos] (ends are evaluated)
         left, right = evald[pos - 1], evald[pos]
         d_left, d_right = np.abs(par[rest] - par[left]), np.abs(par[right] - par[rest])
         slack = 1e-9 * (scale(rest) + np.maximum(scale(left), scale(right)) + lip * (d_left + d_right))
         bound = np.maximum(f[left] - lip * d_left, f[right] - lip * d_right) - slack
-        alive = rest[bound <= best]
+        alive = rest[bound < best]  # ties cannot lower the minimum
         if len(alive) <= round_size:
             if len(alive):
                 f[alive] = _evaluate(x, y, h, dx[alive], dy[alive], norm[alive])
             break
         todo = alive[np.linspace(0, len(alive) - 1, round_size).astype(np.int64)]
-    k = int(np.argmin(f))
-    return float(f[k]), (float(dx[k]), float(dy[k]))
+    return _result(f, dx, dy, norm)
+
+
+def _result(f, dx, dy, norm):
+    """The minimum and, among the evaluated directions attaining it, the one of least
+    |d| / norm (ties are common: duplicates, collinear sets; tests scale tolerances by it)."""
+    best = float(f.min())
+    ties = np.flatnonzero(f == best)
+    k = int(ties[np.argmin(np.hypot(dx[ties], dy[ties]) / norm[ties])])
+    return best, (float(dx[k]), float(dy[k]))
