@@ -42,11 +42,13 @@ the best value (less a rounding slack), repeat until the few remaining are all e
 best value is 0).
 ``prune=False`` evaluates every direction (the plain brute force; tests check both agree).
 
-Rounding: coordinates are taken as float64 and moved so that the first point is the origin
-(exact for float32 / int inputs of similar magnitude). dx y - dy x is exact for float32 inputs
-(products of <= 25-bit significands), so one rounding per residual plus one division; directions
-whose slopes round to the same float64 are evaluated once (their objectives differ by ~1e-16
-relative). The result is the exact optimum up to ~1e-13 relative to the coordinates' extent.
+Rounding: coordinates are taken as float64 as they are (not moved: moving 1e-28 by -1 would
+merge it with 0). For float32 / int inputs the pair differences and the products in dx y - dy x
+are exact (<= 25-bit by 24-bit significands), so one rounding per residual plus one division;
+directions whose slopes round to the same float64 are evaluated once (their objectives differ by
+~1e-16 relative). A width at direction d errs by ~eps M |d| / norm (M: the coordinates'
+magnitude), i.e. ~1e-15 M except for directions almost parallel to the residual (mode 0: pairs
+whose x differ by ~1e-16 of M), where the tests' tolerances scale with that same |d| / norm.
 """
 import math
 
@@ -106,8 +108,7 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
     n = len(xy)
     if n == 0:
         raise ValueError("no points")
-    x = xy[:, 0] - xy[0, 0]
-    y = xy[:, 1] - xy[0, 1]
+    x, y = xy[:, 0].copy(), xy[:, 1].copy()
     h = n // 2 + 1
     dx, dy, norm, par = _directions(x, y, mode)
     u = len(dx)
@@ -121,7 +122,7 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
         scale = lambda q: ymax + xmax * np.abs(par[q])  # noqa: E731
     else:
         lip = float(math.hypot(np.ptp(x), np.ptp(y)))
-        rmax = float(np.abs(xy - xy[0]).max()) * 2.0
+        rmax = float(np.abs(xy).max()) * 2.0
         scale = lambda q: np.full(len(q), rmax)  # noqa: E731
     f = np.full(u, np.inf)
     done = np.zeros(u, dtype=bool)
