@@ -9,9 +9,10 @@ the line that holds h points. Residual modes:
 * 2 ``"perpendicular"``: orthogonal distance, slab width measured across the line.
 
 ``objective(xy, mode)`` returns (w, (dx, dy)): w = twice the optimal half-width (the full slab
-width) and a direction attaining it (of the tied ones found, the least steep in the mode's frame). It shares no code with cvgpu (nor with tests/lms_model.py,
-the kernels' float32 model); it evaluates slabs direction by direction, not with the kernels'
-anchored (pair, side) candidates.
+width) and a direction attaining it (of the tied ones found, the least steep in the mode's
+frame). It shares no code with cvgpu (nor with tests/lms_model.py, the kernels' float32 model);
+it evaluates slabs direction by direction, not with the kernels' anchored (pair, side)
+candidates.
 
 Why pair directions suffice
 ---------------------------
