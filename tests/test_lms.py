@@ -326,6 +326,7 @@ def _float64_slack(xy, direction, mode):
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2])
+@settings(max_examples=_examples(2000))
 @given(xy=point_sets(max_n=9))
 def test_brute_force_matches_subset_enumeration(mode, xy):
     w, direction = lms_brute.objective(xy, mode)
@@ -334,6 +335,7 @@ def test_brute_force_matches_subset_enumeration(mode, xy):
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2])
+@settings(max_examples=_examples(2000))
 @given(xy=point_sets(max_n=14))
 def test_brute_force_matches_the_existing_reference(mode, xy):
     w, direction = lms_brute.objective(xy, mode)
