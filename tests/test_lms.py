@@ -532,6 +532,22 @@ def test_brute_force_comparison_dry_run_on_the_numpy_path(case, mode_name):
     check_against_cpu_brute(case.xy, mode_name, line, hw)
 
 
+@settings(max_examples=_examples(300))
+@given(case=lms_sets(max_n=40), mode_name=st.sampled_from(FIT_MODES))
+def test_brute_force_comparison_dry_run_on_the_kernel_model(case, mode_name):
+    # The same comparison with the kernels' float32 arithmetic (tests/lms_model.py picks the
+    # candidate; the numpy implementation's geometry turns it into cv2.fitLine's float32 layout,
+    # and "auto" keeps the thinner fit perpendicular to its line, as lms_finish does).
+    xy = np.asarray(case.xy, np.float32).reshape(-1, 2)
+    best = None
+    for mode in ((0, 1) if mode_name == "auto" else (MODES[mode_name],)):
+        key, _ = lms_model.run(xy, mode)
+        g = lms._geometry_numpy(xy, mode, (float(np.uint32(key >> 32).view(np.float32)), key & 0xffffffff))
+        if best is None or g["perp"] < best["perp"]:
+            best = g
+    check_against_cpu_brute(case.xy, mode_name, best["line"].reshape(4, 1), float(best["hw"]))
+
+
 # ---------------------------------------------------------------- GPU
 
 @pytest.mark.gpu
