@@ -5,18 +5,27 @@ points at that direction sorted, the thinnest window of h = n//2 + 1 consecutive
 not use the anchored-candidate formulation of the kernels. The fit is exact when twice its
 half-width equals that minimum within TOL (float32 rounding of the residuals, see tol()), and the
 returned line's own objective (recomputed here in float64) agrees with it too.
+
+For n up to 2000 the reference is tests/lms_brute.py (the same definition, float64, vectorised,
+with exact Lipschitz pruning: ~1 s per mode at n = 2000 on one core), itself checked here against
+``brute_width``, an h-subset enumeration and its unpruned form; the GPU property
+test_gpu_fit_matches_cpu_brute_force_up_to_2000 compares fitLineLMS with it within
+fit_tolerance() (derivation in its docstring), and a CPU dry run runs the same comparison on the
+numpy (no-GPU) implementation.
 """
+import itertools
 import math
 import warnings
 
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import cvgpu
 from cvgpu import lms
 from conftest import HAS_GPU
+import lms_brute
 import lms_model
 
 MODES = {"vertical": 0, "horizontal": 1, "perpendicular": 2}
@@ -254,6 +263,291 @@ def test_refine_numpy_path_runs():
     assert seg.shape == (2, 1, 4) and seg.dtype == np.int32
 
 
+# ---------------------------------------------------------------- independent CPU brute force (n <= 2000)
+#
+# tests/lms_brute.py: float64, every pair direction, sorted windows of h residuals, exact
+# Lipschitz pruning (n = 2000 in about 1 s on one core). Checked below against two exhaustive
+# references on small n, against itself without pruning, and then used as the reference of the
+# GPU property for n from 3 to 2000.
+
+FIT_MODES = ["vertical", "horizontal", "perpendicular", "auto"]
+
+
+def _examples(cap):
+    """The hypothesis profile's example count, at most ``cap`` (ci: min(40, cap))."""
+    return min(settings.default.max_examples, cap)
+
+
+def _extent(xy):
+    xy = np.asarray(xy, np.float64).reshape(-1, 2)
+    return float(np.ptp(xy, axis=0).max())
+
+
+def subset_reference(xy, mode):
+    """Exhaustive over h-subsets (tiny n): the objective is the minimum over h-subsets S of S's
+    thinnest slab, and that is attained at a direction through two points of S, or is S's y-spread
+    (mode 0; x-spread in mode 1) when no pair of S defines a direction of the mode. Subset-first,
+    unlike both direction-first brute forces."""
+    xy = np.asarray(xy, np.float64).reshape(-1, 2)
+    if mode == 1:
+        return subset_reference(xy[:, ::-1], 0)
+    n = len(xy)
+    h = n // 2 + 1
+    best = math.inf
+    for sub in itertools.combinations(range(n), h):
+        p = xy[list(sub)]
+        dirs = [(1.0, 0.0)]
+        for a, b in itertools.combinations(range(h), 2):
+            dx, dy = p[b] - p[a]
+            if dx != 0 or (mode == 2 and dy != 0):
+                dirs.append((dx, dy))
+        for dx, dy in dirs:
+            r = dx * p[:, 1] - dy * p[:, 0]
+            best = min(best, float(r.max() - r.min()) / (abs(dx) if mode == 0 else math.hypot(dx, dy)))
+    return best
+
+
+def slab_width_at(xy, direction, mode):
+    """Thinnest slab of the given direction holding h points (float64), width along the mode."""
+    xy = np.asarray(xy, np.float64).reshape(-1, 2)
+    dx, dy = direction
+    r = np.sort(dx * xy[:, 1] - dy * xy[:, 0])
+    n, h = len(r), len(r) // 2 + 1
+    norm = abs(dx) if mode == 0 else abs(dy) if mode == 1 else math.hypot(dx, dy)
+    return float((r[h - 1:] - r[:n - h + 1]).min()) / norm
+
+
+def _float64_slack(xy, direction, mode):
+    """Rounding of the float64 references: a residual errs by ~eps (|x| + |y|) stretch, which is
+    large only for pair directions almost parallel to the residual (x differences of 1e-16 in
+    y on x), where the GPU tolerance (fit_tolerance) scales with the same stretch."""
+    mag = float(np.abs(np.asarray(xy, np.float64)).max()) + _extent(xy) + 1
+    return 1e-9 * (_extent(xy) + 1) + 1e-12 * mag * _stretch(direction[0], direction[1], mode)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@settings(max_examples=_examples(2000))
+@given(xy=point_sets(max_n=9))
+def test_brute_force_matches_subset_enumeration(mode, xy):
+    w, direction = lms_brute.objective(xy, mode)
+    ref = subset_reference(xy, mode)
+    assert abs(w - ref) <= _float64_slack(xy, direction, mode), (w, ref)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@settings(max_examples=_examples(2000))
+@given(xy=point_sets(max_n=14))
+def test_brute_force_matches_the_existing_reference(mode, xy):
+    w, direction = lms_brute.objective(xy, mode)
+    ref, ref_dir = brute_width(xy, mode)
+    slack = _float64_slack(xy, direction, mode) + _float64_slack(xy, ref_dir or (1.0, 0.0), mode)
+    assert abs(w - ref) <= slack, (w, ref)
+    assert abs(slab_width_at(xy, direction, mode) - w) <= slack  # the direction it names attains w
+
+
+class LmsCase:
+    """A point set made from hypothesis-drawn parameters (so a failure prints how to remake it:
+    make_lms_set(**params))."""
+
+    def __init__(self, **params):
+        self.params = params
+        self.xy = make_lms_set(**params)
+
+    def __repr__(self):
+        return "LmsCase(%s)" % ", ".join("%s=%r" % kv for kv in self.params.items())
+
+
+LMS_KINDS = ("int", "float", "planted", "collinear", "dups", "vertical", "horizontal", "equal")
+
+
+def make_lms_set(kind, n, seed, scale, offset, outliers):
+    """n points of one kind (int32 or float32): uniform ints / floats in [-scale, scale]; a planted
+    float line (any angle, noise 1e-3 scale across it); exactly collinear integer points; a few
+    distinct points repeated; a vertical / horizontal line; all points equal. Every kind but the
+    first two and "equal" gets a fraction ``outliers`` of its points replaced by uniform ones."""
+    rng = np.random.default_rng(seed)
+    as_int = bool(rng.integers(2))
+
+    def box(k):
+        if as_int:
+            return rng.integers(-scale, scale + 1, (k, 2)).astype(np.float64)
+        return rng.uniform(-scale, scale, (k, 2))
+
+    if kind in ("int", "float"):
+        as_int = kind == "int"
+        xy = box(n)
+    elif kind == "dups":
+        base = box(int(rng.integers(1, 6)))
+        xy = base[rng.integers(0, len(base), n)]
+    elif kind == "equal":
+        xy = np.repeat(box(1), n, axis=0)
+    elif kind == "collinear":
+        as_int = True
+        p, q = rng.integers(-3, 4, 2)
+        p = 1 if p == 0 and q == 0 else p
+        t = rng.integers(-scale, scale + 1, n)
+        xy = t[:, None] * np.array([p, q], np.float64) + box(1)
+    elif kind in ("vertical", "horizontal"):
+        xy = box(n)
+        xy[:, 0 if kind == "vertical" else 1] = box(1)[0, 0]
+    elif kind == "planted":
+        as_int = False
+        ang = rng.uniform(-math.pi / 2, math.pi / 2)
+        c, s_ = math.cos(ang), math.sin(ang)
+        t = rng.uniform(-scale, scale, n)
+        e = rng.normal(0.0, 1e-3 * scale, n)
+        xy = np.stack([t * c - e * s_, t * s_ + e * c], 1) + rng.uniform(-scale, scale, 2)
+    else:
+        raise ValueError(kind)
+    if kind not in ("int", "float", "equal") and outliers:
+        k = int(round(outliers * n))
+        xy[rng.choice(n, k, replace=False)] = box(k)
+    xy = xy + offset
+    return xy.astype(np.int32) if as_int else xy.astype(np.float32)
+
+
+SIZE_CLASSES = {"small": (3, 40), "medium": (41, 300), "large": (301, 2000)}
+
+
+@st.composite
+def lms_sets(draw, max_n=2000):
+    """Point sets with n from 3 to max_n: half of them n <= 40, a third 41..300, a sixth 301..2000
+    (bounds the mean cost of the float64 brute force, ~1 s at n = 2000 per mode)."""
+    classes = [c for c in ("small", "small", "small", "medium", "medium", "large")
+               if SIZE_CLASSES[c][0] <= max_n]
+    lo, hi = SIZE_CLASSES[draw(st.sampled_from(classes))]
+    return LmsCase(kind=draw(st.sampled_from(LMS_KINDS)), n=draw(st.integers(lo, min(hi, max_n))),
+                   seed=draw(st.integers(0, 2 ** 32 - 1)), scale=draw(st.sampled_from([40, 1000, 3, 30000])),
+                   offset=draw(st.sampled_from([0, 1000, -20000])),
+                   outliers=draw(st.sampled_from([0.3, 0.0, 0.45, 0.7])))
+
+
+@settings(max_examples=_examples(300))
+@given(case=lms_sets(max_n=300))
+def test_brute_force_pruning_is_exact(case):
+    # small first sample / rounds: several pruning rounds even at n = 41
+    for mode in (0, 2):  # mode 1 is mode 0 on swapped coordinates
+        full, _ = lms_brute.objective(case.xy, mode, prune=False)
+        pruned, _ = lms_brute.objective(case.xy, mode, first_sample=64, round_size=16)
+        assert pruned == full
+
+
+def _stretch(dx, dy, mode):
+    """|d| / (the mode's norm of d): residual error per unit of error across the line."""
+    norm = abs(dx) if mode == 0 else abs(dy) if mode == 1 else math.hypot(dx, dy)
+    return math.hypot(dx, dy) / norm if norm > 0 else math.inf
+
+
+def fit_tolerance(xy, ref, stretch):
+    """Tolerance of a GPU (float32) objective against the float64 optimum ``ref`` (full width).
+
+    u = 2**-24. The kernels evaluate a candidate (pair a, b) in float32: the direction
+    d = p_b - p_a scaled to [1, 2) and rounded once per component, then per point
+    v = dx (y - ya) - dy (x - xa) with the differences, the two products and the subtraction each
+    rounded. With E = the coordinates' extent (largest per-axis range of the float32 points; the
+    kernels only round differences, so the magnitude of the coordinates does not enter) and
+    stretch = |d| / norm (1 perpendicular, 1 / |cos| of the line's angle for y on x), the
+    products and subtraction err by <= 2 sqrt(2) u E stretch and the rounded direction by
+    <= sqrt(2) u E stretch, so one candidate's width errs by ~4.3 u E stretch, plus u relative for
+    the division by the norm. The decision pass skips candidates within 1e-5 relative of the best.
+    Hence 2 * halfwidth lies in [ref - err(GPU's candidate), ref (1 + 1e-5) + err(optimum's)]:
+    3e-5 ref covers 1e-5 and the division, 1e-6 E stretch (~17 u, twice the ~8.6 u of the two
+    candidates) the rounding, stretch being the larger of the GPU line's and the optimum's. The
+    brute force's own float64 error (~1e-13 E) is negligible. Checked on CPU against the kernels'
+    float32 model (test_kernel_model_within_fit_tolerance)."""
+    return 3e-5 * ref + 1e-6 * _extent(xy) * stretch
+
+
+def _fit_mismatch(xy, mode, ref_dir, v, hw):
+    """None when (line v, halfwidth hw) is an exact LMS fit of mode ``mode``, else why not."""
+    ref, direction = ref_dir
+    if (mode == 0 and v[0] == 0) or (mode == 1 and v[1] == 0):
+        return "line parallel to the residual direction"
+    stretch = max(_stretch(direction[0], direction[1], mode), _stretch(v[0], v[1], mode))
+    t = fit_tolerance(xy, ref, stretch)
+    if not abs(2 * hw - ref) <= t:
+        return "2 * halfwidth %r vs optimum %r (tol %g)" % (2 * hw, ref, t)
+    # The returned line's own objective, recomputed in float64 on the points: its float32 (x0, y0)
+    # are rounded at the coordinates' magnitude M and its direction at 2**-24 relative, which moves
+    # residuals by up to ~3 * 2**-24 (M + E) (1 + |slope in the mode's frame|).
+    own = line_objective(xy, v, mode)
+    slope = abs(v[1] / v[0]) if mode == 0 else abs(v[0] / v[1]) if mode == 1 else 1.0
+    t_own = t + 2e-7 * (float(np.abs(xy).max()) + _extent(xy)) * (1 + slope) + 1e-6 * hw
+    if not abs(own - hw) <= t_own:
+        return "the line's own objective %r vs halfwidth %r (tol %g)" % (own, hw, t_own)
+    return None
+
+
+def check_against_cpu_brute(xy, mode_name, line, hw):
+    """fitLineLMS's (line, halfwidth) against lms_brute's optimum (see fit_tolerance)."""
+    assert isinstance(line, np.ndarray) and line.shape == (4, 1) and line.dtype == np.float32
+    assert isinstance(hw, float)
+    v = line.astype(np.float64).ravel()
+    assert np.all(np.isfinite(v)) and math.isfinite(hw) and hw >= 0, (v, hw)
+    assert abs(math.hypot(v[0], v[1]) - 1) < 1e-6
+    assert v[0] > 0 or (v[0] == 0 and v[1] > 0)  # cv2.fitLine's orientation
+    xy = np.asarray(xy, np.float32).astype(np.float64).reshape(-1, 2)  # what the fit sees
+    modes = (0, 1) if mode_name == "auto" else (MODES[mode_name],)
+    refs = {m: lms_brute.objective(xy, m) for m in modes}
+    why = {m: _fit_mismatch(xy, m, refs[m], v, hw) for m in modes}
+    ok = [m for m in modes if why[m] is None]
+    assert ok, why
+    if mode_name == "auto":
+        # the thinner classical fit, measured perpendicular to its own line (both within rounding)
+        chosen = min(hw * abs(v[m]) for m in ok)
+        thin = [refs[m][0] / 2 / _stretch(*refs[m][1], m) for m in modes]
+        slack = max(fit_tolerance(xy, refs[m][0], max(_stretch(*refs[m][1], m), _stretch(v[0], v[1], m)))
+                    for m in modes)
+        assert chosen <= min(thin) + slack, (chosen, thin, slack)
+
+
+@settings(max_examples=_examples(300))
+@given(case=lms_sets(max_n=40), mode=st.sampled_from([0, 1, 2]))
+def test_kernel_model_within_fit_tolerance(case, mode):
+    # The kernels' float32 arithmetic (tests/lms_model.py: sampling, decision pass, exact
+    # evaluation) against the brute force with the GPU property's tolerance, on its point sets.
+    xy = np.asarray(case.xy, np.float32)
+    key, _ = lms_model.run(xy, mode)
+    width = float(np.uint32(key >> 32).view(np.float32))
+    ab = (key & 0xffffffff) >> 1
+    dx, dy, _ = lms_model.cdir(xy, ab // len(xy), ab % len(xy), mode)
+    ref, direction = lms_brute.objective(xy, mode)
+    stretch = max(_stretch(direction[0], direction[1], mode), _stretch(float(dx), float(dy), mode))
+    assert abs(width - ref) <= fit_tolerance(xy, ref, stretch), (width, ref)
+
+
+@settings(max_examples=_examples(100))
+@given(case=lms_sets(max_n=300), mode_name=st.sampled_from(FIT_MODES))
+def test_brute_force_comparison_dry_run_on_the_numpy_path(case, mode_name):
+    # The GPU property's body, run on CPU with the numpy implementation (the no-GPU fallback),
+    # so the comparison code itself is exercised everywhere.
+    if HAS_GPU:
+        r = lms.fit_numpy(np.asarray(case.xy, np.float32), lms.RESIDUALS[mode_name])
+        line, hw = r["line"].reshape(4, 1), float(r["hw"])
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            line, hw = cvgpu.fitLineLMS(case.xy, mode_name)
+        assert cvgpu.last_call_backend() == "numpy"
+    check_against_cpu_brute(case.xy, mode_name, line, hw)
+
+
+@settings(max_examples=_examples(300))
+@given(case=lms_sets(max_n=40), mode_name=st.sampled_from(FIT_MODES))
+def test_brute_force_comparison_dry_run_on_the_kernel_model(case, mode_name):
+    # The same comparison with the kernels' float32 arithmetic (tests/lms_model.py picks the
+    # candidate; the numpy implementation's geometry turns it into cv2.fitLine's float32 layout,
+    # and "auto" keeps the thinner fit perpendicular to its line, as lms_finish does).
+    xy = np.asarray(case.xy, np.float32).reshape(-1, 2)
+    best = None
+    for mode in ((0, 1) if mode_name == "auto" else (MODES[mode_name],)):
+        key, _ = lms_model.run(xy, mode)
+        g = lms._geometry_numpy(xy, mode, (float(np.uint32(key >> 32).view(np.float32)), key & 0xffffffff))
+        if best is None or g["perp"] < best["perp"]:
+            best = g
+    check_against_cpu_brute(case.xy, mode_name, best["line"].reshape(4, 1), float(best["hw"]))
+
+
 # ---------------------------------------------------------------- GPU
 
 @pytest.mark.gpu
@@ -356,3 +650,47 @@ def test_gpu_refine_matches_numpy_on_the_same_support():
     assert isinstance(d_out, cp.ndarray) and np.array_equal(d_out.get(), out)
     again = cvgpu.refineHoughLines(img, lines, 1, np.pi / 180)
     assert np.array_equal(again, out)  # deterministic
+
+
+# Examples of test_gpu_fit_matches_cpu_brute_force_up_to_2000 under the device profile (ci: 40).
+# Measured on one core of a 2-core CPU: the brute force costs ~1 s per mode at n = 2000, ~0.25 s
+# at n = 1000, ~0.04 s at n = 300; over 2,500 examples of lms_sets() x FIT_MODES ("auto" runs two
+# modes) it averaged 0.031 s per example (0.032 s with generation; max 3.7 s). The GPU fit adds
+# ~2.5 ms at n = 2048, so 3,000 examples are ~2 minutes of CPU in all.
+GPU_BRUTE_EXAMPLES = 3000
+
+
+@pytest.mark.gpu
+@settings(max_examples=_examples(GPU_BRUTE_EXAMPLES))
+@given(case=lms_sets(), mode_name=st.sampled_from(FIT_MODES))
+def test_gpu_fit_matches_cpu_brute_force_up_to_2000(case, mode_name):
+    """fitLineLMS on the GPU, n from 3 to 2000 (ints, float32, duplicates, exactly collinear,
+    vertical / horizontal lines, planted line + outliers, all points equal; all four residual
+    modes), against the independent float64 brute force tests/lms_brute.py: 2 * halfwidth equals
+    the optimal slab width, and the returned line's own objective recomputed in float64 equals
+    halfwidth, within fit_tolerance (3e-5 relative for the kernels' 1e-5 pruning shrink, plus
+    2e-6 * extent * stretch for the float32 residuals; derivation in fit_tolerance's docstring).
+    "auto" must be one of the two classical fits and the thinner one perpendicular to its line."""
+    line, hw = cvgpu.fitLineLMS(case.xy, mode_name)
+    assert cvgpu.last_call_backend() == "cuda"
+    check_against_cpu_brute(case.xy, mode_name, line, hw)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode_name", FIT_MODES)
+def test_gpu_batch_of_large_sets_equals_single_fits(mode_name):
+    # Large and degenerate sets in one launch (list and packed forms): bit-identical to one fit each.
+    specs = [("planted", 2000, 0.45), ("float", 1999, 0.0), ("collinear", 1500, 0.3), ("int", 3, 0.0),
+             ("equal", 700, 0.0), ("vertical", 2000, 0.45), ("dups", 1000, 0.0), ("horizontal", 41, 0.7),
+             ("planted", 1, 0.0), ("int", 2, 0.0)]
+    sets = [make_lms_set(kind, n, seed, 1000, 0, outliers) for seed, (kind, n, outliers) in enumerate(specs)]
+    lines, hws = cvgpu.fitLineLMSBatch(sets, residual=mode_name)
+    assert lines.shape == (len(sets), 4, 1) and lines.dtype == np.float32 and hws.shape == (len(sets),)
+    for k, xy in enumerate(sets):
+        line, hw = cvgpu.fitLineLMS(xy, mode_name)
+        assert lines[k].tobytes() == line.tobytes() and float(hws[k]) == hw, (k, specs[k])
+    packed = np.concatenate([np.asarray(s_, np.float32).reshape(-1, 2) for s_ in sets])
+    offsets = np.concatenate([[0], np.cumsum([len(s_) for s_ in sets])])
+    l2, h2 = cvgpu.fitLineLMSBatch(packed, offsets, residual=mode_name)
+    assert l2.tobytes() == lines.tobytes() and h2.tobytes() == hws.tobytes()
+    check_against_cpu_brute(sets[0], mode_name, lines[0], float(hws[0]))  # n = 2000 in a batch
