@@ -69,7 +69,12 @@ def _device_of(value):
     if cp is None:
         return None
     try:
-        arr = value if isinstance(value, cp.ndarray) else as_device_array(value)
+        if isinstance(value, cp.ndarray):
+            arr = value
+        elif hasattr(value, "_cvgpu_device_array"):  # cvgpu.cuda.GpuMat: its CuPy array, no conversion
+            arr = value._cvgpu_device_array
+        else:
+            arr = as_device_array(value)
     except Exception:
         return None  # the function's own conversion reports it as cv2 would
     if arr is None:

@@ -63,11 +63,19 @@ typedef unsigned int point_t;
 
 #include "hough_points.cuh"
 
+// Graph mode (a replayed CUDA graph takes no new arguments): the per-call values come from `call`,
+// device memory the graph's first node fills from pinned host memory: call[0] image pointer,
+// call[1] row step in bytes, call[2] aligned4, call[3] output pointer. NULL: the arguments as given.
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    long long accum_size)
+    long long accum_size, const long long* __restrict__ call)
 {
+    if (call != nullptr) {
+        img = reinterpret_cast<const unsigned char*>(call[0]);
+        step = call[1];
+        aligned4 = (int)call[2];
+    }
     hough_collect(img, cols, step, rows, aligned4, points, nullptr, &counters[0], accum, accum_size);
 }
 
@@ -339,8 +347,11 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     long long cells, long long range_len, unsigned long long* __restrict__ seg, long long seg_cap,
     int* __restrict__ block_counts, int* __restrict__ counters,
     int max_lines, int do_sort, int smem_cap, float rho, float theta,
-    float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host)
+    float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
+    const long long* __restrict__ call)
 {
+    if (call != nullptr)  // graph mode, see ch_collect
+        out = reinterpret_cast<float*>(call[3]);
     extern __shared__ unsigned long long keys[];
     __shared__ int scratch[33];
     __shared__ int s_offsets[1024];

@@ -28,17 +28,31 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
+#ifndef HOUGH_STEEP
+#define HOUGH_STEEP 0.125f
+#endif
+
 // counters[0]: number of points, counters[1]: number of local maxima, counters[2]: finished
 // blocks of hough_maxima_emit, whose last block sets all three back to zero, so a workspace is
 // ready for the next call without a memset.
 
 #include "hough_points.cuh"
 
+// A replayed CUDA graph cannot take new kernel arguments, so in graph mode the per-call values come
+// from `call` (device memory the graph's first node copies from pinned host memory):
+//   call[0] image pointer, call[1] row step in bytes, call[2] aligned4, call[3] threshold,
+//   call[4] out_dev pointer (0: none). A direct launch passes call = NULL and its own arguments.
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size)
+    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    const long long* __restrict__ call)
 {
+    if (call != nullptr) {
+        img = reinterpret_cast<const unsigned char*>(call[0]);
+        step = call[1];
+        aligned4 = (int)call[2];
+    }
     hough_collect(img, cols, step, rows, aligned4, points, weights, &counters[0], accum, accum_size);
 }
 
@@ -144,6 +158,17 @@ __device__ __forceinline__ void hough_vote_block(
         const float reach = bound * 1.000001f + 2.0f;
         safe = safe && reach <= (float)offset && (float)offset + reach <= (float)(width - 1);
     }
+    // Angles whose bin moves by less than HOUGH_STEEP per pixel along x: a warp's 32 neighbouring
+    // pixels of a row fall into 32 * HOUGH_STEEP + 1 bins or fewer, and plain atomics on one
+    // address replay once per lane. Their votes are merged per run first (block-uniform branch).
+    // Vote kernel alone, H100, 1024^2 segments 10k / 82k / 164k points (one run, CUDA events):
+    // no merging 18.4 / 33.1 / 46.1 us; below 1/16: 24.0 / 34.2 / 52.3 (noise); below 1/8:
+    // 16.2 / 30.8 / 45.1; below 1/4: 16.1 / 32.8 / 50.6; below 1/2: 20.2 / 37.5 / 55.6; every
+    // angle: 22.1 / 43.4 / 66.1 (the merge's instructions cost more than the replays they save).
+    bool steep[K];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        steep[k] = fabsf(c[k]) < HOUGH_STEEP;
     __syncthreads();
 
     const long long row_base = (long long)(n0 + 1) * width;
@@ -164,7 +189,18 @@ __device__ __forceinline__ void hough_vote_block(
 #pragma unroll
             for (int k = 0; k < K; k++) {
                 const int col = hough_bin_xy(x, y, c[k], s[k]) + offset;
-                atomicAdd(&rows_sh[k * width + col], 1);
+                if (steep[k]) {
+                    // Neighbouring lanes share a bin: one atomic per run of equal bins.
+                    const int prev = __shfl_up_sync(FULL_MASK, col, 1);
+                    const bool head = lane == 0 || col != prev;
+                    const unsigned heads = __ballot_sync(FULL_MASK, head);
+                    if (head) {
+                        const unsigned later = heads & ~((2u << lane) - 1u);
+                        atomicAdd(&rows_sh[k * width + col], (later ? __ffs(later) - 1 : 32) - lane);
+                    }
+                } else {
+                    atomicAdd(&rows_sh[k * width + col], 1);
+                }
             }
         }
         // The last, partial warp (if any) goes through the general loop below.
@@ -313,11 +349,16 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int capacity,
     int numrho, float rho, float theta, float min_theta, int rho_mode, int with_votes,
-    float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count)
+    float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count,
+    const long long* __restrict__ call)
 {
     extern __shared__ unsigned long long sorted[];
     __shared__ int s_count;
     __shared__ int s_is_last;
+    if (call != nullptr) {  // graph mode, see hough_collect_points
+        threshold = (int)call[3];
+        out_dev = reinterpret_cast<float*>(call[4]);
+    }
     hough_find_maxima(accum, numangle, numrho, threshold, keys, counters);
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -369,7 +410,8 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
         float line[3];
         hough_write_line(sorted[i], numrho, rho, theta, min_theta, rho_mode, with_votes, line);
         for (int k = 0; k < per_line; k++) {
-            out_dev[i * per_line + k] = line[k];
+            if (out_dev)
+                out_dev[i * per_line + k] = line[k];
             if (out_host)
                 out_host[i * per_line + k] = line[k];
         }

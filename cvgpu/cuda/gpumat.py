@@ -210,6 +210,11 @@ class GpuMat:
         return 0 if self._arr is None else int(self._arr.data.ptr)
 
     @property
+    def _cvgpu_device_array(self):
+        """The CuPy array behind this GpuMat (None when empty), for cvgpu's own dispatch."""
+        return self._arr
+
+    @property
     def __cuda_array_interface__(self):
         if self._arr is None:
             raise AttributeError("an empty GpuMat has no device memory")

@@ -77,7 +77,32 @@ def _cdiv(a, b):
 
 class _Buffers:
     __slots__ = ("key", "points", "accum", "counters", "seg", "seg_cap", "block_counts", "nblocks",
-                 "range_len", "cells", "vote", "maxima", "collect", "args", "pinned", "host")
+                 "range_len", "cells", "vote", "maxima", "collect", "args", "pinned", "host", "graphs",
+                 "graph_seen", "call_pinned", "call_host", "call_dev")
+
+
+_NULL = np.uint64(0)
+
+
+def _capture(cp, buf, launch):
+    """``launch``'s three kernels, reading the per-call values from buf.call_dev, as a CUDA graph
+    whose first node copies them from buf.call_host; False where capture is not possible."""
+    capture = cp.cuda.Stream(non_blocking=True)
+    call = np.uint64(buf.call_dev.data.ptr)
+    try:
+        with capture:
+            capture.begin_capture()
+            try:
+                cp.cuda.runtime.memcpyAsync(buf.call_dev.data.ptr, buf.call_pinned.ptr, 8 * 4,
+                                            cp.cuda.runtime.memcpyHostToDevice, capture.ptr)
+                launch(_NULL, np.int64(0), np.int32(0), _NULL, call)
+            finally:
+                graph = capture.end_capture()
+        graph.upload(capture)
+        capture.synchronize()
+        return graph
+    except Exception:  # no capture here: keep launching directly
+        return False
 
 
 _device_info = {}
@@ -225,6 +250,10 @@ class HoughLinesDetector:
         buf.seg = cp.empty(nblocks * seg_cap, dtype=cp.uint64)
         buf.seg_cap, buf.nblocks, buf.range_len, buf.cells = seg_cap, nblocks, range_len, cells
         buf.block_counts = cp.empty(nblocks, dtype=cp.int32)
+        buf.graphs, buf.graph_seen = {}, None
+        buf.call_pinned = cp.cuda.alloc_pinned_memory(8 * 4)
+        buf.call_host = np.frombuffer(buf.call_pinned, dtype=np.int64, count=4)
+        buf.call_dev = cp.zeros(4, dtype=cp.int64)
 
         buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
                        (collect_grid(rows, cols, accum_size, num_sms),), (256,))
@@ -263,21 +292,41 @@ class HoughLinesDetector:
         out = cp.empty((2, out_cap, 2), dtype=cp.float32)
         host = buf.host
         host[0] = _INT_MIN
-        try:
+        step = image.strides[0]
+        stream = cp.cuda.get_current_stream()
+
+        def launch(image_arg, step_arg, aligned_arg, out_arg, call_arg):
             fn, grid, block = buf.collect
-            step = image.strides[0]
-            fn(grid, block, (image, a_cols, np.int64(step), a_rows, np.int32(aligned4(image, step)), buf.points,
-                             buf.counters, buf.accum, a_accum_size))
+            fn(grid, block, (image_arg, a_cols, step_arg, a_rows, aligned_arg, buf.points,
+                             buf.counters, buf.accum, a_accum_size, call_arg))
             fn, grid, block, smem, vote_args = buf.vote
             fn(grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,),
                shared_mem=smem)
             fn, grid, block, smem = buf.maxima
             fn(grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
                              buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
-                             np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out,
-                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr)),
+                             np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
+                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr), call_arg),
                shared_mem=smem)
-            cp.cuda.get_current_stream().synchronize()  # the one host sync: the line count
+
+        try:
+            # From the second detect with the same settings on, the three launches replay as one
+            # captured CUDA graph (as cvgpu.hough does): ~3 us of host time instead of ~25.
+            gkey = (self._threshold, max_lines, self._do_sort, float(rho32), float(theta32), out_cap)
+            graph = buf.graphs.get(gkey)
+            if graph is None and buf.graph_seen == gkey:
+                graph = buf.graphs[gkey] = _capture(cp, buf, launch)
+            buf.graph_seen = gkey
+            if graph:
+                call = buf.call_host
+                call[0] = image.data.ptr
+                call[1] = step
+                call[2] = aligned4(image, step)
+                call[3] = out.data.ptr
+                graph.launch(stream)
+            else:
+                launch(image, np.int64(step), np.int32(aligned4(image, step)), out, _NULL)
+            stream.synchronize()  # the one host sync: the line count
         except BaseException:
             buf.counters.fill(0)
             raise
