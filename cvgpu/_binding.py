@@ -6,7 +6,7 @@ complaint. cvgpu's public functions run their arguments through :func:`parse` so
 rejects is rejected here with the same message, and a call cv2 accepts is read the same way
 (``None`` for a number is 0, ``rho`` is a double, ``threshold`` a C int, and so on).
 """
-import numbers
+import operator
 
 import cv2
 import numpy as np
@@ -19,6 +19,7 @@ _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 _CV2_MAJOR = int(cv2.__version__.split(".")[0])
 # Largest trailing dimension that cv2 reads as channels rather than as a third axis.
 CN_MAX = 128 if _CV2_MAJOR >= 5 else 512
+_CV_MAX_DIM = 32
 
 
 class Param:
@@ -29,26 +30,66 @@ class Param:
 
 
 class ConversionError(Exception):
-    pass
+    """An argument cv2's binding rejects. ``umat_message``: the UMat overload's complaint when it
+    differs from the Mat overload's (None: the same; "mat" parameters default to cv2's
+    "Expected Ptr<cv::UMat> for argument ...")."""
+
+    def __init__(self, message, umat_message=None):
+        super().__init__(message)
+        self.umat_message = umat_message
+
+
+# CPython's OverflowError text of PyLong_AsLong (numpy's npy_intp is a C long on LP64).
+LONG_OVERFLOW = "Python int too large to convert to C long"
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
 
 
 def _to_double(name, value):
+    # cv2's pyopencv_to(double): Python numbers through PyLong_AsDouble / PyFloat_AsDouble (their
+    # Python errors become the message), numpy scalars only when numpy casts them safely to double.
     if value is None:
         return 0.0
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         raise ConversionError("Argument '%s' must be double, not bool" % name)
-    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, np.ndarray):
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            raise ConversionError("int too large to convert to float") from None
+    if isinstance(value, float):
         return float(value)
+    if isinstance(value, complex):
+        # PyFloat_AsDouble: a type with __float__ (numpy's complex128, with its ComplexWarning) is
+        # read through it; Python's complex has none.
+        to_float = getattr(type(value), "__float__", None)
+        if to_float is None:
+            raise ConversionError("must be real number, not %s" % type(value).__name__)
+        return float(to_float(value))
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        if isinstance(value, np.generic) and np.can_cast(value.dtype, np.float64):
+            return float(value)
+        raise ConversionError("Argument '%s' can not be safely parsed to 'double'" % name)
     raise ConversionError("Argument '%s' can not be treated as a double" % name)
 
 
 def _to_int(name, value):
+    # cv2's pyopencv_to(int): Python ints and numpy integer scalars through numpy's
+    # PyArray_PyIntAsInt (operator.index, then a C long, then a C int).
     if value is None:
         return 0
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         raise ConversionError("Argument '%s' must be integer, not bool" % name)
     if isinstance(value, (int, np.integer)):
-        value = int(value)
+        try:
+            value = operator.index(value)
+        except TypeError as exc:
+            raise ConversionError(str(exc)) from None
+        if not _LONG_MIN <= value <= _LONG_MAX:
+            raise ConversionError(LONG_OVERFLOW)
         if not _INT_MIN <= value <= _INT_MAX:
             raise ConversionError("integer won't fit into a C int")
         return value
@@ -92,6 +133,7 @@ def parse(func_name, params, args, kwargs, convert_array):
         msg = "'%s' is an invalid keyword argument for %s()" % (next(iter(remaining)), func_name)
         raise _errors.bad_argument(func_name, msg, msg)
     out = {}
+    pending = None
     for p in params:
         try:
             if p.kind in _CONVERTERS:
@@ -101,13 +143,32 @@ def parse(func_name, params, args, kwargs, convert_array):
                     continue
                 out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
             else:
-                out[p.name] = convert_array(p.name, raw[p.name])
+                value = convert_array(p.name, raw[p.name])
+                if isinstance(value, Pending):
+                    pending = pending or value.message
+                    value = value.value
+                out[p.name] = value
         except ConversionError as exc:
             first = str(exc)
-            # The UMat overload fails at the first array argument that is not a UMat-convertible array.
-            second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind == "mat" else first
+            second = exc.umat_message
+            if second is None:
+                # The UMat overload fails at the first array argument that is not a UMat-convertible array.
+                second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first
             raise _errors.bad_argument(func_name, first, second) from None
+    if pending is not None:
+        raise _errors.bad_argument(func_name, pending, pending)
     return out
+
+
+class Pending:
+    """An array argument converted with a Python error left pending, as cv2 converts an int beyond a
+    C long given for a Mat (PyLong_AsLong fails, the converter still succeeds): the next arguments
+    are converted, a failure among them replaces that error, else both overloads fail with it."""
+
+    __slots__ = ("value", "message")
+
+    def __init__(self, value, message):
+        self.value, self.message = value, message
 
 
 class HostMat:
@@ -132,8 +193,11 @@ if _CV2_MAJOR >= 5:  # OpenCV 5 added CV_Bool and CV_32U
 def mat_header(name, value, shape, dtype):
     """Rows, cols and channels as cv2 reads an array of this shape (ndim > 2 rules included)."""
     if dtype not in _SUPPORTED_DTYPES:
-        raise ConversionError("%s data type = %s is not supported" % (name, dtype.name))
+        # cv2 prints str(dtype): '<U3', '|S3', '|V2', 'float128', 'datetime64[s]'.
+        raise ConversionError("%s data type = %s is not supported" % (name, str(dtype)))
     ndim = len(shape)
+    if ndim >= _CV_MAX_DIM:
+        raise ConversionError("%s dimensionality (=%d) is too high" % (name, ndim))
     if ndim == 0:
         return HostMat(value, 1, 1, 1, dtype)
     if ndim == 1:
@@ -147,15 +211,64 @@ def mat_header(name, value, shape, dtype):
     return HostMat(value, -1, -1, 1, dtype)
 
 
+def _scalar_rows(name, value):
+    """Rows of the CV_64F column cv2 makes of a Python int / float (4) or a tuple of them, and the
+    pending error of an int beyond a C long (None)."""
+    items = value if isinstance(value, tuple) else (value,)
+    message = None
+    for v in items:
+        if not isinstance(v, (int, float)):
+            raise ConversionError("%s is not a numerical tuple" % name)
+        if isinstance(v, int) and not _LONG_MIN <= v <= _LONG_MAX:
+            message = message or LONG_OVERFLOW
+    return (len(value) if isinstance(value, tuple) else 4), message
+
+
 def host_mat(name, value):
-    """Convert a host-side argument the way cv2's ``pyopencv_to(Mat)`` does."""
+    """Convert a host-side argument the way cv2's ``pyopencv_to(Mat)`` does: None, a Python int or
+    float (numpy's float64 is one; other numpy scalars are not), a tuple of them, or an ndarray."""
     if value is None:
         return HostMat(None, 0, 0, 1, np.dtype(np.uint8))
+    if isinstance(value, (int, float, tuple)):
+        rows, message = _scalar_rows(name, value)
+        mat = HostMat(None, rows, 1, 1, np.dtype(np.float64))
+        return mat if message is None else Pending(mat, message)
     if isinstance(value, np.ndarray):
         return mat_header(name, value, value.shape, value.dtype)
-    if isinstance(value, (bool, numbers.Real, np.generic)) or (
-            isinstance(value, tuple) and all(isinstance(v, numbers.Real) for v in value)):
-        # Scalars and tuples of numbers become a CV_64F column (4x1 for a scalar).
-        n = len(value) if isinstance(value, tuple) else 4
-        return HostMat(None, n, 1, 1, np.dtype(np.float64))
     raise ConversionError("%s is not a numpy array, neither a scalar" % name)
+
+
+def needs_copy(shape, strides, itemsize):
+    """Whether cv2's numpy-to-Mat conversion copies the array (it cannot wrap its layout): the
+    innermost axis not unit-stride, an axis whose stride is below the next one's, or channels
+    (3-D, last axis <= CN_MAX) not packed right after one another. Axes of length <= 1 do not count."""
+    ndim = len(shape)
+    for i in range(ndim - 1, -1, -1):
+        if shape[i] > 1 and ((i == ndim - 1 and strides[i] != itemsize) or
+                             (i < ndim - 1 and strides[i] < strides[i + 1])):
+            return True
+    if ndim == 3 and shape[2] <= CN_MAX and strides[1] != itemsize * shape[2]:
+        return True
+    return False
+
+
+_CAST_DTYPES = (np.dtype(np.int64), np.dtype(np.uint64))  # cv2 copies these into CV_32S
+
+
+def out_mat(name, value):
+    """Convert an output argument (``lines``, ``dst``) as cv2 does: None, a number or a tuple (cv2
+    allocates a new result), or a writeable ndarray that cv2 can wrap without a copy. Returns the
+    value itself."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float, tuple)):
+        message = _scalar_rows(name, value)[1]
+        return value if message is None else Pending(value, message)
+    if not isinstance(value, np.ndarray):
+        raise ConversionError("%s is not a numpy array, neither a scalar" % name)
+    if not value.flags.writeable:
+        raise ConversionError("%s marked as output argument, but provided NumPy array marked as readonly" % name)
+    mat_header(name, value, value.shape, value.dtype)
+    if value.dtype in _CAST_DTYPES or needs_copy(value.shape, value.strides, value.itemsize):
+        raise ConversionError("Layout of the output array %s is incompatible with cv::Mat" % name)
+    return value

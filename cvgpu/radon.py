@@ -36,7 +36,7 @@ _DEFAULTS = {"theta": 1.0, "start_angle": 0.0, "end_angle": 180.0, "crop": False
 
 _PARAMS = [
     _binding.Param("src", "mat"),
-    _binding.Param("dst", "mat", None),
+    _binding.Param("dst", "outmat", None),
     _binding.Param("theta", "double", 1.0),
     _binding.Param("start_angle", "double", 0.0),
     _binding.Param("end_angle", "double", 180.0),
@@ -131,22 +131,9 @@ def _host_scalar_data(value):
     return np.array([float(value), 0.0, 0.0, 0.0], np.float64).reshape(4, 1)
 
 
-def _check_out_layout(value):
-    if isinstance(value, np.ndarray) and value.ndim >= 1:
-        item = value.itemsize
-        strides, shape = value.strides, value.shape
-        bad = strides[-1] != item and shape[-1] > 1
-        for i in range(value.ndim - 1):
-            if shape[i] > 1 and strides[i] < strides[i + 1] * shape[i + 1]:
-                bad = True
-        if bad:
-            raise _binding.ConversionError("Layout of the output array dst is incompatible with cv::Mat")
-    return value
-
-
 def _convert_array(name, value):
     if name == "dst":
-        return _check_out_layout(value)
+        return value if as_device_array(value) is not None else _binding.out_mat(name, value)
     device = as_device_array(value)
     if device is not None:
         header = _binding.mat_header(name, device, device.shape, device.dtype)

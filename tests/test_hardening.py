@@ -224,19 +224,6 @@ def pick(values, n_valid):
     return st.one_of(*[st.sampled_from(range(n_valid))] * 3, st.sampled_from(range(len(values))))
 
 
-def numpy_scalar_image(inp):
-    """A numpy scalar that is not a Python float (np.float32, np.uint8, np.int64, np.bool_ ...) given as
-    an image: cv2's binding rejects it, cvgpu reads it as a number (known mismatch, xfail below)."""
-    return inp[0] == "value" and isinstance(NON_ARRAYS[inp[1]], np.generic) and not isinstance(
-        NON_ARRAYS[inp[1]], float)
-
-
-def flexible_dtype_image(inp):
-    """A str / bytes / void array: cv2 names its dtype '<U3', '|S3', '|V2' in the message, cvgpu
-    'str96', 'bytes24', 'void16' (known mismatch, xfail below)."""
-    return inp[0] == "array" and np.dtype(inp[1][0]).kind in "USV"
-
-
 def make(inp):
     kind, spec = inp
     if kind == "array":
@@ -285,14 +272,14 @@ FORMS = st.sampled_from(["positional"] * 6 + ["keywords", "mixed", "too_many", "
 
 HOUGH_PARAMS = ["image", "rho", "theta", "threshold", "lines", "srn", "stn", "min_theta", "max_theta"] + (
     ["use_edgeval"] if HAS_EDGEVAL else [])
-# (A rho giving 2**24 < (2 (w + h) + 1) / rho < 2**31: known mismatch of the size in the -4 message, xfail below.)
-RHOS = [1, 1.0, 0.5, 2, 3.7, np.float32(1.5), np.int64(2), 0, -1, -0.5, NAN, INF, -INF, 1e-12, 1e300, 5e-324,
-        None, True, "1", np.array([1.0])]  # (a complex: known mismatch of the message, xfail below)
+RHOS = [1, 1.0, 0.5, 2, 3.7, np.float32(1.5), np.int64(2), 0, -1, -0.5, NAN, INF, -INF, 1e-12, 1e-8, 3e-8, 1e300,
+        5e-324, None, True, "1", np.array([1.0]), 1 + 0j, np.complex128(2), np.complex64(1), np.float16(0.5),
+        np.longdouble(1), np.array(1.0), 2**1100, np.uint64(3)]
 THETAS = [math.pi / 180, 0.1, 0.5, 1.0, 3.0, 4.0, 10.0, 0, -0.1, -4.0, NAN, INF, 1e-300, None, True,
           np.float64(0.2)]
-# (2**70 and beyond: a known mismatch of the message, see the xfail tests at the end.)
 THRESHOLDS = [0, 1, 3, 10, -5, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, -2**63, 5.5, True, None, "5",
-              np.int32(3), np.uint8(2), np.int64(2**40)]
+              np.int32(3), np.uint8(2), np.int64(2**40), 2**63, -2**63 - 1, 2**70, np.uint64(2**64 - 1),
+              np.timedelta64(1, "s"), np.bool_(True)]
 HOUGH_EXTRA = [{}, {}, {}, {"srn": 0}, {"srn": None, "stn": None}, {"srn": 0.0, "stn": np.float64(0)},
                {"min_theta": 0.5}, {"min_theta": 1.0, "max_theta": 0.5}, {"max_theta": 1.0},
                {"min_theta": NAN}, {"max_theta": INF}, {"max_theta": NAN}, {"min_theta": -1.0, "max_theta": 2.0},
@@ -328,18 +315,6 @@ def hough_cv2_safe(fn_name, args, kwargs):
     return (1 << 48) <= _to_size_t(fa * fr * 4) <= (1 << 64) - (1 << 20)
 
 
-def hough_floor_below_int_min(fn_name, args, kwargs):
-    """(max_theta - min_theta) / theta below INT_MIN (-inf included): a known mismatch of numangle
-    (cv2 INT_MIN, cvgpu INT_MAX + 1 wrapped), seen in the -4 message (xfail below)."""
-    try:
-        a = _hough._prepare(fn_name, args, kwargs)
-    except cv2.error:
-        return False
-    with np.errstate(all="ignore"):
-        q = np.float64(a["max_theta"] - a["min_theta"]) / np.float64(np.float32(a["theta"]))
-    return bool(q < -2.0**31)
-
-
 @FUZZ
 @given(fn=st.sampled_from(["HoughLines", "HoughLinesWithAccumulator"]), inp=inputs(valid_dtypes=[np.uint8]),
        rho=pick(RHOS, 7), theta=pick(THETAS, 7), thr=pick(THRESHOLDS, 6), extra=pick(HOUGH_EXTRA, 6), form=FORMS)
@@ -352,8 +327,6 @@ def test_hough_fuzz_matches_cv2(fn, inp, rho, theta, thr, extra, form):
     probe = {}
     call_forms(lambda *a, **k: probe.update(a=a, k=k), HOUGH_PARAMS, [make(inp)] + pos, kwargs, form)()
     assume(hough_cv2_safe(fn, probe["a"], probe["k"]))
-    assume(not hough_floor_below_int_min(fn, probe["a"], probe["k"]))
-    assume(not numpy_scalar_image(inp) and not flexible_dtype_image(inp))
     ref = outcome(ref_call)
     ours = outcome(ours_call)
     record_event(ref)
@@ -382,25 +355,45 @@ def test_hough_multiscale_fixed(fn, kwargs):
        spec=array_specs(dtypes=[np.uint8], shapes=[(1, 1), (1, 9), (9, 1), (8, 6), (13, 11), (8, 6, 1)],
                         kinds=(0, 1, 3)),
        rho=st.sampled_from([0.5, 1, 1.5, 2, 3]), theta=st.sampled_from([0.01, 0.05, math.pi / 180, 0.3]),
-       thr=st.integers(-2, 6), lines_kind=st.sampled_from(["none", "match", "wrong"]))
+       thr=st.integers(-2, 6), lines_kind=st.sampled_from(["none", "match", "column", "row", "wrong", "readonly",
+                                                            "int64", "number", "str"]))
 def test_hough_valid_layouts_and_lines_argument(fn, spec, rho, theta, thr, lines_kind):
-    """Valid 8-bit images in every layout, with a ``lines`` output array as cv2 fills it."""
-    # An (N, 3) float32 'lines' for HoughLinesWithAccumulator: known mismatch (xfail below).
-    assume(not (fn == "HoughLinesWithAccumulator" and lines_kind == "match"))
+    """Valid 8-bit images in every layout, with a ``lines`` output argument as cv2 fills it (or not:
+    it writes into an array whose Mat has the result's size and type, e.g. (N, 1, 3) float32 but not
+    (N, 3) float32 for HoughLinesWithAccumulator, and returns that array)."""
     ref = getattr(cv2, fn)(build(spec), rho, theta, thr)
+    n, per_line = (1, 2) if ref is None else (ref.shape[0], ref.shape[-1])
 
     def lines_arg():
-        if lines_kind == "none" or ref is None:
+        if lines_kind == "none":
             return None
         if lines_kind == "match":
-            return np.zeros(ref.shape, ref.dtype)
+            return np.zeros((1, 1, per_line) if ref is None else ref.shape, np.float32)
+        if lines_kind == "column":
+            return np.zeros((n, 1, per_line), np.float32)
+        if lines_kind == "row":
+            return np.zeros((1, n, per_line), np.float32)
+        if lines_kind == "readonly":
+            arr = np.zeros((n, 1, per_line), np.float32)
+            arr.setflags(write=False)
+            return arr
+        if lines_kind == "int64":
+            return np.zeros((n, 1, per_line), np.int64)
+        if lines_kind == "number":
+            return 5
+        if lines_kind == "str":
+            return "x"
         return np.zeros((1, 1, 7), np.float32)
 
     r_lines, o_lines = lines_arg(), lines_arg()
     img = build(spec)
-    assert_same(outcome(lambda: getattr(cvgpu, fn)(img, rho, theta, thr, o_lines)),
-                outcome(lambda: getattr(cv2, fn)(build(spec), rho, theta, thr, r_lines)))
+    ours = [None]
+    theirs = [None]
+    assert_same(outcome(lambda: ours.__setitem__(0, getattr(cvgpu, fn)(img, rho, theta, thr, o_lines)) or ours[0]),
+                outcome(lambda: theirs.__setitem__(0, getattr(cv2, fn)(build(spec), rho, theta, thr, r_lines))
+                        or theirs[0]))
     assert_same(normalize(o_lines), normalize(r_lines), "lines argument filled differently")
+    assert (ours[0] is o_lines) == (theirs[0] is r_lines), "lines argument returned differently"
     assert_unchanged(img, ("array", spec), "input modified")
 
 
@@ -481,7 +474,7 @@ R_THETAS = [1, 1.0, 0.5, 2.5, 45, 90, 180, 360, -1, -45, 0, NAN, INF, -INF, 1e-3
 R_STARTS = ["absent", 0, 10, -30, 90, 179.5, NAN, INF, None, np.int64(5), 1e300]
 R_ENDS = ["absent", 180, 90, 0, -90, 45.25, 1e6, INF, NAN, None, -1e300]
 R_BOOLS = ["absent", False, True, None, 1, 0, 2.5, "x", np.bool_(True), np.int64(2)]
-R_DSTS = ["absent", None, "int32 3x3", "strided", 5]  # (a str: known mismatch, xfail below)
+R_DSTS = ["absent", None, "int32 3x3", "strided", 5, "x", "readonly", "int64", (1.0, 2.0)]
 RADON_DTYPES = DTYPES + [np.uint8] * 6 + [np.float32] * 3 + [np.float64] * 3
 RADON_SHAPES = SHAPES + [(5, 5), (6, 4), (3, 7)] * 2
 
@@ -491,6 +484,12 @@ def _radon_dst(kind):
         return np.zeros((3, 3), np.int32)
     if kind == "strided":
         return np.zeros((4, 8), np.float64)[:, ::2]
+    if kind == "readonly":
+        dst = np.zeros((3, 3), np.float64)
+        dst.setflags(write=False)
+        return dst
+    if kind == "int64":
+        return np.zeros((3, 3), np.int64)
     return kind
 
 
@@ -543,7 +542,6 @@ def test_radon_fuzz_matches_cv2(inp, theta, start, end, crop, norm, dst, form):
 
     a, k = args_for(make(inp))
     assume(radon_cv2_safe(a, k))
-    assume(not numpy_scalar_image(inp) and not flexible_dtype_image(inp))
     src_ours = make(inp)
     a_o, k_o = args_for(src_ours)
     a_r, k_r = args_for(make(inp))
@@ -794,9 +792,6 @@ def test_eight_threads_match_serial_calls():
 
 # ================================================================ known mismatches (issue 10)
 
-@pytest.mark.xfail(strict=True, reason="cvgpu.HoughLines ignores a 'lines' argument that is not an array, "
-                   "None or a number; cv2 raises cv2.error -5 'lines is not a numpy array, neither a scalar', "
-                   "issue 10")
 @pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
 def test_mismatch_hough_lines_argument_of_wrong_type(fn):
     img = np.zeros((4, 4), np.uint8)
@@ -804,17 +799,12 @@ def test_mismatch_hough_lines_argument_of_wrong_type(fn):
                 outcome(lambda: getattr(cv2, fn)(img, 1, 0.1, 1, "x")))
 
 
-@pytest.mark.xfail(strict=True, reason="int beyond C long: cv2 says 'Python int too large to convert to C long', "
-                   "cvgpu 'integer won't fit into a C int' (both cv2.error -5), issue 10")
 def test_mismatch_int_beyond_c_long_message():
     img = np.zeros((4, 4), np.uint8)
     assert_same(outcome(lambda: cvgpu.HoughLines(img, 1, 0.1, 2**70)),
                 outcome(lambda: cv2.HoughLines(img, 1, 0.1, 2**70)))
 
 
-@pytest.mark.xfail(strict=True, reason="a numpy scalar that is not a Python float (np.float32(2), np.uint8(3), "
-                   "np.int64, np.bool_) as the image: cv2 raises cv2.error -5 'image is not a numpy array, neither "
-                   "a scalar', cvgpu reads it as a number (-215 img.type() == CV_8UC1), issue 10")
 @pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
 def test_mismatch_hough_numpy_scalar_image(fn):
     assert_same(outcome(lambda: getattr(cvgpu, fn)(np.float32(2), 1, 0.1, 0)),
@@ -822,17 +812,11 @@ def test_mismatch_hough_numpy_scalar_image(fn):
 
 
 @needs_contrib
-@pytest.mark.xfail(strict=True, reason="a numpy scalar that is not a Python float as src: cv2 raises cv2.error -5 "
-                   "'src is not a numpy array, neither a scalar', cvgpu returns the transform of a 4x1 CV_64F "
-                   "column, issue 10")
 def test_mismatch_radon_numpy_scalar_src():
     assert_same(outcome(lambda: cvgpu.ximgproc.RadonTransform(np.float32(2))),
                 outcome(lambda: cv2.ximgproc.RadonTransform(np.float32(2))))
 
 
-@pytest.mark.xfail(strict=True, reason="HoughLinesWithAccumulator with an (N, 3) float32 'lines' of the result's "
-                   "shape: cv2 leaves it untouched and returns a new array (its Mat is Nx3 CV_32FC1, not the "
-                   "Nx1 CV_32FC3 result), cvgpu writes the result into it and returns it, issue 10")
 def test_mismatch_hough_with_accumulator_writes_into_lines():
     img = np.zeros((20, 30), np.uint8)
     img[7, :] = 255
@@ -845,8 +829,6 @@ def test_mismatch_hough_with_accumulator_writes_into_lines():
     assert normalize(our_lines) == normalize(ref_lines)
 
 
-@pytest.mark.xfail(strict=True, reason="a complex number for a double parameter: cv2 says 'must be real number, "
-                   "not complex', cvgpu 'Argument 'rho' can not be treated as a double' (both cv2.error -5), issue 10")
 def test_mismatch_complex_parameter_message():
     img = np.zeros((4, 4), np.uint8)
     assert_same(outcome(lambda: cvgpu.HoughLines(img, 1 + 0j, 0.1, 1)),
@@ -854,16 +836,12 @@ def test_mismatch_complex_parameter_message():
 
 
 @needs_contrib
-@pytest.mark.xfail(strict=True, reason="RadonTransform ignores a 'dst' that is not an array, None or a number "
-                   "(dst='x'); cv2 raises cv2.error -5 'dst is not a numpy array, neither a scalar', issue 10")
 def test_mismatch_radon_dst_of_wrong_type():
     src = np.zeros((4, 5), np.uint8)
     assert_same(outcome(lambda: cvgpu.ximgproc.RadonTransform(src, "x")),
                 outcome(lambda: cv2.ximgproc.RadonTransform(src.copy(), "x")))
 
 
-@pytest.mark.xfail(strict=True, reason="str / bytes / void image dtypes: cv2's message names them '<U3', '|S3', "
-                   "'|V2', cvgpu's 'str96', 'bytes24', 'void16' (both cv2.error -5), issue 10")
 @pytest.mark.parametrize("dtype", ["U3", "S3", "V2"])
 def test_mismatch_flexible_dtype_name_in_message(dtype):
     img = np.zeros((4, 4), dtype)
@@ -871,10 +849,6 @@ def test_mismatch_flexible_dtype_name_in_message(dtype):
                 outcome(lambda: cv2.HoughLines(img, 1, 0.1, 1)))
 
 
-@pytest.mark.xfail(strict=True, reason="HoughLines accumulator size: cv2 computes numrho = cvRound((2 (w + h) + 1) "
-                   "/ rho) in float32 (int / float), cvgpu.hough.accumulator_size in double; with the quotient "
-                   "above 2**24 they differ (here 1000000000 against 1000000028), seen in the -4 message "
-                   "'Failed to allocate N bytes' (and in numrho itself on the GPU), issue 10")
 def test_mismatch_hough_numrho_division_precision():
     img = np.zeros((0, 0), np.uint8)
     # theta < 0: numangle + 2 < 0, so the size wraps far above what can be allocated (cv2 -4, no crash).
@@ -882,9 +856,6 @@ def test_mismatch_hough_numrho_division_precision():
                 outcome(lambda: cv2.HoughLines(img, 1e-9, -0.1, 0)))
 
 
-@pytest.mark.xfail(strict=True, reason="numangle = cvFloor((max_theta - min_theta) / theta) + 1 for a quotient "
-                   "below INT_MIN (here -inf): cv2's cvFloor gives INT_MIN, cvgpu.hough._cv_floor INT_MIN - 1 "
-                   "wrapped to INT_MAX; seen in the -4 message (12 bytes apart here), issue 10")
 def test_mismatch_hough_numangle_floor_of_minus_inf():
     img = np.zeros((0, 0), np.uint8)
     assert_same(outcome(lambda: cvgpu.HoughLines(img, 1, -0.1, 0, max_theta=INF)),
