@@ -334,6 +334,57 @@ def test_hough_fuzz_matches_cv2(fn, inp, rho, theta, thr, extra, form):
     assert_unchanged(img_ours, inp, "cvgpu.%s modified its input" % fn)
 
 
+# The accumulator size (numangle + 2) * (numrho + 2) * 4 is observable on the CPU: when it wraps
+# (a negative factor) cv2 fails with -4 "Failed to allocate N bytes", N the size_t it asked for, and
+# cvgpu raises that error itself from cvgpu.hough.accumulator_size (the GPU path's sizes). With one
+# factor fixed, N gives the other exactly. Only wrapped sizes >= 2**20 below 2**64 are run (see the
+# module docstring), decided here in double from the arguments, not from cvgpu's arithmetic.
+
+def _wrapped_size_outcomes(img, rho, theta, min_theta, max_theta):
+    ours = outcome(lambda: cvgpu.HoughLinesWithAccumulator(img, rho, theta, 0, None, 0, 0, min_theta, max_theta))
+    ref = outcome(lambda: cv2.HoughLinesWithAccumulator(img, rho, theta, 0, None, 0, 0, min_theta, max_theta))
+    assert ref[:3] == ("error", "cv2.error", -4), ref
+    return ours, ref
+
+
+@FUZZ
+@given(cols=st.one_of(st.integers(0, 2**30 - 1), st.integers(0, 5000)),
+       rho=st.one_of(st.floats(1e-9, 1.0), st.floats(1e-9, 1e-3)).map(np.float32),
+       theta=st.sampled_from([-0.1, -0.5, -1.0, -1e-3]))  # numangle + 2 < 0 for each
+def test_hough_numrho_matches_cv2(cols, rho, theta):
+    """numrho = cvRound(float(2 (w + h) + 1) / rho) in float32, for quotients up to 2**31 (float32
+    rounding of both the int and the quotient); numangle < -1 makes the size wrap. (2 (w + h) + 1 stays
+    below 2**31: beyond, numrho turns negative too and cv2 would try to allocate a positive size.)"""
+    q = (2 * cols + 1) / float(np.float32(rho))
+    assume(1e4 <= q <= 2.1e9)
+    img = np.zeros((0, cols), np.uint8)
+    ours, ref = _wrapped_size_outcomes(img, float(rho), theta, 0.0, math.pi)
+    assert_same(ours, ref, "cols=%d rho=%r theta=%r" % (cols, float(rho), theta))
+
+
+_SPANS = [0.0, 1.0, math.pi, 1e5, 2147483647.5, 2147483648.0, 2147483648.5, 2147483649.5, 3e9, 1e300, INF]
+_NUMANGLE_THETAS = [-1.0, -1e-5, -1e-30, -5e-45, 0.0, -0.0, NAN, 1.0, 1e-3, -INF, INF]
+
+
+@FUZZ
+@given(span=st.one_of(st.sampled_from(_SPANS), st.floats(0, 1e12), st.floats(2147483000.0, 2147484000.0)),
+       theta=st.one_of(st.sampled_from(_NUMANGLE_THETAS), st.floats(width=32), st.floats(-1e-3, 0).map(np.float32)),
+       min_theta=st.sampled_from([0.0, -1.0, 0.5, -1e300]))
+def test_hough_numangle_matches_cv2(span, theta, min_theta):
+    """numangle = cvFloor((max_theta - min_theta) / theta) + 1 (then the angle at pi dropped): cvFloor of
+    NaN / +-inf / quotients outside int is INT_MIN, the + 1 wraps. A 0x0 image: numrho = 1."""
+    max_theta = min_theta + span
+    assume(max_theta >= min_theta)
+    with np.errstate(all="ignore"):
+        q = float(np.float64(max_theta - min_theta) / np.float64(np.float32(theta)))
+    # numangle + 2 <= -87382 (the size wraps at least 2**20 below 2**64): q <= -87400, NaN, or
+    # beyond int on either side (cvFloor's INT_MIN; INT_MAX + 1 wraps to INT_MIN too).
+    assume(math.isnan(q) or q <= -87400 or q >= 2147483647)
+    img = np.zeros((0, 0), np.uint8)
+    ours, ref = _wrapped_size_outcomes(img, 1.0, float(np.float32(theta)), min_theta, max_theta)
+    assert_same(ours, ref, "span=%r theta=%r min_theta=%r" % (span, float(np.float32(theta)), min_theta))
+
+
 @pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
 @pytest.mark.parametrize("kwargs", [dict(srn=2, stn=2), dict(srn=0.5)])
 def test_hough_multiscale_fixed(fn, kwargs):
