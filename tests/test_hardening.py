@@ -32,7 +32,8 @@ have no cv2 counterpart for their results: their input validation is compared wi
 where cvgpu says it mirrors it, and otherwise they must raise cv2.error or return, never crash, and
 not depend on the input's memory layout.
 
-Known mismatches are single ``xfail(strict=True)`` tests at the end of the file (issue 10).
+The mismatches issue 10 found are fixed; their tests stay at the end of the file, and the fuzzers cover
+those inputs too.
 """
 import math
 import threading
@@ -620,10 +621,9 @@ def test_radon_valid_layouts_match_cv2(spec, theta, crop, norm):
 
 POINT_SHAPES = [(5, 2), (1, 2), (2,), (6, 1, 2), (1, 6, 2), (0, 2), (0,), (5, 3), (2, 5), (5, 4), (3, 1, 3),
                 (2, 2, 2), (12, 2), (7, 1, 2), (1, 1, 2)]
-# Dtypes cv2's binding converts (OpenCV 5: CV_Bool, CV_32U too). The others are known mismatches
-# (see the xfail tests below) and fuzzed separately for "a cv2.error, no crash".
-CV2_POINT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float16,
-                    np.float32, np.float64]
+# Dtypes cv2's binding converts (OpenCV 5: CV_Bool, CV_32U too), weighted, and all the others.
+CV2_POINT_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                    np.float16, np.float32, np.float64] * 2 + DTYPES
 
 
 def _cv2_fitline(points):
@@ -663,13 +663,13 @@ def test_fit_line_lms_validation_mirrors_cv2_fitline(spec):
 
 @given(inp=inputs(shapes=POINT_SHAPES, kinds=(1, 2, 3)),
        residual=st.sampled_from(["auto", "vertical", "horizontal", "perpendicular", "AUTO", "", None, 3, b"auto"]),
-       # (offsets [0] or "x": known defect, xfail below)
-       offsets=st.sampled_from([None, "n", [0, 1], [1, 0], [0, 0, 2], [-1, 2], [0, 10**6], [0.5, 2], []]))
+       offsets=st.sampled_from([None, "n", [0, 1], [1, 0], [0, 0, 2], [-1, 2], [0, 10**6], [0.5, 2], [], [0], "x",
+                                [0.0, 1.0], [NAN, 1], [[0, 1]], np.array([0, 1], np.uint8), [True, 2], [0, 2**70]]))
 def test_lms_functions_never_crash(inp, residual, offsets):
     """Any input: a result or a cv2.error (no other exception, no crash); the input unchanged."""
     pts = make(inp)
     off = offsets
-    if off == "n":
+    if isinstance(off, str) and off == "n":
         off = [0, int(np.asarray(pts).shape[0])] if isinstance(pts, np.ndarray) and np.asarray(pts).ndim else [0, 1]
     for f in (lambda: cvgpu.fitLineLMS(pts, residual), lambda: cvgpu.fitLineLMSBatch([pts, pts], None, residual),
               lambda: cvgpu.fitLineLMSBatch(pts, off, residual)):
@@ -682,8 +682,9 @@ def test_lms_functions_never_crash(inp, residual, offsets):
                                                                                 (0, 0), (7,)],
                         kinds=(0, 1)),
        lines=st.sampled_from(["valid", "none", "empty", "float64", "flat", "wrong shape", "nan", "list"]),
-       rho=st.sampled_from([1, 0.5, 0, -1, NAN]), theta=st.sampled_from([math.pi / 180, 0.1, 0, NAN]),
-       band=st.sampled_from([0.5, 0, 2, -1]), segments=st.booleans())  # (NaN / inf: known defect, xfail below)
+       rho=st.sampled_from([1, 0.5, 0, -1, NAN, INF, 1e308, "x", np.float32(1)]),
+       theta=st.sampled_from([math.pi / 180, 0.1, 0, NAN, INF, None]),
+       band=st.sampled_from([0.5, 0, 2, -1, NAN, INF, -INF, 1e308, None, "x"]), segments=st.booleans())
 def test_refine_hough_lines_never_crashes(spec, lines, rho, theta, band, segments):
     img = build(spec)
     ln = {"valid": np.array([[[3.0, 0.5]], [[2.0, 1.5]]], np.float32), "none": None,
@@ -714,9 +715,9 @@ def test_create_hough_lines_detector_bad_arguments(args, kw):
     assert res[0] == "ok" or res[1:3] == ("cv2.error", -5), res
     if res[0] == "ok":
         det = cvgpu.cuda.createHoughLinesDetector(*args, **kw)
-        # (A value of the wrong type: known defect, xfail below.)
         for setter, value in (("setRho", NAN), ("setTheta", -1.0), ("setThreshold", -5), ("setDoSort", None),
-                              ("setMaxLines", 0)):
+                              ("setMaxLines", 0), ("setRho", "x"), ("setTheta", 1 + 0j), ("setThreshold", 1.5),
+                              ("setThreshold", 2**40), ("setMaxLines", 2**70), ("setDoSort", 1.5), ("setDoSort", "x")):
             r = outcome(lambda: getattr(det, setter)(value))
             assert r[0] == "ok" or r[1:3] == ("cv2.error", -5), (setter, r)
 
@@ -841,7 +842,7 @@ def test_eight_threads_match_serial_calls():
     assert pts.tobytes() == pts0.tobytes()
 
 
-# ================================================================ known mismatches (issue 10)
+# ================================================================ former mismatches (issue 10), now as cv2
 
 @pytest.mark.parametrize("fn", ["HoughLines", "HoughLinesWithAccumulator"])
 def test_mismatch_hough_lines_argument_of_wrong_type(fn):
@@ -913,64 +914,69 @@ def test_mismatch_hough_numangle_floor_of_minus_inf():
                 outcome(lambda: cv2.HoughLines(img, 1, -0.1, 0, max_theta=INF)))
 
 
-# -- cvgpu's own functions: exceptions other than cv2.error escape (no cv2 counterpart to compare with)
+# -- cvgpu's own functions: cv2.error for what they reject (no cv2 counterpart to compare with)
 
-def _raises_cv2_error(fn):
-    res = outcome(fn)
-    assert res[0] == "ok" or res[1] == "cv2.error", res
-
-
-@pytest.mark.xfail(strict=True, reason="fitLineLMSBatch(points, offsets=[0]) (no sets) raises numpy's ValueError "
-                   "'need at least one array to stack' (no GPU); offsets='x' ValueError 'invalid literal for int()'; "
-                   "expected a result or cv2.error, issue 10")
-@pytest.mark.parametrize("offsets", [[0], "x"])
-def test_defect_lms_batch_offsets_leak_value_error(offsets):
-    _raises_cv2_error(lambda: cvgpu.fitLineLMSBatch(np.zeros((5, 2), np.float32), offsets))
+@pytest.mark.parametrize("offsets,expected", [([0], "ok"), ("x", -5), ([0.5, 5], -5), ([NAN, 5], -5),
+                                              ([0.0, 5.0], "ok"), (None, -5)])
+def test_lms_batch_offsets_give_a_result_or_cv2_error(offsets, expected):
+    res = outcome(lambda: cvgpu.fitLineLMSBatch(np.zeros((5, 2), np.float32), offsets))
+    assert res[0] == expected if expected == "ok" else res[:3] == ("error", "cv2.error", expected), res
+    if offsets == [0]:  # no sets: as an empty list of sets
+        assert_same(res, outcome(lambda: cvgpu.fitLineLMSBatch([])))
 
 
-@pytest.mark.xfail(strict=True, reason="refineHoughLines with band or rho NaN / inf raises ValueError / "
-                   "OverflowError ('cannot convert float NaN to integer', in _strip_widths) instead of a cv2.error, "
-                   "issue 10")
-@pytest.mark.parametrize("rho,band", [(1, NAN), (1, INF), (INF, 0.5)])
-def test_defect_refine_hough_lines_nonfinite_band(rho, band):
+@pytest.mark.parametrize("rho,band,code", [(1, NAN, -211), (1, INF, -211), (INF, 0.5, -211), (1, -INF, -211),
+                                           (1e300, 1e300, -211), (1, "x", -5), ("x", 0.5, -5), (1 + 0j, 0.5, -5)])
+def test_refine_hough_lines_nonfinite_or_bad_parameters(rho, band, code):
     lines = np.array([[[3.0, 0.5]]], np.float32)
-    _raises_cv2_error(lambda: cvgpu.refineHoughLines(np.zeros((5, 5), np.uint8), lines, rho, np.pi / 180, band))
+    res = outcome(lambda: cvgpu.refineHoughLines(np.zeros((5, 5), np.uint8), lines, rho, np.pi / 180, band))
+    assert res[:3] == ("error", "cv2.error", code), res
 
 
-@pytest.mark.xfail(strict=True, reason="HoughLinesDetector setters given a value of the wrong type raise cvgpu's "
-                   "internal _binding.ConversionError instead of cv2.error -5 (as createHoughLinesDetector does), "
-                   "issue 10")
-@pytest.mark.parametrize("setter,value", [("setRho", "x"), ("setTheta", "x"), ("setThreshold", 1.5),
-                                          ("setThreshold", 2**40), ("setDoSort", 1.5)])
-def test_defect_detector_setter_leaks_conversion_error(setter, value):
-    det = cvgpu.cuda.createHoughLinesDetector(1.0, np.pi / 180, 5)
-    res = outcome(lambda: getattr(det, setter)(value))
-    assert res[:3] == ("error", "cv2.error", -5), res
+@pytest.mark.parametrize("setter,value,message", [
+    ("setRho", "x", "Argument 'rho' can not be treated as a double"),
+    ("setTheta", "x", "Argument 'theta' can not be treated as a double"),
+    ("setTheta", 1 + 0j, "must be real number, not complex"),
+    ("setThreshold", 1.5, "Argument 'threshold' is required to be an integer"),
+    ("setThreshold", 2**40, "integer won't fit into a C int"),
+    ("setMaxLines", 2**70, "Python int too large to convert to C long"),
+    ("setDoSort", 1.5, "Argument 'doSort' is not convertable to bool")])
+def test_detector_setter_of_wrong_type_is_cv2_error(setter, value, message):
+    """cv2.error -5 with cv2's conversion message, as createHoughLinesDetector raises; the detector
+    keeps its value."""
+    det = cvgpu.cuda.createHoughLinesDetector(1.0, np.pi / 180, 5, True, 100)
+    before = (det.getRho(), det.getTheta(), det.getThreshold(), det.getDoSort(), det.getMaxLines())
+    with pytest.raises(cv2.error) as e:
+        getattr(det, setter)(value)
+    assert e.value.code == -5 and message in e.value.err
+    assert (det.getRho(), det.getTheta(), det.getThreshold(), det.getDoSort(), det.getMaxLines()) == before
 
 
 # -- fitLineLMS's input validation against cv2.fitLine's (the points cv2.fitLine reads as 2-D points)
 
-@pytest.mark.xfail(strict=True, reason="bool points: cv2.fitLine fits them (CV_Bool), fitLineLMS raises cv2.error "
-                   "-210 'Unsupported point type', issue 10")
-def test_mismatch_lms_bool_points():
-    pts = np.array([[0, 1], [1, 0], [1, 1]], bool)
+def test_lms_bool_points_are_fitted_as_cv2_fitline_does():
+    pts = np.array([[0, 1], [1, 0], [1, 1], [0, 0], [1, 1]], bool)
     assert _cv2_fitline(pts).shape == (4, 1)
-    line, hw = cvgpu.fitLineLMS(pts)
-    assert line.shape == (4, 1)
+    assert_same(outcome(lambda: cvgpu.fitLineLMS(pts)), outcome(lambda: cvgpu.fitLineLMS(pts.astype(np.float32))))
+    assert_same(outcome(lambda: cvgpu.fitLineLMSBatch([pts, pts[:3]])),
+                outcome(lambda: cvgpu.fitLineLMSBatch([pts.astype(np.uint8), pts[:3].astype(np.uint8)])))
 
 
-@pytest.mark.xfail(strict=True, reason="points of a dtype cv2's binding does not convert (complex, object, str, "
-                   "longdouble, datetime): cv2.fitLine raises cv2.error -5 '... data type = ... is not supported', "
-                   "fitLineLMS -210 'Unsupported point type', issue 10")
-@pytest.mark.parametrize("dtype", [np.complex64, object, np.longdouble])
-def test_mismatch_lms_unsupported_dtype_code(dtype):
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, object, np.longdouble, "U3", "S3", "V2",
+                                   "datetime64[s]"])
+def test_lms_unsupported_dtype_is_cv2_fitlines_error(dtype):
     pts = np.zeros((5, 2), dtype)
-    assert outcome(lambda: cvgpu.fitLineLMS(pts))[:3] == outcome(lambda: _cv2_fitline(pts))[:3]
+    ref = outcome(lambda: _cv2_fitline(pts))
+    assert ref[:3] == ("error", "cv2.error", -5)
+    assert outcome(lambda: cvgpu.fitLineLMS(pts)) == ref  # message included
+    assert outcome(lambda: cvgpu.fitLineLMSBatch([pts]))[:3] == ref[:3]
 
 
-@pytest.mark.xfail(strict=True, reason="a scalar or None as points: cv2.fitLine raises cv2.error -215 "
-                   "'npoints2 >= 0 || npoints3 >= 0' (it reads a 4x1 CV_64F / an empty Mat), fitLineLMS -5 "
-                   "'points is not a numpy array, neither a scalar', issue 10")
-@pytest.mark.parametrize("points", [None, 5, 2.5])
-def test_mismatch_lms_scalar_points_code(points):
-    assert outcome(lambda: cvgpu.fitLineLMS(points))[:3] == outcome(lambda: _cv2_fitline(points))[:3]
+@pytest.mark.parametrize("points", NON_ARRAYS + [2**70, (2**70, 1), (1, "a"), np.float64(2)], ids=repr)
+def test_lms_non_array_points_are_cv2_fitlines_error(points):
+    """None, numbers and tuples: cv2.fitLine reads an empty Mat or a CV_64F column and fails -215;
+    other objects (lists, numpy scalars other than float64): its binding's -5."""
+    ref = outcome(lambda: _cv2_fitline(points))
+    assert ref[0] == "error"
+    assert outcome(lambda: cvgpu.fitLineLMS(points))[:3] == ref[:3]
+    assert outcome(lambda: cvgpu.fitLineLMSBatch([points]))[:3] == ref[:3]
