@@ -349,15 +349,18 @@ def _wrapped_size_outcomes(img, rho, theta, min_theta, max_theta):
 
 
 @FUZZ
-@given(cols=st.one_of(st.integers(0, 2**30 - 1), st.integers(0, 5000)),
-       rho=st.one_of(st.floats(1e-9, 1.0), st.floats(1e-9, 1e-3)).map(np.float32),
-       theta=st.sampled_from([-0.1, -0.5, -1.0, -1e-3]))  # numangle + 2 < 0 for each
+@given(cols=st.one_of(st.integers(0, 2**30 - 1), st.integers(0, 5000), st.integers(0, 64)),
+       rho=st.one_of(st.floats(1e-9, 1.0), st.floats(1e-9, 1e-3), st.floats(0.1, 100.0),
+                     st.sampled_from([0.5, 1.0, 1.5, 0.7, 0.3, 3.0])).map(np.float32),
+       theta=st.sampled_from([-0.1, -0.5, -1.0, -1e-3, -1e-6]))
 def test_hough_numrho_matches_cv2(cols, rho, theta):
-    """numrho = cvRound(float(2 (w + h) + 1) / rho) in float32, for quotients up to 2**31 (float32
-    rounding of both the int and the quotient); numangle < -1 makes the size wrap. (2 (w + h) + 1 stays
-    below 2**31: beyond, numrho turns negative too and cv2 would try to allocate a positive size.)"""
-    q = (2 * cols + 1) / float(np.float32(rho))
-    assume(1e4 <= q <= 2.1e9)
+    """numrho = cvRound(float(2 (w + h) + 1) / rho) in float32 (float32 rounding of both the int and
+    the quotient), for every quotient from 0 to 2**31; numangle + 2 < 0 makes the size wrap.
+    (2 (w + h) + 1 stays below 2**31: beyond, numrho turns negative too and cv2 would try to
+    allocate a positive size.)"""
+    q = (2 * cols + 1) / float(rho)
+    # |numangle + 2| (numrho + 2) * 4 >= 2**21 (twice the margin of the rule), numrho < 2**31.
+    assume((math.pi / -theta - 3) * (q + 1) * 4 >= 2**21 and q <= 2.1e9)
     img = np.zeros((0, cols), np.uint8)
     ours, ref = _wrapped_size_outcomes(img, float(rho), theta, 0.0, math.pi)
     assert_same(ours, ref, "cols=%d rho=%r theta=%r" % (cols, float(rho), theta))
