@@ -107,19 +107,31 @@ def _to_bool(name, value):
 _CONVERTERS = {"double": _to_double, "int": _to_int, "bool": _to_bool}
 
 
-def parse(func_name, params, args, kwargs, convert_array):
-    """Bind and convert like cv2's binding; ``convert_array(name, value)`` handles array params."""
+PENDING = "_pending"  # key of parse's result: the message of a Python error left pending, if any
+
+
+def parse(func_name, params, args, kwargs, convert_array, order=None):
+    """Bind and convert like cv2's binding; ``convert_array(name, value)`` handles array params.
+
+    cv2 converts in the C++ signature's order (``order``: parameter names; by default the Python
+    order), so the first argument it rejects in that order names the error: HoughLines' ``lines``
+    before ``rho``. An int beyond a C long given for an array leaves its Python error pending (see
+    Pending): the next given double (or an int read as -1) fails with it; if none does, the result
+    carries it under PENDING and the caller raises what cv2 raises once the call has run."""
     n_params = len(params)
     if len(args) + len(kwargs) > n_params:
         msg = "%s() takes at most %d arguments (%d given)" % (func_name, n_params, len(args) + len(kwargs))
         raise _errors.bad_argument(func_name, msg, msg)
     raw = {}
     remaining = dict(kwargs)
+    given = set()
     for i, p in enumerate(params):
         if i < len(args):
             raw[p.name] = args[i]
+            given.add(p.name)
         elif p.name in remaining:
             raw[p.name] = remaining.pop(p.name)
+            given.add(p.name)
         elif p.default is REQUIRED:
             msg = "%s() missing required argument '%s' (pos %d)" % (func_name, p.name, i + 1)
             raise _errors.bad_argument(func_name, msg, msg)
@@ -134,14 +146,20 @@ def parse(func_name, params, args, kwargs, convert_array):
         raise _errors.bad_argument(func_name, msg, msg)
     out = {}
     pending = None
-    for p in params:
+    by_name = {p.name: p for p in params}
+    for p in (params if order is None else [by_name[n] for n in order]):
         try:
             if p.kind in _CONVERTERS:
                 if raw[p.name] is None and p.default is not REQUIRED:
                     # cv2 leaves an argument given as None at its initial value: the default.
                     out[p.name] = p.default
                     continue
-                out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
+                value = out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
+                # cv2's double converter returns !PyErr_Occurred(), its int converter fails on -1 with
+                # an error set: either reports a pending error (a given, non-None value only).
+                if pending is not None and p.name in given and raw[p.name] is not None and (
+                        p.kind == "double" or (p.kind == "int" and value == -1)):
+                    raise _errors.bad_argument(func_name, pending, pending)
             else:
                 value = convert_array(p.name, raw[p.name])
                 if isinstance(value, Pending):
@@ -156,8 +174,16 @@ def parse(func_name, params, args, kwargs, convert_array):
                 second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first
             raise _errors.bad_argument(func_name, first, second) from None
     if pending is not None:
-        raise _errors.bad_argument(func_name, pending, pending)
+        out[PENDING] = pending
     return out
+
+
+def returned_with_error(func_name, message):
+    """What Python raises when cv2's call ran with an error left pending (SystemError, caused by
+    the pending OverflowError)."""
+    exc = SystemError("<built-in function %s> returned a result with an exception set" % func_name)
+    exc.__cause__ = OverflowError(message)
+    return exc
 
 
 class Pending:

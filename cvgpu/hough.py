@@ -33,6 +33,8 @@ _PARAMS = [
 ]
 if HAS_USE_EDGEVAL:
     _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
+# cv2 converts the arguments in the C++ signature's order: lines right after image.
+_ORDER = ["image", "lines"] + [p.name for p in _PARAMS if p.name not in ("image", "lines")]
 
 _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
                   "double, double{1})".format("cv::" if _CV2_VERSION[0] < 5 else "",
@@ -121,7 +123,7 @@ def _convert_array(name, value):
 
 
 def _prepare(func_name, args, kwargs):
-    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array)
+    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array, _ORDER)
     a.setdefault("use_edgeval", False)
     return a
 
@@ -153,6 +155,14 @@ def _deliver(result, lines_arg):
 
 def _hough(func_name, with_votes, args, kwargs):
     a = _prepare(func_name, args, kwargs)
+    pending = a.pop(_binding.PENDING, None)
+    result = _hough_parsed(func_name, with_votes, a, args, kwargs)
+    if pending is not None:  # cv2 ran the call with an error pending (its own error would replace it)
+        raise _binding.returned_with_error(func_name, pending)
+    return result
+
+
+def _hough_parsed(func_name, with_votes, a, args, kwargs):
     mat = a["image"]
     on_device = isinstance(mat, _DeviceMat)
     if a["srn"] != 0 or a["stn"] != 0:

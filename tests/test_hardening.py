@@ -202,7 +202,8 @@ class _Opaque:
 
 OPAQUE = _Opaque()
 NON_ARRAYS = [None, 0, 5, 3.5, NAN, True, np.float32(2), np.uint8(3), (1, 2, 3), (1.0,), (), [[0, 255], [255, 0]],
-              [], "abc", b"abc", 1 + 2j, OPAQUE, {}]
+              [], "abc", b"abc", 1 + 2j, OPAQUE, {}, np.float64(2), np.int64(7), np.bool_(True), 2**70, (2**70, 1),
+              (1, "a"), np.array(3.0)]
 
 
 VALID_SHAPES = [(1, 1), (1, 9), (9, 1), (2, 2), (8, 6), (13, 11), (8, 6, 1)]
@@ -286,7 +287,8 @@ HOUGH_EXTRA = [{}, {}, {}, {"srn": 0}, {"srn": None, "stn": None}, {"srn": 0.0, 
                {"min_theta": NAN}, {"max_theta": INF}, {"max_theta": NAN}, {"min_theta": -1.0, "max_theta": 2.0},
                {"min_theta": None, "max_theta": None}, {"use_edgeval": True}, {"use_edgeval": 1.0},
                {"use_edgeval": None}, {"lines": None}, {"foo": 1}, {"srn": "x"},
-               {"stn": True}, {"min_theta": "0"}, {"max_theta": np.array([1.0])}]
+               {"stn": True}, {"min_theta": "0"}, {"max_theta": np.array([1.0])}, {"lines": "x"}, {"lines": 2**70},
+               {"lines": (1, "a")}, {"lines": 5}, {"lines": np.zeros((2, 2), np.int64)}, {"lines": [1]}]
 
 
 def _to_size_t(v):
