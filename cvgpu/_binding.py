@@ -30,13 +30,7 @@ class Param:
 
 
 class ConversionError(Exception):
-    """An argument cv2's binding rejects. ``umat_message``: the UMat overload's complaint when it
-    differs from the Mat overload's (None: the same; "mat" parameters default to cv2's
-    "Expected Ptr<cv::UMat> for argument ...")."""
-
-    def __init__(self, message, umat_message=None):
-        super().__init__(message)
-        self.umat_message = umat_message
+    """An argument cv2's binding rejects, with its message."""
 
 
 # CPython's OverflowError text of PyLong_AsLong (numpy's npy_intp is a C long on LP64).
@@ -168,10 +162,8 @@ def parse(func_name, params, args, kwargs, convert_array, order=None):
                 out[p.name] = value
         except ConversionError as exc:
             first = str(exc)
-            second = exc.umat_message
-            if second is None:
-                # The UMat overload fails at the first array argument that is not a UMat-convertible array.
-                second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first
+            # The UMat overload fails at the first array argument that is not a UMat-convertible array.
+            second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first
             raise _errors.bad_argument(func_name, first, second) from None
     if pending is not None:
         out[PENDING] = pending
@@ -188,8 +180,10 @@ def returned_with_error(func_name, message):
 
 class Pending:
     """An array argument converted with a Python error left pending, as cv2 converts an int beyond a
-    C long given for a Mat (PyLong_AsLong fails, the converter still succeeds): the next arguments
-    are converted, a failure among them replaces that error, else both overloads fail with it."""
+    C long given for a Mat (PyLong_AsLong fails, the converter still succeeds). The next arguments
+    are converted: one that fails names the error; a given double (or an int read as -1) fails
+    with the pending error (both overloads); else the call runs, and its own cv2.error replaces the
+    pending one or Python raises SystemError on return (see parse)."""
 
     __slots__ = ("value", "message")
 

@@ -295,6 +295,12 @@ def _to_size_t(v):
     return v % (1 << 64)
 
 
+def _beyond_c_long(args, kwargs):
+    def big(v):
+        return isinstance(v, int) and not -2**63 <= v < 2**63
+    return any(big(v) or (isinstance(v, tuple) and any(big(x) for x in v)) for v in list(args) + list(kwargs.values()))
+
+
 def hough_cv2_safe(fn_name, args, kwargs):
     """Whether cv2 can be called with these arguments without crashing or allocating gigabytes
     (see the module docstring). Reads the arguments as cvgpu's argument layer does."""
@@ -330,6 +336,11 @@ def test_hough_fuzz_matches_cv2(fn, inp, rho, theta, thr, extra, form):
     probe = {}
     call_forms(lambda *a, **k: probe.update(a=a, k=k), HOUGH_PARAMS, [make(inp)] + pos, kwargs, form)()
     assume(hough_cv2_safe(fn, probe["a"], probe["k"]))
+    # An int beyond a C long in an array argument leaves a Python error pending in cv2's binding; a
+    # numpy complex double after it then warns (ComplexWarning) with that error set, and cv2's
+    # message depends on the warnings filters in force. Not compared.
+    assume(not (_beyond_c_long(probe["a"], probe["k"]) and any(
+        isinstance(v, np.complexfloating) for v in list(probe["a"]) + list(probe["k"].values()))))
     ref = outcome(ref_call)
     ours = outcome(ours_call)
     record_event(ref)
