@@ -6,7 +6,7 @@ complaint. cvgpu's public functions run their arguments through :func:`parse` so
 rejects is rejected here with the same message, and a call cv2 accepts is read the same way
 (``None`` for a number is 0, ``rho`` is a double, ``threshold`` a C int, and so on).
 """
-import numbers
+import operator
 
 import cv2
 import numpy as np
@@ -19,6 +19,7 @@ _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 _CV2_MAJOR = int(cv2.__version__.split(".")[0])
 # Largest trailing dimension that cv2 reads as channels rather than as a third axis.
 CN_MAX = 128 if _CV2_MAJOR >= 5 else 512
+_CV_MAX_DIM = 32
 
 
 class Param:
@@ -29,26 +30,60 @@ class Param:
 
 
 class ConversionError(Exception):
-    pass
+    """An argument cv2's binding rejects, with its message."""
+
+
+# CPython's OverflowError text of PyLong_AsLong (numpy's npy_intp is a C long on LP64).
+LONG_OVERFLOW = "Python int too large to convert to C long"
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
 
 
 def _to_double(name, value):
+    # cv2's pyopencv_to(double): Python numbers through PyLong_AsDouble / PyFloat_AsDouble (their
+    # Python errors become the message), numpy scalars only when numpy casts them safely to double.
     if value is None:
         return 0.0
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         raise ConversionError("Argument '%s' must be double, not bool" % name)
-    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, np.ndarray):
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            raise ConversionError("int too large to convert to float") from None
+    if isinstance(value, float):
         return float(value)
+    if isinstance(value, complex):
+        # PyFloat_AsDouble: a type with __float__ (numpy's complex128, with its ComplexWarning) is
+        # read through it; Python's complex has none.
+        to_float = getattr(type(value), "__float__", None)
+        if to_float is None:
+            raise ConversionError("must be real number, not %s" % type(value).__name__)
+        return float(to_float(value))
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        if isinstance(value, np.generic) and np.can_cast(value.dtype, np.float64):
+            return float(value)
+        raise ConversionError("Argument '%s' can not be safely parsed to 'double'" % name)
     raise ConversionError("Argument '%s' can not be treated as a double" % name)
 
 
 def _to_int(name, value):
+    # cv2's pyopencv_to(int): Python ints and numpy integer scalars through numpy's
+    # PyArray_PyIntAsInt (operator.index, then a C long, then a C int).
     if value is None:
         return 0
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         raise ConversionError("Argument '%s' must be integer, not bool" % name)
     if isinstance(value, (int, np.integer)):
-        value = int(value)
+        try:
+            value = operator.index(value)
+        except TypeError as exc:
+            raise ConversionError(str(exc)) from None
+        if not _LONG_MIN <= value <= _LONG_MAX:
+            raise ConversionError(LONG_OVERFLOW)
         if not _INT_MIN <= value <= _INT_MAX:
             raise ConversionError("integer won't fit into a C int")
         return value
@@ -66,19 +101,31 @@ def _to_bool(name, value):
 _CONVERTERS = {"double": _to_double, "int": _to_int, "bool": _to_bool}
 
 
-def parse(func_name, params, args, kwargs, convert_array):
-    """Bind and convert like cv2's binding; ``convert_array(name, value)`` handles array params."""
+PENDING = "_pending"  # key of parse's result: the message of a Python error left pending, if any
+
+
+def parse(func_name, params, args, kwargs, convert_array, order=None):
+    """Bind and convert like cv2's binding; ``convert_array(name, value)`` handles array params.
+
+    cv2 converts in the C++ signature's order (``order``: parameter names; by default the Python
+    order), so the first argument it rejects in that order names the error: HoughLines' ``lines``
+    before ``rho``. An int beyond a C long given for an array leaves its Python error pending (see
+    Pending): the next given double (or an int read as -1) fails with it; if none does, the result
+    carries it under PENDING and the caller raises what cv2 raises once the call has run."""
     n_params = len(params)
     if len(args) + len(kwargs) > n_params:
         msg = "%s() takes at most %d arguments (%d given)" % (func_name, n_params, len(args) + len(kwargs))
         raise _errors.bad_argument(func_name, msg, msg)
     raw = {}
     remaining = dict(kwargs)
+    given = set()
     for i, p in enumerate(params):
         if i < len(args):
             raw[p.name] = args[i]
+            given.add(p.name)
         elif p.name in remaining:
             raw[p.name] = remaining.pop(p.name)
+            given.add(p.name)
         elif p.default is REQUIRED:
             msg = "%s() missing required argument '%s' (pos %d)" % (func_name, p.name, i + 1)
             raise _errors.bad_argument(func_name, msg, msg)
@@ -92,22 +139,56 @@ def parse(func_name, params, args, kwargs, convert_array):
         msg = "'%s' is an invalid keyword argument for %s()" % (next(iter(remaining)), func_name)
         raise _errors.bad_argument(func_name, msg, msg)
     out = {}
-    for p in params:
+    pending = None
+    by_name = {p.name: p for p in params}
+    for p in (params if order is None else [by_name[n] for n in order]):
         try:
             if p.kind in _CONVERTERS:
                 if raw[p.name] is None and p.default is not REQUIRED:
                     # cv2 leaves an argument given as None at its initial value: the default.
                     out[p.name] = p.default
                     continue
-                out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
+                value = out[p.name] = _CONVERTERS[p.kind](p.name, raw[p.name])
+                # cv2's double converter returns !PyErr_Occurred(), its int converter fails on -1 with
+                # an error set: either reports a pending error (a given, non-None value only).
+                if pending is not None and p.name in given and raw[p.name] is not None and (
+                        p.kind == "double" or (p.kind == "int" and value == -1)):
+                    raise _errors.bad_argument(func_name, pending, pending)
             else:
-                out[p.name] = convert_array(p.name, raw[p.name])
+                value = convert_array(p.name, raw[p.name])
+                if isinstance(value, Pending):
+                    pending = pending or value.message
+                    value = value.value
+                out[p.name] = value
         except ConversionError as exc:
             first = str(exc)
             # The UMat overload fails at the first array argument that is not a UMat-convertible array.
-            second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind == "mat" else first
+            second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first
             raise _errors.bad_argument(func_name, first, second) from None
+    if pending is not None:
+        out[PENDING] = pending
     return out
+
+
+def returned_with_error(func_name, message):
+    """What Python raises when cv2's call ran with an error left pending (SystemError, caused by
+    the pending OverflowError)."""
+    exc = SystemError("<built-in function %s> returned a result with an exception set" % func_name)
+    exc.__cause__ = OverflowError(message)
+    return exc
+
+
+class Pending:
+    """An array argument converted with a Python error left pending, as cv2 converts an int beyond a
+    C long given for a Mat (PyLong_AsLong fails, the converter still succeeds). The next arguments
+    are converted: one that fails names the error; a given double (or an int read as -1) fails
+    with the pending error (both overloads); else the call runs, and its own cv2.error replaces the
+    pending one or Python raises SystemError on return (see parse)."""
+
+    __slots__ = ("value", "message")
+
+    def __init__(self, value, message):
+        self.value, self.message = value, message
 
 
 class HostMat:
@@ -132,8 +213,11 @@ if _CV2_MAJOR >= 5:  # OpenCV 5 added CV_Bool and CV_32U
 def mat_header(name, value, shape, dtype):
     """Rows, cols and channels as cv2 reads an array of this shape (ndim > 2 rules included)."""
     if dtype not in _SUPPORTED_DTYPES:
-        raise ConversionError("%s data type = %s is not supported" % (name, dtype.name))
+        # cv2 prints str(dtype): '<U3', '|S3', '|V2', 'float128', 'datetime64[s]'.
+        raise ConversionError("%s data type = %s is not supported" % (name, str(dtype)))
     ndim = len(shape)
+    if ndim >= _CV_MAX_DIM:
+        raise ConversionError("%s dimensionality (=%d) is too high" % (name, ndim))
     if ndim == 0:
         return HostMat(value, 1, 1, 1, dtype)
     if ndim == 1:
@@ -147,15 +231,64 @@ def mat_header(name, value, shape, dtype):
     return HostMat(value, -1, -1, 1, dtype)
 
 
+def _scalar_rows(name, value):
+    """Rows of the CV_64F column cv2 makes of a Python int / float (4) or a tuple of them, and the
+    pending error of an int beyond a C long (None)."""
+    items = value if isinstance(value, tuple) else (value,)
+    message = None
+    for v in items:
+        if not isinstance(v, (int, float)):
+            raise ConversionError("%s is not a numerical tuple" % name)
+        if isinstance(v, int) and not _LONG_MIN <= v <= _LONG_MAX:
+            message = message or LONG_OVERFLOW
+    return (len(value) if isinstance(value, tuple) else 4), message
+
+
 def host_mat(name, value):
-    """Convert a host-side argument the way cv2's ``pyopencv_to(Mat)`` does."""
+    """Convert a host-side argument the way cv2's ``pyopencv_to(Mat)`` does: None, a Python int or
+    float (numpy's float64 is one; other numpy scalars are not), a tuple of them, or an ndarray."""
     if value is None:
         return HostMat(None, 0, 0, 1, np.dtype(np.uint8))
+    if isinstance(value, (int, float, tuple)):
+        rows, message = _scalar_rows(name, value)
+        mat = HostMat(None, rows, 1, 1, np.dtype(np.float64))
+        return mat if message is None else Pending(mat, message)
     if isinstance(value, np.ndarray):
         return mat_header(name, value, value.shape, value.dtype)
-    if isinstance(value, (bool, numbers.Real, np.generic)) or (
-            isinstance(value, tuple) and all(isinstance(v, numbers.Real) for v in value)):
-        # Scalars and tuples of numbers become a CV_64F column (4x1 for a scalar).
-        n = len(value) if isinstance(value, tuple) else 4
-        return HostMat(None, n, 1, 1, np.dtype(np.float64))
     raise ConversionError("%s is not a numpy array, neither a scalar" % name)
+
+
+def needs_copy(shape, strides, itemsize):
+    """Whether cv2's numpy-to-Mat conversion copies the array (it cannot wrap its layout): the
+    innermost axis not unit-stride, an axis whose stride is below the next one's, or channels
+    (3-D, last axis <= CN_MAX) not packed right after one another. Axes of length <= 1 do not count."""
+    ndim = len(shape)
+    for i in range(ndim - 1, -1, -1):
+        if shape[i] > 1 and ((i == ndim - 1 and strides[i] != itemsize) or
+                             (i < ndim - 1 and strides[i] < strides[i + 1])):
+            return True
+    if ndim == 3 and shape[2] <= CN_MAX and strides[1] != itemsize * shape[2]:
+        return True
+    return False
+
+
+_CAST_DTYPES = (np.dtype(np.int64), np.dtype(np.uint64))  # cv2 copies these into CV_32S
+
+
+def out_mat(name, value):
+    """Convert an output argument (``lines``, ``dst``) as cv2 does: None, a number or a tuple (cv2
+    allocates a new result), or a writeable ndarray that cv2 can wrap without a copy. Returns the
+    value itself."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float, tuple)):
+        message = _scalar_rows(name, value)[1]
+        return value if message is None else Pending(value, message)
+    if not isinstance(value, np.ndarray):
+        raise ConversionError("%s is not a numpy array, neither a scalar" % name)
+    if not value.flags.writeable:
+        raise ConversionError("%s marked as output argument, but provided NumPy array marked as readonly" % name)
+    mat_header(name, value, value.shape, value.dtype)
+    if value.dtype in _CAST_DTYPES or needs_copy(value.shape, value.strides, value.itemsize):
+        raise ConversionError("Layout of the output array %s is incompatible with cv::Mat" % name)
+    return value

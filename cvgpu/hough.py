@@ -33,6 +33,8 @@ _PARAMS = [
 ]
 if HAS_USE_EDGEVAL:
     _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
+# cv2 converts the arguments in the C++ signature's order: lines right after image.
+_ORDER = ["image", "lines"] + [p.name for p in _PARAMS if p.name not in ("image", "lines")]
 
 _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
                   "double, double{1})".format("cv::" if _CV2_VERSION[0] < 5 else "",
@@ -50,20 +52,17 @@ def _wrap_int32(v):
     return (v + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
-def _cv_trunc(x):
-    # x86 cvttsd2si: NaN and out-of-range values give INT_MIN.
-    if not math.isfinite(x) or not (-2147483649.0 < x < 2147483648.0):
-        return _INT_MIN
-    return int(x)
-
-
 def _cv_floor(x):
-    i = _cv_trunc(x)
-    return _wrap_int32(i - (1 if i > x else 0))
+    # cv2's cvFloor(double) in this build behaves as (int)floor(x): x86's cvttsd2si gives INT_MIN for
+    # NaN and for a floor outside int (measured on the -4 message's size: -inf, -2**31 - 0.5, 3e9).
+    if not math.isfinite(x):
+        return _INT_MIN
+    f = math.floor(x)
+    return f if -2147483648 <= f <= 2147483647 else _INT_MIN
 
 
 def _cv_round(x):
-    # cvRound(double) is cvtsd2si: round half to even, INT_MIN when out of range.
+    # cvRound(double) is cvtsd2si, cvRound(float) cvtss2si: round half to even, INT_MIN when out of range.
     if not math.isfinite(x):
         return _INT_MIN
     r = round(x)
@@ -75,13 +74,22 @@ def _div(a, b):
         return float(np.float64(a) / np.float64(b))
 
 
+def _numrho(rows, cols, rho32):
+    # cvRound(((max_rho - min_rho) + 1) / rho): int arithmetic (wrapping), the int converted to float
+    # and divided in float32, then cvRound(float).
+    max_rho = _wrap_int32(cols + rows)
+    span = _wrap_int32(_wrap_int32(max_rho - _wrap_int32(-max_rho)) + 1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.float32(span) / np.float32(rho32)
+    return _cv_round(float(q))
+
+
 def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta):
     """(numangle, numrho) exactly as cv2's standard transform computes them."""
     numangle = _wrap_int32(_cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
     if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
         numangle -= 1
-    numrho = _cv_round(_div(2 * (cols + rows) + 1, float(rho32)))
-    return numangle, numrho
+    return numangle, _numrho(rows, cols, rho32)
 
 
 @functools.lru_cache(maxsize=64)
@@ -106,7 +114,7 @@ class _DeviceMat(_binding.HostMat):
 
 def _convert_array(name, value):
     if name == "lines":
-        return value
+        return value if as_device_array(value) is not None else _binding.out_mat(name, value)
     device = as_device_array(value)
     if device is not None:
         header = _binding.mat_header(name, device, device.shape, device.dtype)
@@ -115,7 +123,7 @@ def _convert_array(name, value):
 
 
 def _prepare(func_name, args, kwargs):
-    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array)
+    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array, _ORDER)
     a.setdefault("use_edgeval", False)
     return a
 
@@ -131,18 +139,30 @@ def _forward_to_cv2(func_name, a, image):
 
 
 def _deliver(result, lines_arg):
-    """cv2 writes into a given ``lines`` array when its shape and type already match."""
-    if result is None or lines_arg is None:
+    """cv2 writes into a given ``lines`` array (and returns it) only when its Mat already has the
+    result's size and type: HoughLines an (N, 1, 2) float32 array (N x 1 CV_32FC2);
+    HoughLinesWithAccumulator an (N, 1, 3) or (1, N, 3) float32 array (its 1-D result of N CV_32FC3
+    fits either); an (N, 3) float32 array is N x 3 CV_32FC1, so cv2 returns a new array."""
+    if result is None or lines_arg is None or type(lines_arg) is not type(result):
         return result
-    if (hasattr(lines_arg, "shape") and lines_arg.shape == result.shape and lines_arg.dtype == result.dtype
-            and type(lines_arg) is type(result)):
-        lines_arg[...] = result
+    n, per_line = result.shape[0], result.shape[-1]
+    shapes = ((n, 1, per_line),) if per_line == 2 else ((n, 1, per_line), (1, n, per_line))
+    if lines_arg.dtype == result.dtype and lines_arg.shape in shapes:
+        lines_arg[...] = result.reshape(lines_arg.shape)
         return lines_arg
     return result
 
 
 def _hough(func_name, with_votes, args, kwargs):
     a = _prepare(func_name, args, kwargs)
+    pending = a.pop(_binding.PENDING, None)
+    result = _hough_parsed(func_name, with_votes, a, args, kwargs)
+    if pending is not None:  # cv2 ran the call with an error pending (its own error would replace it)
+        raise _binding.returned_with_error(func_name, pending)
+    return result
+
+
+def _hough_parsed(func_name, with_votes, a, args, kwargs):
     mat = a["image"]
     on_device = isinstance(mat, _DeviceMat)
     if a["srn"] != 0 or a["stn"] != 0:

@@ -49,7 +49,7 @@ import math
 import cv2
 import numpy as np
 
-from . import _backend, _errors, _kernels
+from . import _backend, _binding, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
 
 RESIDUALS = {"vertical": 0, "horizontal": 1, "perpendicular": 2, "auto": 3}
@@ -64,17 +64,26 @@ def _points_error(func):
                                 "Expected Ptr<cv::UMat> for argument 'points'")
 
 
+_NO_POINTS = "npoints2 >= 0 || npoints3 >= 0"
+
+
 def _as_points(points, func):
-    """(array (N, 2) float32 host or CuPy, on_device). Accepts what cv2.fitLine reads as 2-D points."""
+    """(array (N, 2) host or CuPy, on_device). Accepts what cv2.fitLine reads as 2-D points (every
+    dtype cv2's binding converts, bool included) and rejects the rest with cv2.fitLine's error: the
+    binding's -5 for what it cannot convert, -215 for what is not a point vector (None, a number, a
+    tuple: cv2 makes an empty Mat or a CV_64F column of them)."""
     dev = as_device_array(points)
-    if dev is not None:
-        arr = dev
-    elif isinstance(points, np.ndarray):
-        arr = points
-    else:
-        raise _points_error(func)
-    if arr.dtype.kind not in "iuf" or arr.dtype.itemsize > 8:
-        raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT, "Unsupported point type", func, "lms.py", 0)
+    arr = dev if dev is not None else points
+    try:
+        if isinstance(arr, np.ndarray) or dev is not None:
+            _binding.mat_header("points", arr, arr.shape, arr.dtype)
+        else:
+            mat = _binding.host_mat("points", points)
+            if isinstance(mat, _binding.Pending):
+                raise _errors.bad_argument(func, mat.message, mat.message)
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, _NO_POINTS, func, "lms.py", 0)
+    except _binding.ConversionError as exc:
+        raise _errors.bad_argument(func, str(exc), "Expected Ptr<cv::UMat> for argument 'points'") from None
     shape = arr.shape
     # cv::Mat::checkVector(2): N x 2, N x 1 x 2, 1 x N x 2, or (2,) as one point.
     if len(shape) == 1 and shape[0] == 2:
@@ -89,8 +98,7 @@ def _as_points(points, func):
         if (len(shape) == 2 and shape[1] == 3) or (len(shape) == 3 and shape[2] == 3 and 1 in shape[:2]):
             raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "fitLineLMS fits 2-D points only", func,
                                    "lms.py", 0)
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, "npoints2 >= 0 || npoints3 >= 0", func,
-                               "lms.py", 0)
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, _NO_POINTS, func, "lms.py", 0)
     if arr.shape[0] == 0:
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "count > 0", func, "lms.py", 0)
     if arr.shape[0] > MAX_POINTS:
@@ -313,6 +321,26 @@ def fitLineLMS(points, residual="auto"):
     return lines[0], float(hws[0])
 
 
+def _offsets(offsets, func):
+    """offsets as int64 indices: integers, or floats holding integers; anything else is cv2.error -5."""
+    try:
+        off = offsets.get() if hasattr(offsets, "get") and not isinstance(offsets, np.ndarray) else np.asarray(offsets)
+    except (TypeError, ValueError):
+        off = None
+    if off is None or off.dtype.kind not in "biuf" or (
+            off.dtype.kind == "f" and not np.all(np.isfinite(off) & (off == np.round(off)))):
+        raise _errors.cv_error(_errors.BAD_ARGUMENT, "offsets must be integer indices", func, "lms.py", 0)
+    return off.astype(np.int64).ravel()
+
+
+def _empty_batch(on_device):
+    lines, hws = np.zeros((0, 4, 1), np.float32), np.zeros(0, np.float32)
+    if on_device:
+        cp = _backend.cupy_module()
+        return cp.asarray(lines), cp.asarray(hws)
+    return lines, hws
+
+
 @on_input_device(0, "points")
 def fitLineLMSBatch(points, offsets=None, residual="auto"):
     """fitLineLMSBatch(points[, offsets[, residual]]) -> lines, halfwidths
@@ -331,7 +359,7 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
         sets = [_as_points(p, func) for p in points]
         on_device = bool(sets) and all(dv for _, dv in sets)
         if not sets:
-            return np.zeros((0, 4, 1), np.float32), np.zeros(0, np.float32)
+            return _empty_batch(False)
         counts = np.array([a.shape[0] for a, _ in sets], np.int64)
         if cp is None:
             hosts = [np.asarray(a if isinstance(a, np.ndarray) else a.get(), np.float32) for a, _ in sets]
@@ -343,11 +371,12 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     else:
         arr, on_device = _as_points(points, func)
-        off = offsets.get() if hasattr(offsets, "get") and not isinstance(offsets, np.ndarray) else np.asarray(offsets)
-        off = off.astype(np.int64).ravel()
+        off = _offsets(offsets, func)
         if off.size < 1 or off[0] < 0 or off[-1] > arr.shape[0] or np.any(np.diff(off) <= 0):
             raise _errors.cv_error(_errors.BAD_ARGUMENT, "offsets must increase strictly within the points",
                                    func, "lms.py", 0)
+        if off.size == 1:  # no sets, as an empty list of sets
+            return _empty_batch(on_device)
         counts = np.diff(off)
         if np.any(counts > MAX_POINTS):
             raise _errors.cv_error(_errors.BAD_SIZE, "at most %d points per set" % MAX_POINTS, func, "lms.py", 0)
@@ -427,12 +456,22 @@ def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_sup
     if ln.dtype != np.float32 or ln.size % 2 or (ln.ndim == 3 and ln.shape[1:] != (1, 2)):
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "lines must be HoughLines' (N, 1, 2) float32",
                                func, "lms.py", 0)
+    try:
+        rho, theta = _binding._to_double("rho", rho), _binding._to_double("theta", theta)
+        band = _binding._to_double("band", band)
+    except _binding.ConversionError as exc:
+        raise _errors.bad_argument(func, str(exc), str(exc)) from None
     if not (rho > 0 and theta > 0):
         raise _errors.cv_error(_errors.BAD_ARGUMENT, "rho and theta must be positive", func, "lms.py", 0)
+    if not (math.isfinite(rho) and math.isfinite(theta) and math.isfinite(band)):
+        raise _errors.cv_error(_errors.BAD_VALUE, "rho, theta and band must be finite", func, "lms.py", 0)
     on_device = dev_img is not None or dev_lines is not None
     nlines = ln.size // 2
     rows, cols = img.shape
-    bt, br, w_rows, w_cols = _strip_widths(rows, cols, rho, theta, band)
+    try:
+        bt, br, w_rows, w_cols = _strip_widths(rows, cols, rho, theta, band)
+    except (OverflowError, ValueError):  # a band so wide that the strip is not a number
+        raise _errors.cv_error(_errors.BAD_VALUE, "band too large", func, "lms.py", 0) from None
     cp = _backend.cupy_module()
     if cp is None:
         _backend.warn_fallback()

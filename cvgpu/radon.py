@@ -32,11 +32,10 @@ from ._arrays import as_device_array, on_input_device, upload_2d
 _FUNC = "RadonTransform"
 _FILE = "radon_transform.cpp"
 _INT_MIN = -(1 << 31)
-_DEFAULTS = {"theta": 1.0, "start_angle": 0.0, "end_angle": 180.0, "crop": False, "norm": False}
 
 _PARAMS = [
     _binding.Param("src", "mat"),
-    _binding.Param("dst", "mat", None),
+    _binding.Param("dst", "outmat", None),
     _binding.Param("theta", "double", 1.0),
     _binding.Param("start_angle", "double", 0.0),
     _binding.Param("end_angle", "double", 180.0),
@@ -131,27 +130,21 @@ def _host_scalar_data(value):
     return np.array([float(value), 0.0, 0.0, 0.0], np.float64).reshape(4, 1)
 
 
-def _check_out_layout(value):
-    if isinstance(value, np.ndarray) and value.ndim >= 1:
-        item = value.itemsize
-        strides, shape = value.strides, value.shape
-        bad = strides[-1] != item and shape[-1] > 1
-        for i in range(value.ndim - 1):
-            if shape[i] > 1 and strides[i] < strides[i + 1] * shape[i + 1]:
-                bad = True
-        if bad:
-            raise _binding.ConversionError("Layout of the output array dst is incompatible with cv::Mat")
-    return value
-
-
 def _convert_array(name, value):
     if name == "dst":
-        return _check_out_layout(value)
+        return value if as_device_array(value) is not None else _binding.out_mat(name, value)
     device = as_device_array(value)
     if device is not None:
         header = _binding.mat_header(name, device, device.shape, device.dtype)
         return _DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
     mat = _binding.host_mat(name, value)
+    if isinstance(mat, _binding.Pending):
+        # An int beyond a C long: PyLong_AsLong gave -1 (its error pending), and cv2 goes on with it.
+        def as_long(v):
+            return -1 if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63) else v
+        mat.value.array = _host_scalar_data(tuple(as_long(v) for v in value) if isinstance(value, tuple)
+                                            else as_long(value))
+        return mat
     if mat.array is None and value is not None:
         mat.array = _host_scalar_data(value)
     return mat
@@ -162,13 +155,7 @@ def _ndim(mat):
 
 
 def _parse(args, kwargs):
-    # cv2's binding keeps an optional argument's default when it is given as None.
-    names = [p.name for p in _PARAMS]
-    args = list(args)
-    for i, v in enumerate(args):
-        if v is None and i < len(names) and names[i] in _DEFAULTS:
-            args[i] = _DEFAULTS[names[i]]
-    kwargs = {k: (_DEFAULTS[k] if v is None and k in _DEFAULTS else v) for k, v in kwargs.items()}
+    # (cv2's binding keeps an optional argument's default when it is given as None: parse does too.)
     return _binding.parse(_FUNC, _PARAMS, args, kwargs, _convert_array)
 
 
@@ -468,6 +455,14 @@ def RadonTransform(*args, **kwargs):
     ``cvgpu.last_call_backend()`` says ``"cv2"``: cvgpu's kernels follow 5.0's warp arithmetic.
     """
     a = _parse(args, kwargs)
+    pending = a.pop(_binding.PENDING, None)
+    result = _radon(a)
+    if pending is not None:  # cv2 ran the call with an error pending (its own error would replace it)
+        raise _binding.returned_with_error(_FUNC, pending)
+    return result
+
+
+def _radon(a):
     if CV2_MAJOR < 5:
         return _deliver(_forward_to_old_cv2(a), a["dst"])
     plan = _plan(a)

@@ -122,6 +122,16 @@ def _device_consts(cp):
     return info
 
 
+def _setter_value(method, convert, name, value):
+    """A setter's argument converted as cv2 converts it; a value it rejects raises cv2.error -5 with
+    cv2's conversion message, as createHoughLinesDetector does. (cv2's own bindings of functions
+    with a single overload raise the converter's TypeError / ValueError / OverflowError instead.)"""
+    try:
+        return convert(name, value)
+    except _binding.ConversionError as exc:
+        raise _errors.bad_argument("cuda_HoughLinesDetector." + method, str(exc), str(exc)) from None
+
+
 class HoughLinesDetector:
     """cv2.cuda.HoughLinesDetector (create it with cvgpu.cuda.createHoughLinesDetector)."""
 
@@ -137,31 +147,31 @@ class HoughLinesDetector:
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, rho):
-        self._rho = np.float32(_binding._to_double("rho", rho))
+        self._rho = np.float32(_setter_value("setRho", _binding._to_double, "rho", rho))
 
     def getRho(self):
         return float(self._rho)
 
     def setTheta(self, theta):
-        self._theta = np.float32(_binding._to_double("theta", theta))
+        self._theta = np.float32(_setter_value("setTheta", _binding._to_double, "theta", theta))
 
     def getTheta(self):
         return float(self._theta)
 
     def setThreshold(self, threshold):
-        self._threshold = _binding._to_int("threshold", threshold)
+        self._threshold = _setter_value("setThreshold", _binding._to_int, "threshold", threshold)
 
     def getThreshold(self):
         return self._threshold
 
     def setDoSort(self, doSort):
-        self._do_sort = _binding._to_bool("doSort", doSort)
+        self._do_sort = _setter_value("setDoSort", _binding._to_bool, "doSort", doSort)
 
     def getDoSort(self):
         return self._do_sort
 
     def setMaxLines(self, maxLines):
-        self._max_lines = _binding._to_int("maxLines", maxLines)
+        self._max_lines = _setter_value("setMaxLines", _binding._to_int, "maxLines", maxLines)
 
     def getMaxLines(self):
         return self._max_lines
