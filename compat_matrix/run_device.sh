@@ -40,7 +40,7 @@ run_tests() {
     local rest=${t#*:}
     local workers=${rest%%:*} marker=
     [ "$rest" != "$workers" ] && marker=${rest#*:}
-    name=$(for f in ${files//,/ }; do basename "$f" .py; done | paste -sd+)
+    name=$(for f in ${files//,/ }; do basename "$f" .py; done | paste -sd_)
     CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
       python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
       --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &

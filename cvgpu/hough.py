@@ -520,7 +520,8 @@ def _fast_hough(with_votes, args):
         return _NOT_FAST
     if (image.dtype != np.uint8 or image.ndim != 2 or type(threshold) is not int
             or not _INT_MIN <= threshold < (1 << 31) or type(rho) not in (float, int)
-            or type(theta) not in (float, int) or not rho > 0 or not theta > 0):
+            or type(theta) not in (float, int) or not 0 < rho < 1e300 or not 0 < theta < 1e300):
+        # (An int beyond a double's range is cv2's "int too large to convert to float": full path.)
         return _NOT_FAST
     rows, cols = image.shape
     if rows == 0 or cols == 0:

@@ -365,9 +365,12 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
             hosts = [np.asarray(a if isinstance(a, np.ndarray) else a.get(), np.float32) for a, _ in sets]
         else:
             hosts = None
-            packed = cp.concatenate([cp.asarray(a).astype(cp.float32, copy=False).reshape(-1, 2) for a, _ in sets]) \
+            # C order, explicitly: the kernels read float2 pairs, and np.concatenate / cp.concatenate
+            # keep the Fortran order of Fortran-ordered inputs.
+            packed = cp.ascontiguousarray(
+                cp.concatenate([cp.asarray(a).astype(cp.float32, copy=False).reshape(-1, 2) for a, _ in sets])
                 if on_device else cp.asarray(np.concatenate(
-                    [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a, _ in sets]))
+                    [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a, _ in sets])))
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     else:
         arr, on_device = _as_points(points, func)
@@ -420,7 +423,7 @@ def _strip_widths(rows, cols, rho, theta, band):
     btc = min(bt, 0.7)
     hyp = math.hypot(rows, cols)
     span = (br + hyp * math.sin(btc)) / max(math.sqrt(0.5) - btc, 0.25)
-    w = 2 * int(math.ceil(span)) + 3
+    w = 2 * int(math.ceil(max(span, 0.0))) + 3  # band <= -0.5: an empty box, the narrowest strip
     return bt, br, min(cols, w), min(rows, w)
 
 

@@ -125,7 +125,10 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
             const int i = base + threadIdx.x;
             unsigned b0 = 256u, b1 = 256u;  // 256: no bin
             if (i < n) {
-                const float v = cross_v(dx, dy, pa, P[i]);
+                // b lies on the candidate's line by definition. Its own cross product is 0 too,
+                // except where the direction's small component is a float32 subnormal (a pair
+                // 2^-149 apart in x over 2^3 in y): rounded, it would push b off its own line.
+                const float v = i == b ? 0.0f : cross_v(dx, dy, pa, P[i]);
                 const unsigned k0 = side_key(v), k1 = side_key(-v);
                 if ((k0 & mask) == p0) b0 = (k0 >> shift) & 255u;
                 if ((k1 & mask) == p1) b1 = (k1 >> shift) & 255u;
@@ -211,7 +214,10 @@ extern "C" __global__ void lms_sample(
         const long long M = (long long)n * (n + 1) / 2;
         const long long K = sample_count(M);
         long long t = j;
-        if (M > K) {
+        // Sample 0 is always candidate 0, (0, 0): the axis direction, valid for every set. Without
+        // it a set of many equal points (every pair direction undefined) could draw no valid sample
+        // and end with no bound at all.
+        if (M > K && j > 0) {
             long long lo = j * M / K, hi = (j + 1) * M / K;
             // The draw depends on (j, M) only, not on the problem index: a set gets the same samples alone,
             // in a batch or inside "auto", so its result (ties included) is the same everywhere.

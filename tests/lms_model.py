@@ -47,6 +47,7 @@ def evalc(P, mode, a, b):
     with np.errstate(all="ignore"):
         v = (dx * (P[:, 1] - P[a, 1])).astype(f32) - (dy * (P[:, 0] - P[a, 0])).astype(f32)
     v = v.astype(f32)
+    v[b] = 0  # b is on the candidate's line (the kernel's i == b), subnormal direction components too
     best = None
     for s, vv in ((0, v), (1, -v)):
         keys = np.where(vv >= 0, vv, np.inf).astype(f32)
@@ -68,7 +69,7 @@ def run(P, mode):
         if k is not None and (best is None or k < best): best = k
     for j in range(K):
         t = j
-        if M > K:
+        if M > K and j > 0:  # sample 0 is candidate 0 (the axis direction), as in the kernel
             lo, hi = j * M // K, (j + 1) * M // K
             t = lo + mix64((j * 0x9e3779b97f4a7c15 + M)) % (hi - lo)
         upd(evalc(P, mode, *decode(t)))

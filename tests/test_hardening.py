@@ -116,7 +116,8 @@ def outcome(fn):
 
 
 # The fuzz tests run at least 800 examples each (more under the ``device`` profile): ~20 s in all on 2 cores.
-FUZZ = settings(max_examples=max(settings.default.max_examples, 800))
+# 800 examples per fuzzer in CI, 3,000 in the device profile (where the GPU path runs too).
+FUZZ = settings(max_examples=max(min(settings.default.max_examples, 3000), 800))
 
 
 def record_event(ref):
@@ -213,7 +214,8 @@ def array_specs(dtypes=DTYPES, shapes=SHAPES, kinds=(0, 1, 2, 3, 4)):
 
 
 class _Opaque:
-    pass
+    def __repr__(self):  # a fixed test id, the same in every pytest-xdist worker
+        return "<opaque object>"
 
 
 OPAQUE = _Opaque()
@@ -633,8 +635,29 @@ def test_radon_fuzz_matches_cv2(inp, theta, start, end, crop, norm, dst, form):
     ref = outcome(lambda: cv2.ximgproc.RadonTransform(*a_r, **k_r))
     ours = outcome(lambda: cvgpu.ximgproc.RadonTransform(*a_o, **k_o))
     record_event(ref)
-    assert_same(ours, ref, "RadonTransform %r %r form=%s" % (inp, named, form), function="ximgproc.RadonTransform")
+    if ours != ref and nan_bits_only(ours, ref):
+        # NaN/inf pixels: the same NaN positions and every other bit equal, only the NaNs' sign and
+        # payload differ (x86 propagates an operand's NaN or makes a negative default NaN, the GPU
+        # writes its canonical one). Not reproduced; the compat matrix counts these cases.
+        _COMPAT.record("ximgproc.RadonTransform", "bad-input, NaN in float input (NaN sign/payload bits differ)",
+                       False, backend=cvgpu.backend())
+        event("NaN bits differ")
+    else:
+        assert_same(ours, ref, "RadonTransform %r %r form=%s" % (inp, named, form),
+                    function="ximgproc.RadonTransform")
     assert_unchanged(src_ours, inp, "cvgpu.ximgproc.RadonTransform modified its input")
+
+
+def nan_bits_only(ours, ref):
+    """Whether two outcomes are float arrays equal but for the bits of NaNs at the same places."""
+    if ours[0] != "ok" or ref[0] != "ok" or ours[1] is None or ref[1] is None:
+        return False
+    if ours[1][0] != "ndarray" or ours[1][:3] != ref[1][:3] or ours[1][2][1] != "f":
+        return False
+    a = np.frombuffer(ours[1][3], ours[1][2])
+    b = np.frombuffer(ref[1][3], ref[1][2])
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    return bool(nan_a.any() and np.array_equal(nan_a, nan_b) and a[~nan_a].tobytes() == b[~nan_b].tobytes())
 
 
 @needs_contrib
