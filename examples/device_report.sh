@@ -14,8 +14,10 @@ cd "$(dirname "$0")/.."
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
-timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress \
+# BENCH_ARGS: extra `cvgpu bench` arguments (e.g. "--only radon --only lms"); NO_COMPARE=1 skips compare.
+timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress ${BENCH_ARGS:-} \
   --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+[ "${NO_COMPARE:-0}" = 1 ] && exit 0
 printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2.\n\n' \
   > "$OUT/report/compare.md"
 run_compare() {
