@@ -32,15 +32,10 @@ def source_digest(root=ROOT, files=None):
 
 
 def aggregate(log_paths):
-    counts = collections.OrderedDict()
-    for path in sorted(log_paths):
-        for line in open(path):
-            r = json.loads(line)
-            key = (r["function"], r["variant"], r["reference"], r["backend"])
-            cases, exact = counts.get(key, (0, 0))
-            counts[key] = (cases + 1, exact + (1 if r["exact"] else 0))
-    return [dict(function=k[0], variant=k[1], reference=k[2], backend=k[3], cases=v[0], exact=v[1])
-            for k, v in sorted(counts.items())]
+    """Rows of the CVGPU_COMPAT_LOG files: each JSON line is one case."""
+    cases = [dict(r, cases=1, exact=1 if r["exact"] else 0)
+             for path in sorted(log_paths) for r in map(json.loads, open(path))]
+    return merge_rows([cases])
 
 
 def merge_rows(row_lists):
