@@ -384,29 +384,16 @@ _NULL = np.uint64(0)
 
 
 def _capture_graph(cp, ws, plan):
-    """The plan's launches (per-call values read from ws.call_dev) as a CUDA graph, or False."""
-    capture = cp.cuda.Stream(non_blocking=True)
-    call = np.uint64(ws.call_dev.data.ptr)
-    try:
-        with capture:
-            capture.begin_capture()
-            try:
-                cp.cuda.runtime.memcpyAsync(ws.call_dev.data.ptr, ws.call_pinned.ptr, 8 * _CALL_WORDS,
-                                            cp.cuda.runtime.memcpyHostToDevice, capture.ptr)
-                fn, grid, block, head, middle, tail = plan.collect
-                fn(grid, block, (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,))
-                fn, grid, block, args, smem = plan.vote
-                fn(grid, block, args, shared_mem=smem)
-                fn, head, middle, tail = plan.emit
-                fn(plan.emit_grid, (1024,), head + (np.int32(0),) + middle + (_NULL,) + tail[:-1] + (call,),
-                   shared_mem=_SORT_CAPACITY * 8)
-            finally:
-                graph = capture.end_capture()
-        graph.upload(capture)
-        capture.synchronize()
-        return graph
-    except Exception:  # no capture on this platform or CuPy: keep launching directly
-        return False
+    """The plan's launches, per-call values read from ws.call_dev, as a CUDA graph (or False)."""
+    def launch(call):
+        fn, grid, block, head, middle, tail = plan.collect
+        fn(grid, block, (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,))
+        fn, grid, block, args, smem = plan.vote
+        fn(grid, block, args, shared_mem=smem)
+        fn, head, middle, tail = plan.emit
+        fn(plan.emit_grid, (1024,), head + (np.int32(0),) + middle + (_NULL,) + tail[:-1] + (call,),
+           shared_mem=_SORT_CAPACITY * 8)
+    return _kernels.capture_graph(cp, ws.call_dev, ws.call_pinned, 8 * _CALL_WORDS, launch)
 
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,

@@ -111,6 +111,9 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
     if (!ok)
         return ~0ull;
     const float2 pa = P[a];
+    // Thread 0 may still be reading the previous candidate's S.prefix (its key, at the end of the
+    // last call): no thread resets it before every thread is here (racecheck's WAR hazard).
+    __syncthreads();
     if (threadIdx.x < 2) {
         S.prefix[threadIdx.x] = 0u;
         S.kleft[threadIdx.x] = (unsigned)h;

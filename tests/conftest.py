@@ -86,10 +86,10 @@ class CompatRecorder:
         with open("%s.%s" % (self.path, worker), "a") as fh:
             fh.write(json.dumps(row) + "\n")
 
-    def check(self, function, variant, ours, reference_result, reference="cv2-cpu"):
+    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None):
         """Record and assert cv2-exact equality of one case."""
         exact = same(ours, reference_result)
-        self.record(function, variant, exact, reference)
+        self.record(function, variant, exact, reference, backend)
         assert exact, "%s/%s differs from %s:\nours=%r\nref=%r" % (function, variant, reference, ours,
                                                                     reference_result)
 

@@ -468,7 +468,8 @@ def test_gpu_both_voting_variants(compat, variant, c):
                              c["use_edgeval"], True, True, force_variant=variant)
     if lines is not None:
         lines = lines.reshape(-1, 1, 3) if hough.ACCUMULATOR_3D else lines
-    compat.check("HoughLinesWithAccumulator", "vote-" + variant, lines, ref)
+    # _gpu_lines is called directly (not through the public function): say "cuda" explicitly.
+    compat.check("HoughLinesWithAccumulator", "vote-" + variant, lines, ref, backend="cuda")
 
 
 @pytest.mark.gpu

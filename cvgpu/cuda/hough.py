@@ -85,24 +85,9 @@ _NULL = np.uint64(0)
 
 
 def _capture(cp, buf, launch):
-    """``launch``'s three kernels, reading the per-call values from buf.call_dev, as a CUDA graph
-    whose first node copies them from buf.call_host; False where capture is not possible."""
-    capture = cp.cuda.Stream(non_blocking=True)
-    call = np.uint64(buf.call_dev.data.ptr)
-    try:
-        with capture:
-            capture.begin_capture()
-            try:
-                cp.cuda.runtime.memcpyAsync(buf.call_dev.data.ptr, buf.call_pinned.ptr, 8 * 4,
-                                            cp.cuda.runtime.memcpyHostToDevice, capture.ptr)
-                launch(_NULL, np.int64(0), np.int32(0), _NULL, call)
-            finally:
-                graph = capture.end_capture()
-        graph.upload(capture)
-        capture.synchronize()
-        return graph
-    except Exception:  # no capture here: keep launching directly
-        return False
+    """``launch``'s three kernels, per-call values read from buf.call_dev, as a CUDA graph (or False)."""
+    return _kernels.capture_graph(cp, buf.call_dev, buf.call_pinned, 8 * 4,
+                                  lambda call: launch(_NULL, np.int64(0), np.int32(0), _NULL, call))
 
 
 _device_info = {}
