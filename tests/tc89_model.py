@@ -146,11 +146,13 @@ def _new_start(xs, ys, s, k, gone):
     first = z - 1
     y = n - 2
     while y > 0 and s[y] != 0:
-        for t in range(y + 1, n):
-            gone[t] = True
-        s[y + 1] = 0
         y -= 1
     last = y + 1
+    # The trailing run keeps only its first point (cv2 clears the tail once per step of the loop
+    # above; the union of those clears is this one range).
+    for t in range(last + 1, n):
+        gone[t] = True
+        s[t] = 0
     if first == 0 and last == n - 1:
         # Only point 0 and point n-1 end the two runs: point 0 is appended again at the end, so
         # the output can hold point 0 twice (first and last).
