@@ -4,12 +4,15 @@ The Teh-Chin section of the .cu (tc89_point / tc89_sweep / tc89_emit and their h
 C++ apart from a few CUDA names; a prelude maps those to host C++ (the _rn double intrinsics to
 plain double ops, compiled with -ffp-contract=off so nothing is fused, as on x86 SSE2) and a
 driver launches every "thread" in a loop, in the order the kernels need. This checks the kernels'
-logic and integer/double arithmetic bit for bit against cv2 on the CPU; what it cannot check is
-the GPU's own semantics of the intrinsics (IEEE by definition) and the launch code in
-cvgpu/contours.py (the gpu tests in test_find_contours.py do). Skipped without a C++ compiler.
+logic and integer/double arithmetic bit for bit against cv2 on the CPU. The last test also runs
+cvgpu.contours._tc89 (the launch code: argument order and types checked against the kernels'
+signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels. What stays
+for the gpu tests in test_find_contours.py: the GPU's own execution (NVRTC build, the intrinsics,
+memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
 import ctypes
 import os
+import re
 import shutil
 import subprocess
 
@@ -50,6 +53,7 @@ using std::signbit;
 """
 
 DRIVER = r"""
+extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
 static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
 extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int method, int* sv, int* kv,
                                u8* gone, int* used, int* counts, long long* dst, int2* out)
@@ -170,3 +174,96 @@ def test_many_random_images(host_lib):
         h, w = (int(v) for v in rng.integers(1, 120, 2))
         img = nested_blobs(h, w, 1 + it % 6, 1 + it % 5, it) | salt_pepper(h, w, float(rng.random()) * 0.5, it)
         check_all(host_lib, img)
+
+
+# ---------------------------------------------------------------- the launch code in cvgpu/contours.py
+
+class _HostArray(np.ndarray):
+    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
+
+    def get(self):
+        return np.array(self)
+
+
+class _HostCupy:
+    """The few CuPy calls cvgpu.contours._tc89 makes, on the host."""
+    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
+    ndarray = _HostArray
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return np.zeros(shape, dtype).view(_HostArray)
+
+    @staticmethod
+    def empty(shape, dtype):
+        return np.empty(shape, dtype).view(_HostArray)
+
+    @staticmethod
+    def cumsum(a, out):
+        np.cumsum(a, out=out)
+        return out
+
+
+_CTYPES = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
+_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
+
+
+def _signatures(src):
+    sig = {}
+    for name, params in re.findall(r'extern "C" __global__ void (tc89_\w+)\(([^)]*)\)', src):
+        out = []
+        for p in params.split(","):
+            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
+            base, _, _ = p.rpartition(" ")
+            out.append(base)
+        sig[name] = out
+    return sig
+
+
+def _launcher(lib, sig, name):
+    fn = getattr(lib, name)
+    fn.restype = None
+
+    def launch(grid, block, args):
+        assert len(args) == len(sig[name]), (name, len(args), sig[name])
+        cargs = []
+        for kind, a in zip(sig[name], args):
+            if kind.endswith("*"):
+                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, kind)
+                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, kind, a.dtype)
+                cargs.append(ctypes.c_void_p(a.ctypes.data))
+            else:
+                dtype, ctype = _CTYPES[kind]
+                assert type(a) is dtype, (name, kind, type(a))
+                cargs.append(ctype(int(a)))
+        for b in range(grid[0]):
+            for t in range(block[0]):
+                lib.set_idx(b, block[0], t)
+                fn(*cargs)
+    return launch
+
+
+def test_launch_code_with_host_kernels(host_lib, monkeypatch):
+    # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
+    # driving the host build of the kernels, against cv2.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
+    assert set(sig) == {"tc89_point", "tc89_sweep", "tc89_emit"}
+    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
+    hcp = _HostCupy()
+    ws = cc._Workspace(hcp)
+    rng = np.random.default_rng(11)
+    for it in range(6):
+        h, w = (int(v) for v in rng.integers(2, 40, 2))
+        img = nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it)
+        for mode in (cv2.RETR_TREE, cv2.RETR_EXTERNAL):
+            pts, off, _ = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE))
+            k = len(off) - 1
+            if k == 0:
+                continue
+            for method in TC89:
+                ref = cc.pack(*cv2.findContours(img, mode, method))
+                out, new_off, layout = cc._tc89(hcp, ws, pts.copy().view(_HostArray), off.copy().view(_HostArray),
+                                                int(off[-1]), k, method)
+                assert np.array_equal(layout, ref[1]) and np.array_equal(np.asarray(new_off), ref[1])
+                assert np.array_equal(np.asarray(out), ref[0])
