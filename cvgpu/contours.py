@@ -1,15 +1,16 @@
 """cv2.findContours on the GPU, bit-exact with the cv2 beside it; plus ``findContoursPacked``.
 
 CV_8UC1 images with RETR_EXTERNAL / RETR_LIST / RETR_CCOMP / RETR_TREE and CHAIN_APPROX_NONE /
-CHAIN_APPROX_SIMPLE / CHAIN_APPROX_TC89_L1 / CHAIN_APPROX_TC89_KCOS run in ``kernels/contours.cu``: connected-component labelling of foreground
-(8-connected) and background (4-connected) gives every border, its discovery rank and its parent;
-the tree order (pre-order, siblings newest first) comes from an Euler tour ranked by pointer
-jumping; the border walks are ranked the same way over all walk states at once (see
-``kernels/contours.cu``), so one very long border costs log2 of its length in steps. The host only splits the one returned
-point array into the tuple of views cv2's binding returns. The TC89 methods approximate the NONE
-result's contours (cv2 traces the same borders and approximates each chain; order and hierarchy
-are NONE's): per-point curvature and support in parallel, then one thread per contour for the
-in-place suppression passes (see tests/tc89_model.py, the CPU-verified model the kernels follow).
+CHAIN_APPROX_SIMPLE / CHAIN_APPROX_TC89_L1 / CHAIN_APPROX_TC89_KCOS run in ``kernels/contours.cu``:
+connected-component labelling of foreground (8-connected) and background (4-connected) gives every
+border, its discovery rank and its parent; the tree order (pre-order, siblings newest first) comes
+from an Euler tour ranked by pointer jumping; the border walks are ranked the same way over all
+walk states at once (see ``kernels/contours.cu``), so one very long border costs log2 of its length
+in steps. The host only splits the one returned point array into the tuple of views cv2's
+binding returns. The TC89 methods approximate the NONE result's contours (cv2 traces the same
+borders and approximates each chain; order and hierarchy are NONE's): per-point curvature and
+support in parallel, then one thread per contour for the in-place suppression passes (see
+tests/tc89_model.py, the CPU-verified model the kernels follow).
 
 Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
 arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
@@ -433,17 +434,21 @@ def bench_rows(quick=False):
     for noise_label, noise, s, img, case_modes in cases:
         h, w = img.shape
         d_img = cp.asarray(img) if cp is not None else None
-        for mname, mode in case_modes:
-            workload = "%s %dx%d %s SIMPLE" % (noise_label, w, h, mname)
+        runs = [(mname, mode, "SIMPLE", CHAIN_APPROX_SIMPLE) for mname, mode in case_modes]
+        if s == 1:
+            runs += [("TREE", RETR_TREE, "TC89_L1", CHAIN_APPROX_TC89_L1),
+                     ("TREE", RETR_TREE, "TC89_KCOS", CHAIN_APPROX_TC89_KCOS)]
+        for mname, mode, meth_name, method in runs:
+            workload = "%s %dx%d %s %s" % (noise_label, w, h, mname, meth_name)
             t_cv = []
             for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
                 t0 = time.perf_counter()
-                ref = cv2.findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                ref = cv2.findContours(img, mode, method)
                 t_cv.append((time.perf_counter() - t0) * 1e3)
             row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
                    "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
             if cp is not None:
-                ours = findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                ours = findContours(img, mode, method)
                 exact = len(ours[0]) == len(ref[0]) and all(
                     a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
                     (ours[1] is None and ref[1] is None) or
@@ -452,13 +457,13 @@ def bench_rows(quick=False):
                 for _ in range(reps):
                     cp.cuda.Device().synchronize()
                     t0 = time.perf_counter()
-                    findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                    findContours(img, mode, method)
                     t_gpu.append((time.perf_counter() - t0) * 1e3)
                 start, end = cp.cuda.Event(), cp.cuda.Event()
                 t_dev = []
                 for _ in range(reps):
                     start.record()
-                    findContoursPacked(d_img, mode, CHAIN_APPROX_SIMPLE)
+                    findContoursPacked(d_img, mode, method)
                     end.record()
                     end.synchronize()
                     t_dev.append(cp.cuda.get_elapsed_time(start, end))
