@@ -161,6 +161,13 @@ def test_rectangles_and_tiny(host_lib, shape):
     check_all(host_lib, img)
 
 
+def test_snake_and_big_blobs(host_lib):
+    # One long border walking out and back (the GPU's one-thread-per-contour worst case), and the
+    # bench's blob images (long smooth borders, large support regions).
+    check_all(host_lib, cc.worst_snake(256, 256))
+    check_all(host_lib, cc.blobs_image(514, 616, seed=3, noise=0.01))
+
+
 def test_first_point_repeated_at_the_end(host_lib):
     img = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
                      [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
