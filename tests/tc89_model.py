@@ -61,7 +61,7 @@ def chain_codes(pts):
     codes = []
     for i in range(n):
         a, b = pts[i], pts[(i + 1) % n]
-        codes.append(_CODE[(int(b[0]) - int(a[0]), int(b[1]) - int(a[1]))])
+        codes.append(_CODE[(_i32(int(b[0]) - int(a[0])), _i32(int(b[1]) - int(a[1])))])
     return codes
 
 

@@ -274,3 +274,9 @@ def test_launch_code_with_host_kernels(host_lib, monkeypatch):
                                                 int(off[-1]), k, method)
                 assert np.array_equal(layout, ref[1]) and np.array_equal(np.asarray(new_off), ref[1])
                 assert np.array_equal(np.asarray(out), ref[0])
+
+
+@pytest.mark.parametrize("offset", [(2**31 - 100, 2**31 - 100), (-2**31, -2**31)])
+def test_extreme_offsets(host_lib, offset):
+    for seed in range(3):
+        check_all(host_lib, nested_blobs(40, 50, 3, 3, seed) | salt_pepper(40, 50, 0.05, seed), offset)

@@ -117,3 +117,10 @@ def test_single_pixel_and_two_pixel_contours():
     img[5, 6] = img[6, 7] = 1
     check_all(img)
     assert approx_tc89(np.array([[4, 2]]), cv2.CHAIN_APPROX_TC89_L1).tolist() == [[4, 2]]
+
+
+@pytest.mark.parametrize("offset", [(2**31 - 100, 2**31 - 100), (-2**31, -2**31)])
+def test_extreme_offsets(offset):
+    # Coordinates at the ends of int32 (cv2 itself crashes when x + offset wraps, so no wrapping).
+    for seed in range(3):
+        check_all(nested_blobs(40, 50, 3, 3, seed) | salt_pepper(40, 50, 0.05, seed), offset)
