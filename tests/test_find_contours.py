@@ -328,3 +328,15 @@ def test_fixed_extremes(compat, shape):
         for mode_name in MODES:
             for method_name in METHODS:
                 check_case(compat, img, mode_name, method_name, (1, -1))
+
+
+@pytest.mark.gpu
+def test_tc89_quirks_and_long_borders(compat):
+    # TC89_L1's seam pass repeats point 0 at the end of one contour here; the blob images have long
+    # smooth borders (large support regions), the snake one border of 130k points.
+    quirk = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
+                       [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
+    for img in (quirk, cc.blobs_image(1028, 1232, seed=1, noise=0.01), snake(512, 512)):
+        for mode_name in MODES:
+            for method_name in ("TC89_L1", "TC89_KCOS"):
+                check_case(compat, img, mode_name, method_name, None)
