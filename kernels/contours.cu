@@ -449,13 +449,11 @@ __device__ __forceinline__ int i32_mul(int a, int b) { return (int)((unsigned)a 
 __device__ __forceinline__ int i32_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int i32_sub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 
-__device__ __forceinline__ int step_code(int dx, int dy)
-{
-    // (dx, dy) of an 8-neighbour step -> Freeman code (0 right, 1 up-right, 2 up, ... y down).
-    const int t = (dy + 1) * 3 + (dx + 1);
-    const int lut[9] = {3, 2, 1, 4, -1, 0, 5, 6, 7};
-    return lut[t];
-}
+// (dx, dy) of an 8-neighbour step -> Freeman code (0 right, 1 up-right, 2 up, ... y down), indexed
+// by (dy + 1) * 3 + (dx + 1).
+__constant__ int c_step_code[9] = {3, 2, 1, 4, -1, 0, 5, 6, 7};
+
+__device__ __forceinline__ int step_code(int dx, int dy) { return c_step_code[(dy + 1) * 3 + (dx + 1)]; }
 
 __device__ __forceinline__ int wrap_back(int i, int k, int n) { return i >= k ? i - k : n - k + i; }
 __device__ __forceinline__ int wrap_fwd(int i, int k, int n) { return i + k < n ? i + k : i + k - n; }

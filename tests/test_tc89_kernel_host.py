@@ -38,6 +38,7 @@ struct uint3_ { unsigned x; };
 static uint3_ blockIdx, threadIdx, blockDim;
 #define __global__
 #define __device__
+#define __constant__
 #define __forceinline__ inline
 #define __restrict__ __restrict
 static inline int min(int a, int b) { return a < b ? a : b; }
