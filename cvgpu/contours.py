@@ -1,14 +1,18 @@
 """cv2.findContours on the GPU, bit-exact with the cv2 beside it; plus ``findContoursPacked``.
 
 CV_8UC1 images with RETR_EXTERNAL / RETR_LIST / RETR_CCOMP / RETR_TREE and CHAIN_APPROX_NONE /
-CHAIN_APPROX_SIMPLE run in ``kernels/contours.cu``: connected-component labelling of foreground
-(8-connected) and background (4-connected) gives every border, its discovery rank and its parent;
-the tree order (pre-order, siblings newest first) comes from an Euler tour ranked by pointer
-jumping; the border walks are ranked the same way over all walk states at once (see
-``kernels/contours.cu``), so one very long border costs log2 of its length in steps. The host only splits the one returned
-point array into the tuple of views cv2's binding returns.
+CHAIN_APPROX_SIMPLE / CHAIN_APPROX_TC89_L1 / CHAIN_APPROX_TC89_KCOS run in ``kernels/contours.cu``:
+connected-component labelling of foreground (8-connected) and background (4-connected) gives every
+border, its discovery rank and its parent; the tree order (pre-order, siblings newest first) comes
+from an Euler tour ranked by pointer jumping; the border walks are ranked the same way over all
+walk states at once (see ``kernels/contours.cu``), so one very long border costs log2 of its length
+in steps. The host only splits the one returned point array into the tuple of views cv2's
+binding returns. The TC89 methods approximate the NONE result's contours (cv2 traces the same
+borders and approximates each chain; order and hierarchy are NONE's): per-point curvature and
+support in parallel, then one thread per contour for the in-place suppression passes (see
+tests/tc89_model.py, the CPU-verified model the kernels follow).
 
-Everything else (CV_32SC1 label images, RETR_FLOODFILL, the TC89 and chain-code methods, output
+Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
 arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
 so errors are cv2's own.
 
@@ -26,7 +30,8 @@ from . import _backend, _kernels
 from ._arrays import as_device_array, on_input_device
 
 RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
-CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE = 1, 2
+CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS = 1, 2, 3, 4
+_TC89 = (CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS)
 
 _NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
 _BLOCK = 256
@@ -59,8 +64,8 @@ def _bind(args, kwargs):
         raise _Forward
     mode, method = int(mode), int(method)
     if mode not in (RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE) or method not in (
-            CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE):
-        raise _Forward  # FLOODFILL, TC89, chain codes, link runs, bad values: cv2's
+            CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE) + _TC89:
+        raise _Forward  # FLOODFILL, chain codes, link runs, bad values: cv2's
     offset = bound.get("offset")
     if offset is None:
         ox = oy = 0
@@ -332,7 +337,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         st, st2 = st2, st
     counts = cp.empty(k, dtype=cp.int32)
     _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, st, counts))
-    if grouped and k >= _GROUPED_MIN:
+    if grouped and k >= _GROUPED_MIN and method not in _TC89:
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped).
         perm = cp.argsort(counts.astype(cp.int64) * k + cp.arange(k, dtype=cp.int64))
@@ -356,7 +361,33 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
                                      points))
     _fn("single_points")(gk, (_BLOCK,), (i32(w2), i32(k), out_node, starts, head_slot, dst, i32(ox), i32(oy),
                                         points))
+    if method in _TC89:
+        points, offsets, layout = _tc89(cp, ws, points, offsets, total, k, method)
     return points, offsets, layout, hier
+
+
+def _tc89(cp, ws, points, offsets, total, k, method):
+    """TC89 points of the k NONE contours (points, offsets; total points): (points, offsets, host
+    offsets). Scratch slot of point i of contour j is offsets[j] + j + i (one spare slot per contour
+    for the copy of point 0 that TC89_L1's seam pass can append)."""
+    i32, i64 = np.int32, np.int64
+    slots = total + k
+    sv = ws.grown("tc89_s", slots, cp.int32)
+    kv = ws.grown("tc89_k", slots, cp.int32)
+    gone = ws.grown("tc89_gone", slots, cp.uint8)
+    used = cp.empty(k, dtype=cp.int32)
+    counts = cp.empty(k, dtype=cp.int32)
+    gk = (-(-k // _BLOCK),)
+    _fn("tc89_point")((-(-total // _BLOCK),), (_BLOCK,), (points, offsets, i32(k), i64(total),
+                                                         i32(method == CHAIN_APPROX_TC89_KCOS), sv, kv, gone))
+    _fn("tc89_sweep")(gk, (_BLOCK,), (offsets, i32(k), i32(method == CHAIN_APPROX_TC89_L1), sv, kv, gone, used,
+                                     counts))
+    new_off = cp.zeros(k + 1, dtype=cp.int64)
+    cp.cumsum(counts, out=new_off[1:])
+    layout = new_off.get()
+    out = cp.empty((int(layout[-1]), 2), dtype=cp.int32)
+    _fn("tc89_emit")(gk, (_BLOCK,), (points, offsets, i32(k), gone, used, new_off, out))
+    return out, new_off, layout
 
 
 # ---------------------------------------------------------------- benchmark
@@ -403,17 +434,21 @@ def bench_rows(quick=False):
     for noise_label, noise, s, img, case_modes in cases:
         h, w = img.shape
         d_img = cp.asarray(img) if cp is not None else None
-        for mname, mode in case_modes:
-            workload = "%s %dx%d %s SIMPLE" % (noise_label, w, h, mname)
+        runs = [(mname, mode, "SIMPLE", CHAIN_APPROX_SIMPLE) for mname, mode in case_modes]
+        if s == 1:
+            runs += [("TREE", RETR_TREE, "TC89_L1", CHAIN_APPROX_TC89_L1),
+                     ("TREE", RETR_TREE, "TC89_KCOS", CHAIN_APPROX_TC89_KCOS)]
+        for mname, mode, meth_name, method in runs:
+            workload = "%s %dx%d %s %s" % (noise_label, w, h, mname, meth_name)
             t_cv = []
             for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
                 t0 = time.perf_counter()
-                ref = cv2.findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                ref = cv2.findContours(img, mode, method)
                 t_cv.append((time.perf_counter() - t0) * 1e3)
             row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
                    "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
             if cp is not None:
-                ours = findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                ours = findContours(img, mode, method)
                 exact = len(ours[0]) == len(ref[0]) and all(
                     a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
                     (ours[1] is None and ref[1] is None) or
@@ -422,13 +457,13 @@ def bench_rows(quick=False):
                 for _ in range(reps):
                     cp.cuda.Device().synchronize()
                     t0 = time.perf_counter()
-                    findContours(img, mode, CHAIN_APPROX_SIMPLE)
+                    findContours(img, mode, method)
                     t_gpu.append((time.perf_counter() - t0) * 1e3)
                 start, end = cp.cuda.Event(), cp.cuda.Event()
                 t_dev = []
                 for _ in range(reps):
                     start.record()
-                    findContoursPacked(d_img, mode, CHAIN_APPROX_SIMPLE)
+                    findContoursPacked(d_img, mode, method)
                     end.record()
                     end.synchronize()
                     t_dev.append(cp.cuda.get_elapsed_time(start, end))

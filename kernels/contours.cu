@@ -432,3 +432,241 @@ extern "C" __global__ void single_points(int w2, int k, const int* __restrict__ 
     points[2 * pos] = x - 1 + ox;
     points[2 * pos + 1] = y - 1 + oy;
 }
+
+// ---------------------------------------------------------------- Teh-Chin (CHAIN_APPROX_TC89_*)
+//
+// Applied to the CHAIN_APPROX_NONE result (points/offsets as state_emit lays them out): cv2 runs
+// the same border trace and approximates each border's Freeman chain, whose i-th point is the
+// i-th NONE point. Step by step the kernels follow tests/tc89_model.py (the CPU-verified model):
+//   tc89_point  passes 0 and 1, one thread per point (independent): curvature, region of support,
+//               k-cosine;
+//   tc89_sweep  passes 2..4, one thread per contour (sequential: cv2 updates in place, in order);
+//   tc89_emit   the surviving points, one thread per contour.
+// Scratch slot of point i of contour j: offsets[j] + j + i, so every contour has one spare slot
+// (pass 4 may append a copy of point 0).
+
+__device__ __forceinline__ int i32_mul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ int i32_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int i32_sub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+
+// (dx, dy) of an 8-neighbour step -> Freeman code (0 right, 1 up-right, 2 up, ... y down), indexed
+// by (dy + 1) * 3 + (dx + 1).
+__constant__ int c_step_code[9] = {3, 2, 1, 4, -1, 0, 5, 6, 7};
+
+__device__ __forceinline__ int step_code(int dx, int dy) { return c_step_code[(dy + 1) * 3 + (dx + 1)]; }
+
+__device__ __forceinline__ int wrap_back(int i, int k, int n) { return i >= k ? i - k : n - k + i; }
+__device__ __forceinline__ int wrap_fwd(int i, int k, int n) { return i + k < n ? i + k : i + k - n; }
+
+// Region of support (model: support). cv2 rounds d_prev * lk - dk * l_prev (each product in double)
+// to float and reads the sign of its bit pattern. Every operand is an integer, so the double is 0
+// or at least 1 in magnitude and below 2^63: the float has the double's sign bit and is zero
+// exactly when it is, so the test is done on the double (explicit _rn ops: never contracted).
+__device__ int tc89_support(const int2* __restrict__ p, int n, int i)
+{
+    int d_prev = 0, l_prev = 0;
+    int k = 1;
+    const int2 pi = p[i];
+    for (; k <= n; ++k) {
+        const int2 a = p[wrap_back(i, k, n)], b = p[wrap_fwd(i, k, n)];
+        const int dx = i32_sub(b.x, a.x), dy = i32_sub(b.y, a.y);
+        const int lk = i32_add(i32_mul(dx, dx), i32_mul(dy, dy));
+        const int dk = i32_sub(i32_mul(i32_sub(pi.x, a.x), dy), i32_mul(i32_sub(pi.y, a.y), dx));
+        const double v = __dsub_rn(__dmul_rn((double)d_prev, (double)lk), __dmul_rn((double)dk, (double)l_prev));
+        const bool neg = signbit(v);
+        if (k > 1) {
+            if (l_prev >= lk) break;
+            if (d_prev > 0 && (neg || v == 0.0)) break;
+            if (d_prev < 0 && !neg) break;
+        }
+        d_prev = dk;
+        l_prev = lk;
+    }
+    // k > n never happens on a closed chain (at k = n/2 the chord is a point); the bound only
+    // keeps a corrupt input from looping. cv2 would raise there.
+    return k - 1;
+}
+
+// k-cosine value (model: kcos): the bits of float(float(cos) + 1.1), cos in double as cv2.
+__device__ int tc89_kcos(const int2* __restrict__ p, int n, int i, int k)
+{
+    const int2 pi = p[i];
+    int s = 0;
+    for (int j = k; j > 0; --j) {
+        const int2 a = p[wrap_back(i, j, n)], b = p[wrap_fwd(i, j, n)];
+        const int dx1 = i32_sub(a.x, pi.x), dy1 = i32_sub(a.y, pi.y);
+        const int dx2 = i32_sub(b.x, pi.x), dy2 = i32_sub(b.y, pi.y);
+        if ((dx1 | dy1) == 0 || (dx2 | dy2) == 0) break;
+        const double num = (double)i32_add(i32_mul(dx1, dx2), i32_mul(dy1, dy2));
+        const double q1 = __dadd_rn(__dmul_rn((double)dx1, (double)dx1), __dmul_rn((double)dy1, (double)dy1));
+        const double q2 = __dadd_rn(__dmul_rn((double)dx2, (double)dx2), __dmul_rn((double)dy2, (double)dy2));
+        const double den = __dsqrt_rn(__dmul_rn(q1, q2));
+        // |cos| is 0 or >= 2^-62 here (integer numerator): never a subnormal float.
+        const float c = __double2float_rn(__ddiv_rn(num, den));
+        const int bits = __float_as_int(__double2float_rn(__dadd_rn(f32_to_f64(c), 1.1)));
+        if (j < k && bits <= s) break;
+        s = bits;
+    }
+    return s;
+}
+
+__device__ __forceinline__ int contour_of(const long long* __restrict__ off, int k, long long t)
+{
+    int lo = 0, hi = k;   // off[lo] <= t < off[hi]
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (off[mid] <= t) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Passes 0 and 1 for every point. kcos: 1 for TC89_KCOS.
+extern "C" __global__ void tc89_point(const int2* __restrict__ pts, const long long* __restrict__ off, int k,
+                                      long long total, int kcos, int* __restrict__ sv, int* __restrict__ kv,
+                                      u8* __restrict__ gone)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long base = off[j];
+    const int n = (int)(off[j + 1] - base);
+    const int i = (int)(t - base);
+    const long long q = base + j + i;
+    const int2* p = pts + base;
+    if (n == 1) {
+        sv[q] = 0; kv[q] = 0; gone[q] = 0;
+        return;
+    }
+    const int2 a = p[wrap_back(i, 1, n)], b = p[i], c = p[wrap_fwd(i, 1, n)];
+    const int d = abs(step_code(i32_sub(c.x, b.x), i32_sub(c.y, b.y)) -
+                      step_code(i32_sub(b.x, a.x), i32_sub(b.y, a.y)));
+    const int turn = min(d, 8 - d);
+    int s = turn;
+    int kk = 0;
+    if (turn != 0) {
+        kk = tc89_support(p, n, i);
+        if (kcos) s = tc89_kcos(p, n, i, kk);
+    }
+    sv[q] = s;
+    kv[q] = kk;
+    gone[q] = turn == 0;   // pass 0 drops the straight points (their k stays 0)
+}
+
+__device__ __forceinline__ int next_alive(const u8* g, int n, int from)
+{
+    int r = from + 1;
+    while (r < n && g[r]) ++r;
+    return r;
+}
+
+// Passes 2..4 of contour j on its scratch; used[j] = slots in use (n, or n + 1 with the copy of
+// point 0), counts[j] = surviving points.
+extern "C" __global__ void tc89_sweep(const long long* __restrict__ off, int k, int l1, int* __restrict__ sv,
+                                      int* __restrict__ kv, u8* __restrict__ gone, int* __restrict__ used,
+                                      int* __restrict__ counts)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    const long long base = off[j] + j;
+    int n = (int)(off[j + 1] - off[j]);
+    int* s = sv + base;
+    int* kk = kv + base;
+    u8* g = gone + base;
+    if (n == 1) {
+        used[j] = 1;
+        counts[j] = 1;
+        return;
+    }
+    // pass 2: non-maximum suppression, in place and in order.
+    for (int i = 0; i < n; ++i) {
+        const int half = kk[i] >> 1;
+        const int si = s[i];
+        for (int m = 1; m <= half; ++m) {
+            if (s[wrap_back(i, m, n)] > si || s[wrap_fwd(i, m, n)] > si) {
+                s[i] = 0;
+                g[i] = 1;
+                break;
+            }
+        }
+    }
+    // pass 3: points with a support of 1 that do not dominate a direct neighbour.
+    for (int i = 0; i < n; ++i) {
+        if (g[i] || kk[i] != 1) continue;
+        const int si = s[i];
+        if (si <= s[wrap_back(i, 1, n)] || si <= s[wrap_fwd(i, 1, n)]) {
+            s[i] = 0;
+            g[i] = 1;
+        }
+    }
+    // pass 4 (TC89_L1 only).
+    if (l1) {
+        int start = 0;
+        bool run = true;
+        if (s[0] != 0 && s[n - 1] != 0) {
+            // The run through the seam (model: _new_start).
+            int z = 1;
+            while (z < n && s[z] != 0) { s[z - 1] = 0; ++z; }
+            if (z == n) {
+                run = false;   // nothing was dropped: every point stays
+            } else {
+                int first = z - 1;
+                int y = n - 2;
+                while (y > 0 && s[y] != 0) --y;
+                const int last = y + 1;
+                for (int t = last + 1; t < n; ++t) { g[t] = 1; s[t] = 0; }
+                if (first == 0 && last == n - 1) {
+                    first = next_alive(g, n, 0);
+                    s[n] = s[0];
+                    kk[n] = kk[0];
+                    g[n] = 0;
+                    ++n;
+                }
+                start = first;
+            }
+        }
+        if (run) {
+            // Runs of consecutive survivors (model: _cleanup).
+            int count = 1, first = start, prev = start;
+            for (int i = start; i < n; ++i) {
+                if (g[i]) continue;
+                const int nx = next_alive(g, n, i);
+                if (nx == n || nx - i != 1) {
+                    if (count == 2) {
+                        if (s[prev] > s[i] || (s[prev] == s[i] && kk[prev] <= kk[i])) g[i] = 1;
+                        else g[prev] = 1;
+                    } else if (count > 2) {
+                        first = next_alive(g, n, first);
+                        for (int t = first + 1; t < i; ++t) g[t] = 1;
+                    }
+                    first = i;
+                    count = 1;
+                } else {
+                    ++count;
+                }
+                prev = i;
+            }
+        }
+    }
+    int c = 0;
+    for (int i = 0; i < n; ++i) c += !g[i];
+    used[j] = n;
+    counts[j] = c;
+}
+
+// Surviving points of contour j to out[dst[j] ...] (slot n, the appended copy, is point 0).
+extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long long* __restrict__ off, int k,
+                                     const u8* __restrict__ gone, const int* __restrict__ used,
+                                     const long long* __restrict__ dst, int2* __restrict__ out)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    const long long base = off[j];
+    const int n = (int)(off[j + 1] - base);
+    const u8* g = gone + base + j;
+    const int m = used[j];
+    long long o = dst[j];
+    for (int i = 0; i < m; ++i) {
+        if (n > 1 && g[i]) continue;
+        out[o++] = pts[base + (i < n ? i : 0)];
+    }
+}

@@ -1,0 +1,283 @@
+"""The TC89 kernels of kernels/contours.cu compiled for the host and run against cv2 (no GPU).
+
+The Teh-Chin section of the .cu (tc89_point / tc89_sweep / tc89_emit and their helpers) is plain
+C++ apart from a few CUDA names; a prelude maps those to host C++ (the _rn double intrinsics to
+plain double ops, compiled with -ffp-contract=off so nothing is fused, as on x86 SSE2) and a
+driver launches every "thread" in a loop, in the order the kernels need. This checks the kernels'
+logic and integer/double arithmetic bit for bit against cv2 on the CPU. The last test also runs
+cvgpu.contours._tc89 (the launch code: argument order and types checked against the kernels'
+signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels. What stays
+for the gpu tests in test_find_contours.py: the GPU's own execution (NVRTC build, the intrinsics,
+memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
+"""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from cvgpu import contours as cc
+from test_contours_model import border_shapes, checkerboard, lines, nested_blobs, salt_pepper
+
+MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
+TC89 = [cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
+MARK = "// ---------------------------------------------------------------- Teh-Chin"
+
+PRELUDE = r"""
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+typedef unsigned char u8;
+struct int2 { int x, y; };
+struct uint3_ { unsigned x; };
+static uint3_ blockIdx, threadIdx, blockDim;
+#define __global__
+#define __device__
+#define __constant__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+static inline float __double2float_rn(double a) { return (float)a; }
+static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+static inline double f32_to_f64(float a) { return (double)a; }
+using std::signbit;
+"""
+
+DRIVER = r"""
+extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
+static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
+extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int method, int* sv, int* kv,
+                               u8* gone, int* used, int* counts, long long* dst, int2* out)
+{
+    const long long total = off[k];
+    for (long long t = 0; t < total; ++t) {
+        launch1((unsigned)t);
+        tc89_point(pts, off, k, total, method == 4, sv, kv, gone);
+    }
+    for (int j = 0; j < k; ++j) {
+        launch1(j);
+        tc89_sweep(off, k, method == 3, sv, kv, gone, used, counts);
+    }
+    dst[0] = 0;
+    for (int j = 0; j < k; ++j) dst[j + 1] = dst[j] + counts[j];
+    if (out) {
+        for (int j = 0; j < k; ++j) {
+            launch1(j);
+            tc89_emit(pts, off, k, gone, used, dst, out);
+        }
+    }
+    return dst[k];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def host_lib(tmp_path_factory):
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler for the host build of the TC89 kernels")
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, "..", "kernels", "contours.cu")).read()
+    assert MARK in src
+    d = tmp_path_factory.mktemp("tc89host")
+    cpp = d / "tc89.cpp"
+    cpp.write_text(PRELUDE + src[src.index(MARK):] + DRIVER)
+    so = d / "tc89.so"
+    subprocess.run([cxx, "-O1", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so),
+                    str(cpp)], check=True, capture_output=True)
+    lib = ctypes.CDLL(str(so))
+    lib.host_tc89.restype = ctypes.c_longlong
+    return lib
+
+
+def host_tc89(lib, points, offsets, method):
+    """The kernels' (points, offsets) for packed NONE input."""
+    k = len(offsets) - 1
+    pts = np.ascontiguousarray(points, np.int32)
+    off = np.ascontiguousarray(offsets, np.int64)
+    slots = int(off[-1]) + k
+    sv = np.zeros(max(slots, 1), np.int32)
+    kv = np.zeros(max(slots, 1), np.int32)
+    gone = np.zeros(max(slots, 1), np.uint8)
+    used = np.zeros(max(k, 1), np.int32)
+    counts = np.zeros(max(k, 1), np.int32)
+    dst = np.zeros(k + 1, np.int64)
+    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+    total = lib.host_tc89(ptr(pts), ptr(off), k, method, ptr(sv), ptr(kv), ptr(gone), ptr(used), ptr(counts),
+                          ptr(dst), None)
+    out = np.zeros((max(int(total), 1), 2), np.int32)
+    lib.host_tc89(ptr(pts), ptr(off), k, method, ptr(sv), ptr(kv), ptr(gone), ptr(used), ptr(counts), ptr(dst),
+                  ptr(out))
+    return out[:total], dst
+
+
+def check_all(lib, img, offset=(0, 0)):
+    for mode in MODES:
+        none = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE, offset=offset))
+        for method in TC89:
+            ref = cc.pack(*cv2.findContours(img, mode, method, offset=offset))
+            pts, off = host_tc89(lib, none[0], none[1], method)
+            assert np.array_equal(off, ref[1]), (mode, method, img.shape)
+            assert np.array_equal(pts, ref[0]), (mode, method, img.shape)
+            assert np.array_equal(none[2], ref[2])   # the GPU keeps NONE's hierarchy
+
+
+@given(h=st.integers(1, 96), w=st.integers(1, 96), n=st.integers(1, 6), depth=st.integers(1, 5),
+       seed=st.integers(0, 2**32 - 1), noise=st.floats(0, 0.3),
+       offset=st.one_of(st.just((0, 0)), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000))))
+def test_blobs_with_noise(host_lib, h, w, n, depth, seed, noise, offset):
+    img = nested_blobs(h, w, n, depth, seed) | salt_pepper(h, w, noise, seed)
+    check_all(host_lib, img, offset)
+
+
+@given(family=st.sampled_from(["salt", "lines", "checker", "border"]), h=st.integers(1, 48),
+       w=st.integers(1, 48), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000))
+def test_other_families(host_lib, family, h, w, seed, p):
+    if family == "salt":
+        img = salt_pepper(h, w, (p % 101) / 100, seed)
+    elif family == "lines":
+        img = lines(h, w, 1 + p % 8, seed)
+    elif family == "checker":
+        img = checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
+    else:
+        img = border_shapes(h, w, 1 + p % 6, seed)
+    check_all(host_lib, img)
+
+
+@pytest.mark.parametrize("shape", [(4, 60000), (1, 70000), (1, 1), (2, 1), (3, 3)])
+def test_rectangles_and_tiny(host_lib, shape):
+    img = np.ones(shape, np.uint8)
+    if shape[0] > 2 and shape[1] > 2:
+        img[1:-1, 1:-1] = 0
+    check_all(host_lib, img)
+
+
+def test_snake_and_big_blobs(host_lib):
+    # One long border walking out and back (the GPU's one-thread-per-contour worst case), and the
+    # bench's blob images (long smooth borders, large support regions).
+    check_all(host_lib, cc.worst_snake(256, 256))
+    check_all(host_lib, cc.blobs_image(514, 616, seed=3, noise=0.01))
+
+
+def test_first_point_repeated_at_the_end(host_lib):
+    img = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
+                     [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
+    check_all(host_lib, img)
+
+
+def test_many_random_images(host_lib):
+    # A fixed sweep wider than the hypothesis budget: a few thousand contours per method and mode.
+    rng = np.random.default_rng(5)
+    for it in range(40):
+        h, w = (int(v) for v in rng.integers(1, 120, 2))
+        img = nested_blobs(h, w, 1 + it % 6, 1 + it % 5, it) | salt_pepper(h, w, float(rng.random()) * 0.5, it)
+        check_all(host_lib, img)
+
+
+# ---------------------------------------------------------------- the launch code in cvgpu/contours.py
+
+class _HostArray(np.ndarray):
+    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
+
+    def get(self):
+        return np.array(self)
+
+
+class _HostCupy:
+    """The few CuPy calls cvgpu.contours._tc89 makes, on the host."""
+    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
+    ndarray = _HostArray
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return np.zeros(shape, dtype).view(_HostArray)
+
+    @staticmethod
+    def empty(shape, dtype):
+        return np.empty(shape, dtype).view(_HostArray)
+
+    @staticmethod
+    def cumsum(a, out):
+        np.cumsum(a, out=out)
+        return out
+
+
+_CTYPES = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
+_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
+
+
+def _signatures(src):
+    sig = {}
+    for name, params in re.findall(r'extern "C" __global__ void (tc89_\w+)\(([^)]*)\)', src):
+        out = []
+        for p in params.split(","):
+            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
+            base, _, _ = p.rpartition(" ")
+            out.append(base)
+        sig[name] = out
+    return sig
+
+
+def _launcher(lib, sig, name):
+    fn = getattr(lib, name)
+    fn.restype = None
+
+    def launch(grid, block, args):
+        assert len(args) == len(sig[name]), (name, len(args), sig[name])
+        cargs = []
+        for kind, a in zip(sig[name], args):
+            if kind.endswith("*"):
+                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, kind)
+                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, kind, a.dtype)
+                cargs.append(ctypes.c_void_p(a.ctypes.data))
+            else:
+                dtype, ctype = _CTYPES[kind]
+                assert type(a) is dtype, (name, kind, type(a))
+                cargs.append(ctype(int(a)))
+        for b in range(grid[0]):
+            for t in range(block[0]):
+                lib.set_idx(b, block[0], t)
+                fn(*cargs)
+    return launch
+
+
+def test_launch_code_with_host_kernels(host_lib, monkeypatch):
+    # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
+    # driving the host build of the kernels, against cv2.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
+    assert set(sig) == {"tc89_point", "tc89_sweep", "tc89_emit"}
+    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
+    hcp = _HostCupy()
+    ws = cc._Workspace(hcp)
+    rng = np.random.default_rng(11)
+    for it in range(6):
+        h, w = (int(v) for v in rng.integers(2, 40, 2))
+        img = nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it)
+        for mode in (cv2.RETR_TREE, cv2.RETR_EXTERNAL):
+            pts, off, _ = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE))
+            k = len(off) - 1
+            if k == 0:
+                continue
+            for method in TC89:
+                ref = cc.pack(*cv2.findContours(img, mode, method))
+                out, new_off, layout = cc._tc89(hcp, ws, pts.copy().view(_HostArray), off.copy().view(_HostArray),
+                                                int(off[-1]), k, method)
+                assert np.array_equal(layout, ref[1]) and np.array_equal(np.asarray(new_off), ref[1])
+                assert np.array_equal(np.asarray(out), ref[0])
+
+
+@pytest.mark.parametrize("offset", [(2**31 - 100, 2**31 - 100), (-2**31, -2**31)])
+def test_extreme_offsets(host_lib, offset):
+    for seed in range(3):
+        check_all(host_lib, nested_blobs(40, 50, 3, 3, seed) | salt_pepper(40, 50, 0.05, seed), offset)
