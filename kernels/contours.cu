@@ -322,8 +322,9 @@ extern "C" __global__ void flat_output(int k, const long long* __restrict__ sel,
 // the clockwise search from s - 1, which stops at b), so the states form disjoint cycles and each
 // border is exactly the cycle through its first state (start, direction to i1). Walks only visit
 // foreground pixels with a zero 8-neighbour ("border pixels"), numbered e = 0..E-1; state slot
-// = 8 e + b. Ranking every state's distance to its border's first state by pointer jumping gives
-// each point's place; a border of a million pixels costs log2 steps instead of a million.
+// = 8 e + b. Ranking every state's distance to its border's first state gives each point's place
+// (rulers, see ruler_walk); a border of a million pixels costs a few dozen sequential steps and
+// log2 pointer-jumping rounds over its rulers instead of a million steps.
 
 __constant__ int c_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 __constant__ int c_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
@@ -363,10 +364,11 @@ extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k,
 extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const int* __restrict__ bpix,
                                       const u8* __restrict__ fl, const int* __restrict__ pmap,
                                       const int* __restrict__ head_of, int simple, int2* __restrict__ st,
-                                      u8* __restrict__ sdir)
+                                      u8* __restrict__ sdir, int* __restrict__ rid)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
+    rid[t] = -1;
     int e = t >> 3, b = t & 7;
     int p = bpix[e];
     if (!f[p + delta_of(b, w2)]) {
@@ -390,29 +392,97 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
     st[t] = make_int2(nx, (!simple || s != (b ^ 4)) ? 1 : 0);
 }
 
-extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int2* __restrict__ st,
-                                         int* __restrict__ counts)
+// Ranking the states in O(states) work instead of pointer jumping over all of them (which cost
+// log2(states) full passes: 5 of the 6 ms of a 4928x4112 image). Rulers: every border's first state,
+// and in each aligned block of RULER_SPAN slots the one slot at a hashed offset, if it is a state. A
+// hashed offset, not a fixed one, because the slot index encodes the arrival direction, and a fixed
+// one would miss every state of a long straight run. Each ruler walks its sublist (up to the next
+// ruler) sequentially, recording for each state its ruler and the weight before it; the rulers,
+// about one per RULER_SPAN / 8 border pixels, are then ranked by pointer jumping (rank_jump), and a
+// state's suffix weight is its ruler's minus the weight before it. Ruler ids: block b -> b, the
+// first state of output border j -> nblk + j.
+#define RULER_SPAN 32
+
+__device__ __forceinline__ int ruler_offset(int b)
+{
+    unsigned x = (unsigned)b * 0x9E3779B1u;
+    x ^= x >> 15;
+    return (int)(x & (RULER_SPAN - 1));
+}
+
+__device__ __forceinline__ bool is_block_ruler(int t)
+{
+    return (t & (RULER_SPAN - 1)) == ruler_offset(t / RULER_SPAN);
+}
+
+// One thread per ruler. rj[r] = (next ruler, or -2 - j at the end of border j's chain, or -1 for no
+// ruler; weight of the sublist). A sublist of a cycle no border owns (RETR_EXTERNAL's holes) ends at
+// the next block ruler, possibly itself: such rulers never reach an end and nothing of them is emitted.
+extern "C" __global__ void ruler_walk(int slots, int nblk, int k, const int2* __restrict__ st,
+                                      const u8* __restrict__ sdir, const int* __restrict__ head_of,
+                                      const int* __restrict__ head_slot, int* __restrict__ rid,
+                                      int* __restrict__ rloc, int2* __restrict__ rj)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nblk + k) return;
+    int t;
+    if (r < nblk) {
+        t = r * RULER_SPAN + ruler_offset(r);
+        if (t >= slots || sdir[t] == 255 || head_of[t] >= 0) {
+            rj[r] = make_int2(-1, 0);
+            return;
+        }
+    } else {
+        t = head_slot[r - nblk];
+        if (t < 0) {
+            rj[r] = make_int2(-1, 0);
+            return;
+        }
+    }
+    int acc = 0;
+    for (;;) {
+        const int2 a = st[t];
+        rid[t] = r;
+        rloc[t] = acc;
+        acc += a.y;
+        if (a.x < 0) {
+            rj[r] = make_int2(a.x == -1 ? -1 : a.x, acc);
+            return;
+        }
+        if (is_block_ruler(a.x)) {
+            rj[r] = make_int2(a.x / RULER_SPAN, acc);
+            return;
+        }
+        t = a.x;
+    }
+}
+
+extern "C" __global__ void border_counts(int k, int nblk, const int* __restrict__ head_slot,
+                                         const int2* __restrict__ rj, int* __restrict__ counts)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     int h = head_slot[j];
-    counts[j] = h < 0 ? 1 : st[h].y;
+    counts[j] = h < 0 ? 1 : rj[nblk + j].y;
 }
 
 // Points of border j go to dst[j] .. dst[j] + counts[j] (dst: the output offsets, or any other
 // layout of whole contours).
-extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, const int2* __restrict__ st,
+extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, const int* __restrict__ rid,
+                                      const int* __restrict__ rloc, const int2* __restrict__ rj,
                                       const u8* __restrict__ sdir, int simple, const int* __restrict__ counts,
                                       const long long* __restrict__ dst, int ox, int oy, int* __restrict__ points)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    const int2 a = st[t];
+    const int r = rid[t];
+    if (r < 0) return;
+    const int2 a = rj[r];
     if (a.x > -2) return;
     const int j = -2 - a.x;
     int s = sdir[t];
     if (simple && s == ((t & 7) ^ 4)) return;
-    long long pos = dst[j] + (counts[j] - a.y);
+    long long pos = dst[j] + (counts[j] - (a.y - rloc[t]));
     int p = bpix[t >> 3];
     int y = p / w2, x = p - y * w2;
     points[2 * pos] = x - 1 + ox;
