@@ -5,9 +5,9 @@ CHAIN_APPROX_SIMPLE / CHAIN_APPROX_TC89_L1 / CHAIN_APPROX_TC89_KCOS run in ``ker
 connected-component labelling of foreground (8-connected) and background (4-connected) gives every
 border, its discovery rank and its parent; the tree order (pre-order, siblings newest first) comes
 from an Euler tour ranked by pointer jumping; the border walks are ranked over all walk states at
-once, each ruler (about one state in 32 by a hash, plus every border's first state) walking its short
+once, each ruler (about one state in 16 by a hash, plus every border's first state) walking its short
 sublist and the rulers ranked by pointer jumping (see ``kernels/contours.cu``), so one very long
-border costs about 32 steps plus log2 of its length in jumping rounds. The host only splits the one returned point array into the tuple of views cv2's
+border costs a few dozen steps plus log2 of its length in jumping rounds. The host only splits the one returned point array into the tuple of views cv2's
 binding returns. The TC89 methods approximate the NONE result's contours (cv2 traces the same
 borders and approximates each chain; order and hierarchy are NONE's): per-point curvature and
 support in parallel, then one thread per contour for the in-place suppression passes (see
@@ -242,7 +242,7 @@ def _workspace(cp):
 # H100: 2,510 contours 4.4 ms grouped against 3.0 flat, before short runs were sliced directly;
 # 130k contours 54 against 74 ms). The crossover is not measured closely; this errs to the flat path.
 _GROUPED_MIN = 16384
-_RULER_SPAN = 32      # = RULER_SPAN in kernels/contours.cu
+_RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
 _RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
 
 
@@ -334,18 +334,25 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     rloc = ws.grown("rloc", slots, cp.int32)        # state -> weight before it in its ruler's sublist
     gs = (-(-slots // _BLOCK),)
     _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir, rid))
-    nblk = -(-slots // _RULER_SPAN)
-    nr = nblk + k
+    nblk = max(1, -(-slots // _RULER_SPAN))
+    gb = (-(-nblk // _BLOCK),)
+    rflag = ws.grown("rflag", nblk, cp.int32)
+    rank = ws.grown("rank", nblk, cp.int32)
+    _fn("ruler_flags")(gb, (_BLOCK,), (i32(slots), i32(nblk), sdir, head_of, rflag))
+    cp.cumsum(rflag[:nblk], out=rank[:nblk])
+    nr = nblk + k                                   # bound on the rulers (k + rank[nblk - 1] live)
     rj = ws.grown("rj", 2 * nr, cp.int32)
     rj2 = ws.grown("rj2", 2 * nr, cp.int32)
     gr = (-(-nr // _BLOCK),)
-    _fn("ruler_walk")(gr, (_BLOCK,), (i32(slots), i32(nblk), i32(k), st, sdir, head_of, head_slot, rid, rloc, rj))
-    jump = _fn("rank_jump")
+    _fn("ruler_walk")(gr, (_BLOCK,), (i32(slots), i32(nblk), i32(k), st, sdir, head_of, head_slot, rank, rid, rloc,
+                                      rj))
+    jump = _fn("rank_jump_n")
+    live = rank[nblk - 1:nblk]
     for _ in range(max(1, nr.bit_length())):
-        jump(gr, (_BLOCK,), (i32(nr), rj, rj2))
+        jump(gr, (_BLOCK,), (i32(k), live, rj, rj2))
         rj, rj2 = rj2, rj
     counts = cp.empty(k, dtype=cp.int32)
-    _fn("border_counts")(gk, (_BLOCK,), (i32(k), i32(nblk), head_slot, rj, counts))
+    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, rj, counts))
     if grouped and k >= _GROUPED_MIN and method not in _TC89:
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped).
