@@ -368,7 +368,7 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    rid[t] = -1;
+    if (rid) rid[t] = -1;
     int e = t >> 3, b = t & 7;
     int p = bpix[e];
     if (!f[p + delta_of(b, w2)]) {
@@ -393,7 +393,8 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
 }
 
 // Ranking the states in O(states) work instead of pointer jumping over all of them (which cost
-// log2(states) full passes: 5 of the 6 ms of a 4928x4112 image). Rulers: every border's first state,
+// log2(states) full passes: 5 of the 6 ms of a 4928x4112 image; below _RULER_MIN_SLOTS slots,
+// cvgpu/contours.py still jumps over every slot, which was faster there). Rulers: every border's first state,
 // and in each aligned block of RULER_SPAN slots the one slot at a hashed offset, if it is a state. A
 // hashed offset, not a fixed one, because the slot index encodes the arrival direction, and a fixed
 // one would miss every state of a long straight run. Each ruler walks its sublist (up to the next
@@ -490,32 +491,35 @@ extern "C" __global__ void rank_jump_n(int k, const int* __restrict__ live, cons
     dst[i] = a;
 }
 
-extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int2* __restrict__ rj,
-                                         int* __restrict__ counts)
+// direct: the states themselves were ranked (rj = the jumped st, indexed by slot; rid, rloc unused),
+// else rj holds the rulers (border j's first state is ruler j).
+extern "C" __global__ void border_counts(int k, int direct, const int* __restrict__ head_slot,
+                                         const int2* __restrict__ rj, int* __restrict__ counts)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     int h = head_slot[j];
-    counts[j] = h < 0 ? 1 : rj[j].y;
+    counts[j] = h < 0 ? 1 : rj[direct ? h : j].y;
 }
 
 // Points of border j go to dst[j] .. dst[j] + counts[j] (dst: the output offsets, or any other
 // layout of whole contours).
-extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, const int* __restrict__ rid,
-                                      const int* __restrict__ rloc, const int2* __restrict__ rj,
-                                      const u8* __restrict__ sdir, int simple, const int* __restrict__ counts,
-                                      const long long* __restrict__ dst, int ox, int oy, int* __restrict__ points)
+extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, int direct,
+                                      const int* __restrict__ rid, const int* __restrict__ rloc,
+                                      const int2* __restrict__ rj, const u8* __restrict__ sdir, int simple,
+                                      const int* __restrict__ counts, const long long* __restrict__ dst, int ox,
+                                      int oy, int* __restrict__ points)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    const int r = rid[t];
+    const int r = direct ? t : rid[t];
     if (r < 0) return;
     const int2 a = rj[r];
     if (a.x > -2) return;
     const int j = -2 - a.x;
     int s = sdir[t];
     if (simple && s == ((t & 7) ^ 4)) return;
-    long long pos = dst[j] + (counts[j] - (a.y - rloc[t]));
+    long long pos = dst[j] + (counts[j] - (direct ? a.y : a.y - rloc[t]));
     int p = bpix[t >> 3];
     int y = p / w2, x = p - y * w2;
     points[2 * pos] = x - 1 + ox;
