@@ -499,11 +499,12 @@ def bench_rows(quick=False):
 #           (2^28 - 32). E depends on the content, not only the size: 20000^2 with a few hundred shapes
 #           has E ~ 10^6; the 20000^2 one-pixel serpentine E = 2 * 10^8 (1.6 * 10^9 states, works);
 #           a background pixel at the centre of every 3 x 3 block (E = 8 n / 9) or salt noise of
-#           density 0.76 (E ~ 0.68 n) passes the limit from about 17,400^2 / 19,900^2 on. Those
+#           density 0.76 (E ~ 0.68 n) passes the limit from about 17,400^2 / 19,950^2 on. Those
 #           raise cv2.error after labelling, at the host read of the counts that the pipeline makes
 #           anyway (no extra sync), before the walk arrays are allocated. 64-bit states would need
-#           16-byte records: at E = 2^28 that is 2^31 * 37 bytes = 80 GB for the walk arrays alone,
-#           more than an H100 holds, so the limit is kept and reported instead.
+#           16-byte records (37 bytes per slot with head_of and sdir, against 21): just past the
+#           limit that is 2^31 * 37 B = 79.5 GB for the walk arrays plus >= 6 GB of pixel scratch,
+#           more than an H100's 80 GB, so the limit is kept and reported instead.
 #   m       every border starts on a border pixel of its own (outer: its root, whose left pixel is
 #           background; hole: the pixel left of the hole's root), so m <= E < 2^28: the Euler tour
 #           (2 (m + 1) int2 records), the hierarchy index 4 * pos, head_slot and the sort key

@@ -188,12 +188,14 @@ def test_kernel_loops_that_pass_two_to_the_31(monkeypatch):
 
 # ---------------------------------------------------------------- GPU (opt-in: CVGPU_HUGE=1)
 
-def _fresh(cp):
-    """Start from an empty workspace (the previous huge test's scratch is tens of GB)."""
+def _fresh(cp, label=""):
+    """Start from an empty workspace (the previous huge test's scratch is tens of GB); with -s,
+    print the pool size the previous test reached (nothing is freed to the driver in between)."""
+    print("[huge] %s GPU pool before release: %.1f GB" % (label, cp.get_default_memory_pool().total_bytes() / 1e9))
     cc._release(cp)
 
 
-def _check(compat, img, mode_name, method_name, function="findContours"):
+def _check(compat, img, mode_name, method_name, tag="", function="findContours"):
     """cvgpu == cv2 on one case, without building per-point copies of huge contours."""
     mode, method = MODES[mode_name], METHODS[method_name]
     ref = cv2.findContours(img, mode, method)
@@ -204,7 +206,8 @@ def _check(compat, img, mode_name, method_name, function="findContours"):
              and ((ours[1] is None and ref[1] is None) or
                   (ours[1] is not None and ref[1] is not None and ours[1].dtype == ref[1].dtype and
                    np.array_equal(ours[1], ref[1]))))
-    compat.record(function, "huge-%dx%d-%s-%s" % (img.shape[0], img.shape[1], mode_name, method_name), exact)
+    compat.record(function, "huge-%dx%d%s-%s-%s" % (img.shape[0], img.shape[1], tag and "-" + tag, mode_name,
+                                                  method_name), exact)
     assert exact, (img.shape, mode_name, method_name, len(ours[0]), len(ref[0]))
     return ref
 
@@ -212,7 +215,7 @@ def _check(compat, img, mode_name, method_name, function="findContours"):
 @huge
 def test_sparse_20000(compat):
     import cupy as cp
-    _fresh(cp)
+    _fresh(cp, "before")
     img = cc.sparse_shapes_image(20000, 20000, 300, seed=0)
     for mode_name in MODES:
         for method_name in ("NONE", "SIMPLE"):
@@ -235,10 +238,10 @@ def test_thin(compat, shape):
     rng = np.random.default_rng(shape[0])
     salt = (rng.random(shape) < 0.3).astype(np.uint8)
     full = np.ones(shape, np.uint8)
-    for img in (salt, full):
+    for tag, img in (("salt", salt), ("full", full)):
         for mode_name in MODES:
             for method_name in ("NONE", "SIMPLE"):
-                _check(compat, img, mode_name, method_name)
+                _check(compat, img, mode_name, method_name, tag)
 
 
 @huge
@@ -247,15 +250,15 @@ def test_serpentine(compat):
     # indices above 2^30, ranked in 31 rounds). SIMPLE keeps the comparison cheap; NONE on a
     # 6000 x 20000 one (one contour of 1.2 * 10^8 points): cv2 takes about 9 s per 10^8 points.
     import cupy as cp
-    _fresh(cp)
-    _check(compat, cc.worst_snake(20000, 20000), "TREE", "SIMPLE")
-    _check(compat, cc.worst_snake(6000, 20000), "LIST", "NONE")
+    _fresh(cp, "before")
+    _check(compat, cc.worst_snake(20000, 20000), "TREE", "SIMPLE", "snake")
+    _check(compat, cc.worst_snake(6000, 20000), "LIST", "NONE", "snake")
 
 
 @huge
 def test_too_many_border_pixels_raises_and_the_process_stays_usable(compat):
     import cupy as cp
-    _fresh(cp)
+    _fresh(cp, "before")
     # A background pixel at the centre of every 3 x 3 block: every foreground pixel is a border
     # pixel, E = 8 / 9 * 4 * 10^8 > 2^28.
     d = cp.ones((20000, 20000), cp.uint8)
@@ -269,13 +272,13 @@ def test_too_many_border_pixels_raises_and_the_process_stays_usable(compat):
     del d
     assert int(cc._workspace(cp).counter.get()[0]) == 0
     small = cc.sparse_shapes_image(500, 700, 30, seed=1)
-    _check(compat, small, "TREE", "SIMPLE")
+    _check(compat, small, "TREE", "SIMPLE", "after-error")
 
 
 @huge
 def test_just_over_the_pixel_limit_allocates_nothing():
     import cupy as cp
-    _fresh(cp)
+    _fresh(cp, "before")
     d = cp.zeros((46341, 46341), cp.uint8)      # 46343^2 = 2147673649 padded pixels
     pool = cp.get_default_memory_pool()
     used = pool.used_bytes()
@@ -294,8 +297,8 @@ def test_just_over_the_pixel_limit_allocates_nothing():
 def test_just_under_the_pixel_limit(compat):
     # 46302^2 = 2143875204 padded pixels: above 2^31 - 2^27, where the grid-stride loops wrapped.
     import cupy as cp
-    _fresh(cp)
+    _fresh(cp, "before")
     img = cc.sparse_shapes_image(46300, 46300, 60, seed=2)
     _check(compat, img, "TREE", "SIMPLE")
     _check(compat, img, "EXTERNAL", "NONE")
-    _fresh(cp)
+    _fresh(cp, "46300^2")
