@@ -14,7 +14,8 @@ tests/tc89_model.py, the CPU-verified model the kernels follow).
 
 Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
 arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
-so errors are cv2's own.
+so errors are cv2's own. Images beyond the kernels' int32 indices (more than 2^31 - 1025 pixels with
+the frame, or more than 2^28 - 32 border pixels) raise cv2.error -211: see "huge images" below.
 
 cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` returns
 ``(points (P, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32)``: contour i is
