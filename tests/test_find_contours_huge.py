@@ -302,3 +302,173 @@ def test_just_under_the_pixel_limit(compat):
     _check(compat, img, "TREE", "SIMPLE")
     _check(compat, img, "EXTERNAL", "NONE")
     _fresh(cp, "46300^2")
+
+
+# ---------------------------------------------------------------- CPU: host build of pad_init / ccl_union
+#
+# The two kernels whose loops changed, compiled with g++ behind a prelude (as in
+# test_tc89_kernel_host.py): every "thread" runs in a loop; __ballot_sync is emulated in two
+# phases per warp (phase 0 records each lane's predicate, phase 1 answers the ballot from them);
+# atomicMin is a plain min (a sequential run is one valid interleaving of the unions).
+
+CCL_FROM = "__device__ __forceinline__ int find_root"
+CCL_TO = "// One 1024-pixel tile per block"
+
+CCL_PRELUDE = r"""
+typedef unsigned char u8;
+struct dim_ { unsigned x; };
+static dim_ blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+static int g_phase;
+static u8* g_pred;
+static unsigned host_ballot(bool p, int i)
+{
+    if (g_phase == 0) { g_pred[i] = p; return 0u; }
+    unsigned m = 0u;
+    const int base = i & ~31;
+    for (int l = 0; l < 32; ++l) if (g_pred[base + l]) m |= 1u << l;
+    return m;
+}
+#define __ballot_sync(mask, pred) host_ballot((pred), i)
+#define __clz(x) __builtin_clz(x)
+static inline int atomicMin(int* p, int v) { const int o = *p; if (v < o) *p = v; return o; }
+"""
+
+CCL_DRIVER = r"""
+extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8* f, int* L, u8* pred,
+                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1)
+{
+    g_pred = pred; gridDim.x = grid; blockDim.x = block;
+    for (unsigned bx = bx0; bx < bx1; ++bx) {
+        blockIdx.x = bx;
+        for (unsigned w0 = 0; w0 < block; w0 += 32)
+            for (int phase = 0; phase < 2; ++phase) {
+                g_phase = phase;
+                for (unsigned l = 0; l < 32; ++l) { threadIdx.x = w0 + l; pad_init(src, pitch, h, w, n, f, L); }
+            }
+    }
+}
+extern "C" void run_union(const u8* f, int w2, int n, int* L, unsigned grid, unsigned block, unsigned bx0,
+                          unsigned bx1)
+{
+    gridDim.x = grid; blockDim.x = block;
+    for (unsigned bx = bx0; bx < bx1; ++bx) {
+        blockIdx.x = bx;
+        for (unsigned t = 0; t < block; ++t) { threadIdx.x = t; ccl_union(f, w2, n, L); }
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ccl_so(tmp_path_factory):
+    import shutil
+    import subprocess
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler for the host build of pad_init / ccl_union")
+    src = open(KERNELS).read()
+    d = tmp_path_factory.mktemp("cclhost")
+    cpp = d / "ccl.cpp"
+    cpp.write_text(CCL_PRELUDE + src[src.index(CCL_FROM):src.index(CCL_TO)] + CCL_DRIVER)
+    so = d / "ccl.so"
+    subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-o", str(so), str(cpp)], check=True, capture_output=True)
+    return str(so)
+
+
+def _ccl_lib(path):
+    import ctypes
+    lib = ctypes.CDLL(path)
+    p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
+    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32]
+    lib.run_union.argtypes = [p, i32, i32, p, u32, u32, u32, u32]
+    return lib
+
+
+def _roots(L):
+    L = L.copy()
+    while True:
+        nxt = L[L]
+        if np.array_equal(nxt, L):
+            return L
+        L = nxt
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_host_labels_match_connected_components(ccl_so, seed):
+    # Small grids (2 or 3 blocks of 64 threads), so every thread goes round the grid-stride loops
+    # many times; the labels' roots must be each component's smallest flat index (foreground
+    # 8-connected, background 4-connected, on the padded image), as cv2.connectedComponents says.
+    from test_contours_model import nested_blobs, salt_pepper
+    lib = _ccl_lib(ccl_so)
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(1, 70, 2))
+    img = nested_blobs(h, w, 1 + seed % 5, 1 + seed % 4, seed) | salt_pepper(h, w, 0.05 * (seed % 4), seed)
+    img = np.ascontiguousarray(img)
+    w2, h2 = w + 2, h + 2
+    n = w2 * h2
+    f = np.zeros(n, np.uint8)
+    L = np.zeros(n, np.int32)
+    pred = np.zeros(n + 512, np.uint8)
+    grid = 2 + seed % 2
+    lib.run_pad(img.ctypes.data, w, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, 64, 0, grid)
+    lib.run_union(f.ctypes.data, w2, n, L.ctypes.data, grid, 64, 0, grid)
+    padded = np.zeros((h2, w2), np.uint8)
+    padded[1:-1, 1:-1] = img != 0
+    assert np.array_equal(f.reshape(h2, w2), padded)
+    want = np.empty(n, np.int64)
+    for mask, conn in ((padded, 8), (1 - padded, 4)):
+        _, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=conn)
+        lab = lab.reshape(-1)
+        sel = mask.reshape(-1) != 0
+        first = np.full(lab.max() + 1, n, np.int64)
+        np.minimum.at(first, lab[sel], np.flatnonzero(sel))
+        want[sel] = first[lab[sel]]
+    assert np.array_equal(_roots(L), want)
+
+
+_LIMIT_SCRIPT = r"""
+import mmap, sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from test_find_contours_huge import _ccl_lib
+lib = _ccl_lib(sys.argv[1])
+h = w = 46300
+w2 = w + 2
+n = w2 * (h + 2)
+flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
+def lazy(nbytes, dtype):   # untouched pages cost nothing
+    return np.frombuffer(mmap.mmap(-1, nbytes, flags=flags), dtype)
+src, f, L, pred = lazy(h * w, np.uint8), lazy(n, np.uint8), lazy(4 * n, np.int32), lazy(n + 512, np.uint8)
+grid, block = 65535 * 8, 256
+stride = grid * block
+for bx in (0, 1000, grid // 2, grid - 1):   # blocks 128 .. ~510,000 are those that used to wrap
+    lib.run_pad(src.ctypes.data, w, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, block, bx, bx + 1)
+    lib.run_union(f.ctypes.data, w2, n, L.ctypes.data, grid, block, bx, bx + 1)
+    for t in (0, 31, 32, 255):
+        idx = np.arange(bx * block + t, n, stride)
+        base = idx & ~31
+        # All-zero image: runs start only at row starts; lane t's label is the last run start at or
+        # before it in its warp of 32, else the pixel before the warp.
+        starts = [max([j for j in range(b, i + 1) if j % w2 == 0], default=b - 1) for b, i in zip(base, idx)]
+        assert np.array_equal(L[idx], np.array(starts)), (bx, t)
+print("visited", len(idx), "ok")
+"""
+
+
+def test_host_grid_stride_loops_at_the_pixel_limit(ccl_so):
+    # A 46300 x 46300 image (n = 46302^2 > 2^31 - 2^27) with the launch's real grid: four blocks of
+    # pad_init / ccl_union run on lazily mapped memory. With int counters, i + stride wrapped
+    # negative for blocks 128 .. ~510,000: writes before the arrays, and the loop went on.
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        r = subprocess.run([sys.executable, "-c", _LIMIT_SCRIPT, ccl_so, here], capture_output=True, text=True,
+                           timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("pad_init / ccl_union did not end at the pixel limit (grid-stride counter wrapped?)")
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
