@@ -4,7 +4,10 @@ CPU part (runs everywhere, fast): the two limits of cvgpu/contours.py's "huge im
 (2^31 - 1025 padded pixels, checked before the GPU is touched; 2^28 - 32 border pixels, checked on
 the counts after labelling) raise cv2.error -211 with cvgpu's message and the function's name; an
 allocation failure retries once without the cached scratch, then raises cv2's -4; the audit's
-arithmetic (grid-stride loops, tile indices, walk-state slots) holds at the limits.
+arithmetic (grid-stride loops, tile indices, walk-state slots) holds at the limits; a host (g++)
+build of pad_init / ccl_union, the kernels whose loops changed: labels equal to
+cv2.connectedComponents' with small grids that loop many times, and the real launch grid at
+46300 x 46300 on lazily mapped memory (the former int counters segfault there).
 
 GPU part (markers ``gpu`` and ``huge``; opt-in with CVGPU_HUGE=1: they need up to ~55 GB of GPU
 memory, ~10 GB of host memory and about a minute): cvgpu == cv2 bit for bit on a 20000 x 20000
@@ -442,7 +445,11 @@ n = w2 * (h + 2)
 flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
 def lazy(nbytes, dtype):   # untouched pages cost nothing
     return np.frombuffer(mmap.mmap(-1, nbytes, flags=flags), dtype)
-src, f, L, pred = lazy(h * w, np.uint8), lazy(n, np.uint8), lazy(4 * n, np.int32), lazy(n + 512, np.uint8)
+try:
+    src, f, L, pred = lazy(h * w, np.uint8), lazy(n, np.uint8), lazy(4 * n, np.int32), lazy(n + 512, np.uint8)
+except (OSError, MemoryError, OverflowError) as exc:
+    print("skip: cannot map 15 GB lazily here (%s)" % exc)
+    sys.exit(0)
 grid, block = 65535 * 8, 256
 stride = grid * block
 for bx in (0, 1000, grid // 2, grid - 1):   # blocks 128 .. ~510,000 are those that used to wrap
@@ -471,4 +478,6 @@ def test_host_grid_stride_loops_at_the_pixel_limit(ccl_so):
                            timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("pad_init / ccl_union did not end at the pixel limit (grid-stride counter wrapped?)")
+    if r.returncode == 0 and r.stdout.startswith("skip"):
+        pytest.skip(r.stdout.strip())
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
