@@ -270,8 +270,7 @@ def test_too_many_border_pixels_raises_and_the_process_stays_usable(compat):
         with pytest.raises(cv2.error) as info:
             getattr(cvgpu, func)(d, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         assert (info.value.code, info.value.func) == (-211, func)
-        assert "border-walk states exceed" in info.value.err
-        compat.record(func, "huge-20000x20000-3x3-holes-error", True)
+        assert "border-walk states exceed" in info.value.err   # (no compat row: cv2 computes this one)
     del d
     assert int(cc._workspace(cp).counter.get()[0]) == 0
     small = cc.sparse_shapes_image(500, 700, 30, seed=1)
