@@ -15,19 +15,21 @@ tests/tc89_model.py, the CPU-verified model the kernels follow).
 
 Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
 arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
-so errors are cv2's own.
+so errors are cv2's own. Images beyond the kernels' int32 indices (more than 2^31 - 1025 pixels with
+the frame, or more than 2^28 - 32 border pixels) raise cv2.error -211: see "huge images" below.
 
 cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` returns
 ``(points (P, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32)``: contour i is
 ``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
+import re
 import time
 
 import cv2
 import numpy as np
 
-from . import _backend, _kernels
+from . import _backend, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
 
 RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
@@ -36,7 +38,7 @@ _TC89 = (CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS)
 
 _NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
 _BLOCK = 256
-_INT32_PIXELS = (1 << 31) - 1025  # flat int indices, plus the last 1024-pixel tile
+_INT32_PIXELS = (1 << 31) - 1025  # flat int indices, plus the last 1024-pixel tile (section "huge images")
 
 
 class _Forward(Exception):
@@ -89,8 +91,6 @@ def _bind(args, kwargs):
         arr = arr.reshape(1, -1)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise _Forward
-    if (arr.shape[0] + 2) * (arr.shape[1] + 2) > _INT32_PIXELS:
-        raise _Forward
     return arr, device is not None, mode, method, ox, oy
 
 
@@ -117,8 +117,9 @@ def findContours(*args, **kwargs):
     if cp is None:
         _backend.warn_fallback()
         return _cv2_call(args, kwargs)
+    _check_image_size(arr.shape, "findContours")
     _backend.record("cuda")
-    points, offsets, layout, hier = _gpu_contours(cp, arr, mode, method, ox, oy, grouped=not on_device)
+    points, offsets, layout, hier = _run_gpu("findContours", cp, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
         # Device in, device out: CuPy views into one device array (findContoursPacked avoids
         # building one array object per contour).
@@ -199,8 +200,9 @@ def findContoursPacked(image, mode, method, offset=None):
     if cp is None:
         _backend.warn_fallback()
         return pack(*_cv2_call(args, {}))
+    _check_image_size(arr.shape, "findContoursPacked")
     _backend.record("cuda")
-    points, offsets, offsets_h, hier = _gpu_contours(cp, arr, mode_, method_, ox, oy)
+    points, offsets, offsets_h, hier = _run_gpu("findContoursPacked", cp, arr, mode_, method_, ox, oy)
     if on_device:
         return points, offsets, hier
     return points.get(), offsets_h, hier.get()
@@ -286,6 +288,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     _fn("scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
     tot = int(ws.total.get()[0])
     m, e_count = tot >> 32, tot & 0xFFFFFFFF       # borders (discovery order), border pixels
+    _check_counts(m, e_count)                      # before anything sized by them is allocated
     if m == 0:
         return _empty(cp)
     gm = (-(-m // _BLOCK),)
@@ -516,4 +519,182 @@ def bench_rows(quick=False):
                 rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
                              "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
                              "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+    return rows
+
+
+# ---------------------------------------------------------------- huge images (issue 6)
+#
+# Integer widths, audited for every image up to the int32 flat-index limit and for worst-case content
+# (n = (h + 2) * (w + 2) padded pixels, E border pixels, m borders, P output points, S = 8 E walk
+# states). The two limits below are the only ones: everything else follows from them.
+#   pixels  int flat indices everywhere (f, labels, fl, starts, bpix, pmap, L[]); ccl_finish and
+#           scatter_flags index 1024-pixel tiles up to n + 1023 -> n <= _INT32_PIXELS, checked before
+#           the GPU is touched. The grid-stride loops of pad_init / ccl_union count in unsigned: with
+#           int, i + gridDim.x * blockDim.x (up to 2^27) wrapped negative for n > 2^31 - 2^27, about
+#           44,870^2 (fixed with this section). Widening the pixels to 64 bits would buy little: at
+#           23 bytes of scratch per pixel, 2^31 pixels already need 49 GB.
+#   E, m    ccl_finish sums (starts << 32 | border pixels) per tile in 64 bits: each half <= n < 2^32,
+#           so no carry; scatter_flags reads each half as int (< 2^31).
+#   states  slot = 8 e + b is an int in border_heads / state_init / state_emit / rank_jump, and the
+#           (next, dist) records are int2; their 1-D grids reach 8 E + 255 -> E <= _MAX_BORDER_PIXELS
+#           (2^28 - 32). E depends on the content, not only the size: 20000^2 with a few hundred shapes
+#           has E ~ 10^6; the 20000^2 one-pixel serpentine E = 2 * 10^8 (1.6 * 10^9 states, works);
+#           a background pixel at the centre of every 3 x 3 block (E = 8 n / 9) or salt noise of
+#           density 0.76 (E ~ 0.68 n) passes the limit from about 17,400^2 / 19,950^2 on. Those
+#           raise cv2.error after labelling, at the host read of the counts that the pipeline makes
+#           anyway (no extra sync), before the walk arrays are allocated. 64-bit states would need
+#           16-byte records (37 bytes per slot with head_of and sdir, against 21): just past the
+#           limit that is 2^31 * 37 B = 79.5 GB for the walk arrays plus >= 6 GB of pixel scratch,
+#           more than an H100's 80 GB, so the limit is kept and reported instead.
+#   m       every border starts on a border pixel of its own (outer: its root, whose left pixel is
+#           background; hole: the pixel left of the hole's root), so m <= E < 2^28: the Euler tour
+#           (2 (m + 1) int2 records), the hierarchy index 4 * pos, head_slot and the sort key
+#           parent * (m + 1) + rank (int64) stay in range.
+#   P       a point is one walk state on its border's cycle, or the one point of a single-pixel
+#           border (whose 8 slots are unused): P <= S < 2^31, and the per-contour counts (int, the
+#           dist of the head state) as well; offsets are int64 all the same. TC89: scratch slots
+#           P + k with long long indices, per-contour n < 2^31, output offsets int64.
+#   grids   1-D only (gridDim.x up to 2^31 - 1; nothing uses gridDim.y / z); the largest is
+#           S / 256 < 2^23 blocks, _grid caps the pixel launches at 65535 * 8 blocks.
+#   shared  per-warp arrays of 32 in ccl_finish / scatter_flags; no 16-bit or narrower packing
+#           (sdir is a u8 direction 0..7, 255 = no state).
+#   coords  points are int32 x - 1 + ox (wrapping as cv2's int); TC89's products wrap as cv2's.
+# Error codes: -211 (StsOutOfRange, "Input parameters are out of range") for both limits: the
+# input is valid for cv2 but outside the range this implementation indexes. Not -4: that stays
+# cv2's "Failed to allocate" for a real allocation failure (raised below when the GPU runs out,
+# after one retry without the cached scratch), so callers that free memory and retry on -4 are
+# not sent into a loop; not -215, which reads as a failed internal assertion.
+
+_MAX_BORDER_PIXELS = ((1 << 31) - 256) // 8   # 8 states each, int32 slot + a 256-thread block
+_OOM_BYTES = re.compile(r"allocating ([0-9,]+) bytes")
+
+
+class _TooLarge(Exception):
+    """Counts known only after labelling exceed what the walk kernels index."""
+
+
+def _check_image_size(shape, func):
+    """cv2.error (-211) for an image beyond the int32 pixel indices, before the GPU is touched."""
+    h, w = int(shape[0]), int(shape[1])
+    n = (h + 2) * (w + 2)
+    if n > _INT32_PIXELS:
+        raise _errors.cv_error(
+            _errors.BAD_VALUE,
+            "cvgpu: the %d x %d image has %d pixels with its one-pixel frame, more than the %d that "
+            "the GPU kernels index with int32" % (h, w, n, _INT32_PIXELS), func)
+
+
+def _check_counts(m, e_count):
+    if e_count > _MAX_BORDER_PIXELS or m > e_count:
+        raise _TooLarge(
+            "cvgpu: the image has %d border pixels (and %d borders); their %d border-walk states exceed "
+            "the %d that the GPU kernels index with int32 (at most %d border pixels)"
+            % (e_count, m, 8 * e_count, 8 * _MAX_BORDER_PIXELS, _MAX_BORDER_PIXELS))
+
+
+def _release(cp):
+    """Drop this thread's cached scratch and the pool's free blocks (after a failed huge call)."""
+    _workspace(cp).bufs.clear()
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def _run_gpu(func, cp, *args, **kwargs):
+    """_gpu_contours with the huge-image errors as cv2.error. On running out of GPU memory the
+    cached scratch of earlier (other-sized) calls is dropped and the call tried once more; then
+    cv2's -4. The retry and the release happen outside the except blocks, so the failed attempt's
+    arrays (held by the traceback) are gone by then."""
+    need = 0
+    for _ in range(2):
+        too_large = None
+        try:
+            return _gpu_contours(cp, *args, **kwargs)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            found = _OOM_BYTES.search(str(exc))
+            need = int(found.group(1).replace(",", "")) if found else 0
+        except _TooLarge as exc:
+            too_large = str(exc)
+        _release(cp)
+        if too_large is not None:
+            raise _errors.cv_error(_errors.BAD_VALUE, too_large, func)
+    raise _errors.out_of_memory(need)
+
+
+def sparse_shapes_image(h, w, count=300, seed=0):
+    """A large, mostly empty image: ``count`` shapes (discs with a hole and an island in it, rectangle
+    outlines, filled ellipses, open polylines), overlapping at random, plus a few touching the image
+    border and a pixel in each corner."""
+    rng = np.random.default_rng(seed)
+    img = np.zeros((h, w), np.uint8)
+    rmax = max(4, min(h, w) // 40)
+    for i in range(count):
+        cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
+        r = int(rng.integers(3, rmax + 1))
+        kind = i % 4
+        if kind == 0:
+            cv2.circle(img, (cx, cy), r, 255, -1)
+            cv2.circle(img, (cx, cy), r * 2 // 3, 0, -1)
+            cv2.circle(img, (cx, cy), r // 3, 255, -1)
+        elif kind == 1:
+            cv2.rectangle(img, (cx - r, cy - r // 2), (cx + r, cy + r // 2), 255, 1 + i % 3)
+        elif kind == 2:
+            cv2.ellipse(img, (cx, cy), (r, max(1, r // 3)), float(rng.integers(0, 180)), 0, 360, 255, -1)
+        else:
+            pts = np.stack([cx + rng.integers(-r, r + 1, 6), cy + rng.integers(-r, r + 1, 6)], 1).astype(np.int32)
+            cv2.polylines(img, [pts], False, 255, 1)
+    img[0, w // 4:w // 2] = 255
+    img[h // 3:h // 2, w - 1] = 255
+    img[h - 3:h, :min(w, 50)] = 255
+    img[0, 0] = img[0, w - 1] = img[h - 1, 0] = img[h - 1, w - 1] = 255
+    return img
+
+
+def huge_bench_rows(quick=False):
+    """Speed rows on a 20000 x 20000 sparse image (sparse_shapes_image): cv2 and cvgpu (numpy io),
+    and the packed device form (CuPy in and out), cv2 timed in the same run."""
+    cp = _backend.cupy_module()
+    img = sparse_shapes_image(20000, 20000, 300, seed=0)
+    d_img = cp.asarray(img) if cp is not None else None
+    reps = 1 if quick else 3
+    runs = [("TREE", RETR_TREE, "SIMPLE", CHAIN_APPROX_SIMPLE), ("EXTERNAL", RETR_EXTERNAL, "SIMPLE",
+                                                                 CHAIN_APPROX_SIMPLE)]
+    if not quick:
+        runs += [("LIST", RETR_LIST, "NONE", CHAIN_APPROX_NONE), ("TREE", RETR_TREE, "TC89_L1",
+                                                                  CHAIN_APPROX_TC89_L1)]
+    rows = []
+    for mname, mode, meth_name, method in runs:
+        workload = "sparse 20000x20000 %s %s" % (mname, meth_name)
+        t_cv = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            ref = cv2.findContours(img, mode, method)
+            t_cv.append((time.perf_counter() - t0) * 1e3)
+        row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv), "io": "numpy",
+               "cvgpu_ms": None, "speedup": None, "exact": None, "contours": len(ref[0])}
+        rows.append(row)
+        if cp is None:
+            continue
+        ours = findContours(img, mode, method)
+        exact = len(ours[0]) == len(ref[0]) and all(
+            a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+            (ours[1] is None and ref[1] is None) or
+            (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+        t_gpu = []
+        for _ in range(reps):
+            cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            findContours(img, mode, method)
+            t_gpu.append((time.perf_counter() - t0) * 1e3)
+        findContoursPacked(d_img, mode, method)   # warm-up of the device form
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        t_dev = []
+        for _ in range(reps):
+            start.record()
+            findContoursPacked(d_img, mode, method)
+            end.record()
+            end.synchronize()
+            t_dev.append(cp.cuda.get_elapsed_time(start, end))
+        row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu))
+        rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                     "cvgpu_ms": _median(t_dev), "io": "device", "exact": bool(exact),
+                     "speedup": row["cv2_ms"] / _median(t_dev)})
     return rows

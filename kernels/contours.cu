@@ -13,7 +13,9 @@
 // "nonzero", so every border is followed independently (the walks are ranked in parallel, below).
 //
 // All images here are the binarised input with a one-pixel zero frame, row length w2, flat index
-// int (the host falls back to cv2 above 2^31 pixels).
+// int: the host refuses (cv2.error) images of more than 2^31 - 1025 padded pixels and images with
+// more than 2^28 - 32 border pixels (8 walk states each, int32 slots); the audit of every index
+// width is in cvgpu/contours.py, section "huge images".
 
 typedef unsigned char u8;
 
@@ -61,8 +63,9 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
 {
     const int w2 = w + 2;
     const int lane = threadIdx.x & 31;
-    for (int i0 = blockIdx.x * blockDim.x; i0 < n; i0 += gridDim.x * blockDim.x) {
-        const int i = i0 + threadIdx.x;
+    // Unsigned: i0 + stride (up to 2^27) passes 2^31 - 1 when n > 2^31 - 2^27 (about 44,870^2).
+    for (unsigned i0 = blockIdx.x * blockDim.x; i0 < (unsigned)n; i0 += gridDim.x * blockDim.x) {
+        const int i = (int)(i0 + threadIdx.x);
         const bool in = i < n;
         u8 v = 0;
         bool change = false;
@@ -83,7 +86,8 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
 // (up-left, up, up-right); the left link is in the initial labels.
 extern "C" __global__ void ccl_union(const u8* __restrict__ f, int w2, int n, int* L)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    for (unsigned u = blockIdx.x * blockDim.x + threadIdx.x; u < (unsigned)n; u += gridDim.x * blockDim.x) {
+        const int i = (int)u;   // unsigned loop: see pad_init
         if (i < w2) continue;
         const int x = i % w2;
         const u8 v = f[i];
