@@ -535,8 +535,9 @@ def bench_rows(quick=False):
 #           23 bytes of scratch per pixel, 2^31 pixels already need 49 GB.
 #   E, m    ccl_finish sums (starts << 32 | border pixels) per tile in 64 bits: each half <= n < 2^32,
 #           so no carry; scatter_flags reads each half as int (< 2^31).
-#   states  slot = 8 e + b is an int in border_heads / state_init / state_emit / rank_jump, and the
-#           (next, dist) records are int2; their 1-D grids reach 8 E + 255 -> E <= _MAX_BORDER_PIXELS
+#   states  slot = 8 e + b is an int in border_heads / state_init / ruler_walk / state_emit / rank_jump,
+#           and the (next, dist) records (states and rulers, rulers <= S / 16 + m; a ruler's sublist
+#           weight and rloc <= S) are int2; their 1-D grids reach 8 E + 255 -> E <= _MAX_BORDER_PIXELS
 #           (2^28 - 32). E depends on the content, not only the size: 20000^2 with a few hundred shapes
 #           has E ~ 10^6; the 20000^2 one-pixel serpentine E = 2 * 10^8 (1.6 * 10^9 states, works);
 #           a background pixel at the centre of every 3 x 3 block (E = 8 n / 9) or salt noise of
