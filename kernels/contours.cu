@@ -510,8 +510,12 @@ extern "C" __global__ void single_points(int w2, int k, const int* __restrict__ 
 // i-th NONE point. Step by step the kernels follow tests/tc89_model.py (the CPU-verified model):
 //   tc89_point  passes 0 and 1, one thread per point (independent): curvature, region of support,
 //               k-cosine;
-//   tc89_sweep  passes 2..4, one thread per contour (sequential: cv2 updates in place, in order);
-//   tc89_emit   the surviving points, one thread per contour.
+//   passes 2..4 cv2 updates in place, in order; each is recast as steps that decide every point from
+//               the previous step's arrays (model: approx_tc89_parallel), one thread per point:
+//               tc89_nms_init / tc89_nms_round / tc89_nms_finish / tc89_apply (pass 2), tc89_pass3 /
+//               tc89_apply3 (pass 3), tc89_seam (one thread per contour, O(1)) / tc89_runflag /
+//               tc89_runends / tc89_cleanup (pass 4, TC89_L1);
+//   tc89_keep / tc89_offsets / tc89_emit  the surviving points, compacted by a cumsum over all slots.
 // Scratch slot of point i of contour j: offsets[j] + j + i, so every contour has one spare slot
 // (pass 4 may append a copy of point 0).
 
@@ -750,6 +754,29 @@ extern "C" __global__ void tc89_apply(const long long* __restrict__ off, int k, 
     if (st[q] == code) { sv[q] = 0; gone[q] = 1; }
 }
 
+// Pass 3's drops, and for TC89_L1 the seam's three indices of each contour by atomics on
+// zero-initialised seam[3 j ..]: n - (first index >= 1 with s == 0), the last index in 1..n-2 with
+// s == 0, n - (first index >= 1 with s != 0). (In L1 s == 0 exactly for dropped points.)
+extern "C" __global__ void tc89_apply3(const long long* __restrict__ off, int k, long long total, int l1,
+                                       const u8* __restrict__ st, int* __restrict__ sv, u8* __restrict__ gone,
+                                       int* __restrict__ seam)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long q = t + j;
+    if (st[q] == TC89_DROP3) { sv[q] = 0; gone[q] = 1; }
+    const int n = (int)(off[j + 1] - off[j]);
+    const int i = (int)(t - off[j]);
+    if (!l1 || n == 1 || i == 0) return;
+    if (sv[q] == 0) {
+        atomicMax(&seam[3 * j], n - i);
+        if (i <= n - 2) atomicMax(&seam[3 * j + 1], i);
+    } else {
+        atomicMax(&seam[3 * j + 2], n - i);
+    }
+}
+
 // Pass 3 in parallel. cv2 drops a live point i with k == 1 when s[i] <= s of a direct neighbour as
 // it is at that moment: i - 1 after pass 3 (processed), i + 1 after pass 2, except at the seam (0
 // reads n - 1 after pass 2; n - 1 reads 0 after pass 3). So x(i) = f_i(x(i - 1)) for i >= 1, with
@@ -797,36 +824,35 @@ extern "C" __global__ void tc89_pass3(const long long* __restrict__ off, int k, 
     st[base + i] = x ? TC89_DROP3 : 0;
 }
 
-// Pass 4 (TC89_L1), part 1, one thread per contour: the run through the seam (model: _new_start).
-// start4[j] = the index cleanup starts at, -1 when it is skipped (KCOS, one point, or no point
-// dropped); used[j] = slots in use (n, or n + 1 with the copy of point 0). The walks cover only the
-// seam's two runs.
+// Pass 4 (TC89_L1), part 1, one thread per contour: the run through the seam (model: _new_start)
+// from the indices tc89_apply3 found. start4[j] = the index cleanup starts at, -1 when it is
+// skipped (KCOS, one point, or no point dropped); used[j] = slots in use (n, or n + 1 with the copy
+// of point 0); cut4[j]: points cut4[j] .. n - 1 are dropped (the trailing run keeps only its first
+// point). cv2 also zeroes s of the points before the start index; nothing reads those again.
 extern "C" __global__ void tc89_seam(const long long* __restrict__ off, int k, int l1, int* __restrict__ sv,
-                                     int* __restrict__ kv, u8* __restrict__ gone, int* __restrict__ used,
-                                     int* __restrict__ start4)
+                                     int* __restrict__ kv, u8* __restrict__ gone, const int* __restrict__ seam,
+                                     int* __restrict__ used, int* __restrict__ start4, int* __restrict__ cut4)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     const long long base = off[j] + j;
-    int n = (int)(off[j + 1] - off[j]);
+    const int n0 = (int)(off[j + 1] - off[j]);
+    int n = n0;
     int* s = sv + base;
     int* kk = kv + base;
     u8* g = gone + base;
-    int start = 0;
+    int start = 0, cut = n;
     if (!l1 || n == 1) start = -1;
     else if (s[0] != 0 && s[n - 1] != 0) {
-        int z = 1;
-        while (z < n && s[z] != 0) { s[z - 1] = 0; ++z; }
+        const int z = n - seam[3 * j];
         if (z == n) {
             start = -1;   // nothing was dropped: every point stays
         } else {
             int first = z - 1;
-            int y = n - 2;
-            while (y > 0 && s[y] != 0) --y;
-            const int last = y + 1;
-            for (int t = last + 1; t < n; ++t) { g[t] = 1; s[t] = 0; }
+            const int last = seam[3 * j + 1] + 1;
+            cut = last + 1;
             if (first == 0 && last == n - 1) {
-                first = next_alive(g, n, 0);
+                first = n - seam[3 * j + 2];   // the first live point after 0
                 s[n] = s[0];
                 kk[n] = kk[0];
                 g[n] = 0;
@@ -835,46 +861,56 @@ extern "C" __global__ void tc89_seam(const long long* __restrict__ off, int k, i
             start = first;
         }
     }
-    if (n == (int)(off[j + 1] - off[j])) g[n] = 1;   // the spare slot is not a point
+    if (n == n0) g[n] = 1;   // the spare slot is not a point
     used[j] = n;
     start4[j] = start;
+    cut4[j] = cut;
+}
+
+// Live after the seam pass: not dropped and not in the cut tail (index i of slot q, n points).
+__device__ __forceinline__ bool tc89_live(const u8* __restrict__ gone, long long q, int i, int cut, int n)
+{
+    return !gone[q] && !(i >= cut && i < n);
 }
 
 // Slot q of a contour whose cleanup runs, at or after its start and live: in a run of pass 4.
-__device__ __forceinline__ bool tc89_in4(const u8* __restrict__ gone, long long q, int i, int start, int used)
+__device__ __forceinline__ bool tc89_in4(const u8* __restrict__ gone, long long q, int i, int start, int used,
+                                         int cut, int n)
 {
-    return start >= 0 && i >= start && i < used && !gone[q];
+    return start >= 0 && i >= start && i < used && tc89_live(gone, q, i, cut, n);
 }
 
 // Pass 4, part 2: flag the first slot of every run (runs are cut at the start index); a cumsum of
 // the flags numbers the runs.
 extern "C" __global__ void tc89_runflag(const long long* __restrict__ off, int k, long long slots,
                                         const u8* __restrict__ gone, const int* __restrict__ used,
-                                        const int* __restrict__ start4, int* __restrict__ fl)
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        int* __restrict__ fl)
 {
     const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= slots) return;
     const int j = contour_of_slot(off, k, q);
     const int i = (int)(q - off[j] - j);
-    const int start = start4[j];
-    fl[q] = tc89_in4(gone, q, i, start, used[j]) && (i == start || gone[q - 1]);
+    const int start = start4[j], cut = cut4[j], n = (int)(off[j + 1] - off[j]);
+    fl[q] = tc89_in4(gone, q, i, start, used[j], cut, n) && (i == start || !tc89_live(gone, q - 1, i - 1, cut, n));
 }
 
 // Pass 4, part 3: each run's first and last index, by run number (rid: inclusive cumsum of fl).
 extern "C" __global__ void tc89_runends(const long long* __restrict__ off, int k, long long slots,
                                         const u8* __restrict__ gone, const int* __restrict__ used,
-                                        const int* __restrict__ start4, const int* __restrict__ fl,
-                                        const int* __restrict__ rid, int* __restrict__ rs, int* __restrict__ re)
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        const int* __restrict__ fl, const int* __restrict__ rid,
+                                        int* __restrict__ rs, int* __restrict__ re)
 {
     const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= slots) return;
     const int j = contour_of_slot(off, k, q);
     const int i = (int)(q - off[j] - j);
-    const int u = used[j];
-    if (!tc89_in4(gone, q, i, start4[j], u)) return;
+    const int u = used[j], cut = cut4[j], n = (int)(off[j + 1] - off[j]);
+    if (!tc89_in4(gone, q, i, start4[j], u, cut, n)) return;
     const int r = rid[q] - 1;
     if (fl[q]) rs[r] = i;
-    if (i + 1 == u || gone[q + 1]) re[r] = i;
+    if (i + 1 == u || !tc89_live(gone, q + 1, i + 1, cut, n)) re[r] = i;
 }
 
 // Pass 4, part 4 (model: _cleanup). A run's changes touch only its own points and read only its
@@ -885,8 +921,9 @@ extern "C" __global__ void tc89_runends(const long long* __restrict__ off, int k
 extern "C" __global__ void tc89_cleanup(const long long* __restrict__ off, int k, long long slots,
                                         const int* __restrict__ sv, const int* __restrict__ kv,
                                         u8* __restrict__ gone, const int* __restrict__ used,
-                                        const int* __restrict__ start4, const int* __restrict__ rid,
-                                        const int* __restrict__ rs, const int* __restrict__ re)
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        const int* __restrict__ rid, const int* __restrict__ rs,
+                                        const int* __restrict__ re)
 {
     const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= slots) return;
@@ -894,7 +931,7 @@ extern "C" __global__ void tc89_cleanup(const long long* __restrict__ off, int k
     const long long base = off[j] + j;
     const int i = (int)(q - base);
     const int start = start4[j];
-    if (!tc89_in4(gone, q, i, start, used[j])) return;
+    if (!tc89_in4(gone, q, i, start, used[j], cut4[j], (int)(off[j + 1] - off[j]))) return;
     const int r = rid[q] - 1;
     const int a = rs[r], b = re[r];
     bool drop = false;
@@ -910,14 +947,15 @@ extern "C" __global__ void tc89_cleanup(const long long* __restrict__ off, int k
 
 // Output: fl[q] = 1 for every slot that is an output point; rid = its inclusive cumsum.
 extern "C" __global__ void tc89_keep(const long long* __restrict__ off, int k, long long slots,
-                                     const u8* __restrict__ gone, const int* __restrict__ used, int* __restrict__ fl)
+                                     const u8* __restrict__ gone, const int* __restrict__ used,
+                                     const int* __restrict__ cut4, int* __restrict__ fl)
 {
     const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= slots) return;
     const int j = contour_of_slot(off, k, q);
     const int i = (int)(q - off[j] - j);
-    const bool single = off[j + 1] - off[j] == 1;
-    fl[q] = i < used[j] && (single || !gone[q]);
+    const int n = (int)(off[j + 1] - off[j]);
+    fl[q] = i < used[j] && (n == 1 || tc89_live(gone, q, i, cut4[j], n));
 }
 
 // new_off[j + 1] = output points up to the end of contour j (new_off[0] stays 0).

@@ -275,7 +275,8 @@ def approx_tc89_parallel(pts, method, rounds=4):
               open in index order (every q < i is decided first).
       pass 3  x(i) = f_i(x(i - 1)) with f_i constant or the negation; x(0) direct; each point walks
               back to the nearest constant f and counts the negations.
-      pass 4  _new_start as in approx_tc89 (its walks cover only the seam's runs), then runs of
+      pass 4  _new_start from three reductions per contour (first s == 0 after 0, last s == 0
+              before n - 1, first s != 0 after 0), the cut tail as a range; then runs of
               consecutive live indices from the start index are numbered (cumsum of run-start
               flags) and each point decides from its run's two ends alone.
     """
@@ -335,13 +336,30 @@ def approx_tc89_parallel(pts, method, rounds=4):
     s[x] = 0
     keep = ~gone
     if method == TC89_L1:
-        sl, kl, gl = [int(v) for v in s], [int(v) for v in k], [bool(v) for v in gone]
-        start = 0
-        if sl[0] != 0 and sl[n - 1] != 0:
-            start = _new_start(xs, ys, sl, kl, gl)
+        start, cut = 0, n
+        if s[0] != 0 and s[n - 1] != 0:
+            # _new_start from three per-contour reductions (the kernels' atomics); cv2 also zeroes
+            # s before the start index, which nothing reads again.
+            zero = np.flatnonzero(s[1:] == 0) + 1
+            z = int(zero[0]) if len(zero) else n
+            if z == n:
+                start = None
+            else:
+                first = z - 1
+                inner = zero[zero <= n - 2]
+                last = (int(inner[-1]) if len(inner) else 0) + 1
+                cut = last + 1
+                if first == 0 and last == n - 1:
+                    live = np.flatnonzero(s[1:] != 0) + 1
+                    first = int(live[0]) if len(live) else n
+                    xs.append(xs[0])
+                    ys.append(ys[0])
+                    s, k, gone = np.append(s, s[0]), np.append(k, k[0]), np.append(gone, False)
+                start = first
+        alive = ~gone
+        alive[cut:n] = False
         if start is not None:
-            m = len(gl)
-            s4, k4, alive = np.array(sl), np.array(kl), ~np.array(gl)
+            m = len(alive)
             idx = np.arange(m)
             in4 = alive & (idx >= start)
             prev_alive = np.append(False, alive[:-1])
@@ -354,12 +372,10 @@ def approx_tc89_parallel(pts, method, rounds=4):
             rs[rid[flag]] = idx[flag]
             re[rid[ends]] = idx[ends]
             a, b = rs[rid], re[rid]
-            drop_b = (s4[a] > s4[b]) | ((s4[a] == s4[b]) & (k4[a] <= k4[b]))
+            drop_b = (s[a] > s[b]) | ((s[a] == s[b]) & (k[a] <= k[b]))
             two = (b - a == 1) & np.where(drop_b, idx == b, idx == a)
             more = (b - a > 1) & (idx != a) & (idx != b) & ~((a == start) & (idx == a + 1))
             alive &= ~(in4 & (two | more))
-            keep = alive
-        else:
-            keep = ~np.array(gl)
+        keep = alive
     sel = np.flatnonzero(keep)
     return np.stack([np.array(xs)[sel], np.array(ys)[sel]], 1).astype(np.int32).reshape(-1, 2)

@@ -42,6 +42,7 @@ static uint3_ blockIdx, threadIdx, blockDim;
 #define __forceinline__ inline
 #define __restrict__ __restrict
 static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int atomicMax(int* a, int v) { const int o = *a; if (v > o) *a = v; return o; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
@@ -62,7 +63,8 @@ static void cumsum(const int* a, int* out, long long n) { int c = 0; for (long l
 // launches before tc89_nms_finish (0: the finish decides every open point).
 extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int method, int rounds, int rev,
                                int* sv, int* kv, u8* gone, u8* st, int* fl, int* rid, int* rs, int* re,
-                               int* used, int* start4, int* pend, long long* new_off, int2* out)
+                               int* used, int* start4, int* cut4, int* pend, int* seam, long long* new_off,
+                               int2* out)
 {
     const long long total = off[k], slots = total + k;
     const int l1 = method == 3;
@@ -75,15 +77,16 @@ extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int
     EACH(k, tc89_nms_finish(off, k, sv, kv, st, pend));
     EACH(total, tc89_apply(off, k, total, 2, st, sv, gone));
     EACH(total, tc89_pass3(off, k, total, sv, kv, gone, st));
-    EACH(total, tc89_apply(off, k, total, 3, st, sv, gone));
-    EACH(k, tc89_seam(off, k, l1, sv, kv, gone, used, start4));
+    for (int j = 0; j < 3 * k; ++j) seam[j] = 0;
+    EACH(total, tc89_apply3(off, k, total, l1, st, sv, gone, seam));
+    EACH(k, tc89_seam(off, k, l1, sv, kv, gone, seam, used, start4, cut4));
     if (l1) {
-        EACH(slots, tc89_runflag(off, k, slots, gone, used, start4, fl));
+        EACH(slots, tc89_runflag(off, k, slots, gone, used, start4, cut4, fl));
         cumsum(fl, rid, slots);
-        EACH(slots, tc89_runends(off, k, slots, gone, used, start4, fl, rid, rs, re));
-        EACH(slots, tc89_cleanup(off, k, slots, sv, kv, gone, used, start4, rid, rs, re));
+        EACH(slots, tc89_runends(off, k, slots, gone, used, start4, cut4, fl, rid, rs, re));
+        EACH(slots, tc89_cleanup(off, k, slots, sv, kv, gone, used, start4, cut4, rid, rs, re));
     }
-    EACH(slots, tc89_keep(off, k, slots, gone, used, fl));
+    EACH(slots, tc89_keep(off, k, slots, gone, used, cut4, fl));
     cumsum(fl, rid, slots);
     new_off[0] = 0;
     EACH(k, tc89_offsets(off, k, rid, new_off));
@@ -124,11 +127,12 @@ def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
     # Scratch starts as garbage, as the GPU's reused workspace does.
     sv, kv, fl, rid, rs, re = (rng.integers(-9, 9, slots).astype(np.int32) for _ in range(6))
     gone, st = (rng.integers(0, 4, slots).astype(np.uint8) for _ in range(2))
-    used, start4, pend = (rng.integers(-9, 9, max(k, 1)).astype(np.int32) for _ in range(3))
+    used, start4, cut4, pend = (rng.integers(-9, 9, max(k, 1)).astype(np.int32) for _ in range(4))
+    seam = rng.integers(-9, 9, max(3 * k, 1)).astype(np.int32)
     new_off = np.zeros(k + 1, np.int64)
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
     args = [ptr(pts), ptr(off), k, method, rounds, int(rev), ptr(sv), ptr(kv), ptr(gone), ptr(st), ptr(fl), ptr(rid),
-            ptr(rs), ptr(re), ptr(used), ptr(start4), ptr(pend), ptr(new_off)]
+            ptr(rs), ptr(re), ptr(used), ptr(start4), ptr(cut4), ptr(pend), ptr(seam), ptr(new_off)]
     total = lib.host_tc89(*args, None)
     out = np.zeros((max(int(total), 1), 2), np.int32)
     lib.host_tc89(*args, ptr(out))
@@ -274,7 +278,7 @@ def test_launch_code_with_host_kernels(host_lib, monkeypatch):
     here = os.path.dirname(os.path.abspath(__file__))
     sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
     assert set(sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
-                        "tc89_pass3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup", "tc89_keep",
+                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup", "tc89_keep",
                         "tc89_offsets", "tc89_emit"}
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
     hcp = _HostCupy()

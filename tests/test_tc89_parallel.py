@@ -49,6 +49,14 @@ def curve_image(kind, size, p, seed=0):
     return img
 
 
+# The seam pass appends point 0 and starts at the first live point after it, whose run is longer
+# than 2 (so its second point stays too). Found by a random search against a mutated kernel.
+SEAM_START_RUN = np.array([[0, 1, 0, 1, 1, 0, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1, 0], [1, 0, 1, 0, 1, 1, 1, 1, 1],
+                           [1, 0, 0, 1, 1, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0, 1, 0, 0],
+                           [0, 1, 0, 1, 1, 0, 1, 1, 1], [1, 1, 1, 1, 0, 0, 1, 1, 1], [1, 1, 0, 1, 1, 1, 1, 1, 0]],
+                          np.uint8)
+
+
 def check_model(img):
     for mode in (cv2.RETR_LIST, cv2.RETR_TREE):
         none = cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE)[0]
@@ -77,6 +85,7 @@ def test_model_on_the_quirk_and_snake():
     quirk = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
                        [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
     check_model(quirk)
+    check_model(SEAM_START_RUN)
     check_model(cc.worst_snake(24, 40))
     # Same answer as the sequential model on a larger chain, point for point.
     c = cv2.findContours(curve_image("spiral", 200, 3), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0][0]
@@ -91,6 +100,7 @@ def test_host_kernels_on_curves(host_lib, kind, size, p, seed):  # noqa: F811
 
 
 def test_host_kernels_on_long_borders(host_lib):  # noqa: F811
+    check_all(host_lib, SEAM_START_RUN)
     check_all(host_lib, cc.worst_snake(256, 256))
     check_all(host_lib, curve_image("disc", 1500, 0))
     check_all(host_lib, curve_image("spiral", 600, 4))
@@ -110,3 +120,5 @@ def test_gpu_long_borders(compat):
     for img in (cc.worst_snake(1024, 1024), curve_image("disc", 3000, 0), curve_image("spiral", 2000, 4)):
         for method_name in ("TC89_L1", "TC89_KCOS"):
             check_case(compat, img, "LIST", method_name, None)
+    for mode_name in ("EXTERNAL", "LIST", "CCOMP", "TREE"):
+        check_case(compat, SEAM_START_RUN, mode_name, "TC89_L1", None)
