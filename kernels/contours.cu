@@ -754,9 +754,17 @@ extern "C" __global__ void tc89_apply(const long long* __restrict__ off, int k, 
     if (st[q] == code) { sv[q] = 0; gone[q] = 1; }
 }
 
-// Pass 3's drops, and for TC89_L1 the seam's three indices of each contour by atomics on
-// zero-initialised seam[3 j ..]: n - (first index >= 1 with s == 0), the last index in 1..n-2 with
-// s == 0, n - (first index >= 1 with s != 0). (In L1 s == 0 exactly for dropped points.)
+// s of slot q after pass 3, while tc89_apply3 runs (only slots with st == TC89_DROP3 are written).
+__device__ __forceinline__ int tc89_s3(const int* __restrict__ sv, const u8* __restrict__ st, long long q)
+{
+    return st[q] == TC89_DROP3 ? 0 : sv[q];
+}
+
+// Pass 3's drops, and for TC89_L1 contours that take the seam pass (s[0] and s[n - 1] != 0) its
+// three indices, by atomics on zero-initialised seam[3 j ..]: n - (first index >= 1 with s == 0),
+// the last index in 1..n-2 with s == 0, n - (first index >= 1 with s != 0). (In L1 s == 0 exactly
+// for dropped points.) Only the ends of runs can be those extremes, so only they go to the atomics
+// (one address per contour: on one huge border every point would queue there).
 extern "C" __global__ void tc89_apply3(const long long* __restrict__ off, int k, long long total, int l1,
                                        const u8* __restrict__ st, int* __restrict__ sv, u8* __restrict__ gone,
                                        int* __restrict__ seam)
@@ -769,10 +777,14 @@ extern "C" __global__ void tc89_apply3(const long long* __restrict__ off, int k,
     const int n = (int)(off[j + 1] - off[j]);
     const int i = (int)(t - off[j]);
     if (!l1 || n == 1 || i == 0) return;
-    if (sv[q] == 0) {
-        atomicMax(&seam[3 * j], n - i);
-        if (i <= n - 2) atomicMax(&seam[3 * j + 1], i);
-    } else {
+    const long long b0 = off[j] + j;
+    if (tc89_s3(sv, st, b0) == 0 || tc89_s3(sv, st, b0 + n - 1) == 0) return;   // no seam pass
+    const int si = tc89_s3(sv, st, q), sp = tc89_s3(sv, st, q - 1);
+    // (s[0] and s[n - 1] != 0 here, so every run in 1..n-2 has both neighbours inside 0..n-1.)
+    if (si == 0) {
+        if (sp != 0) atomicMax(&seam[3 * j], n - i);
+        if (i <= n - 2 && tc89_s3(sv, st, q + 1) != 0) atomicMax(&seam[3 * j + 1], i);
+    } else if (sp == 0) {
         atomicMax(&seam[3 * j + 2], n - i);
     }
 }

@@ -67,15 +67,16 @@ def main():
             for _ in range(2):
                 cvgpu.findContours(img, mode, method)
             t_gpu = []
-            for _ in range(5):
+            for _ in range(9):
                 a, b = cp.cuda.Event(), cp.cuda.Event()
                 a.record()
                 cvgpu.findContours(img, mode, method)
                 b.record()
                 b.synchronize()
                 t_gpu.append(cp.cuda.get_elapsed_time(a, b))
-            line = "%-16s %-9s contours=%-6d points=%-8d exact=%s cv2_ms=%.1f cvgpu_ms=%.1f" % (
-                label, mname, len(ref[0]), sum(len(c) for c in ref[0]), exact, np.median(t_cv), np.median(t_gpu))
+            line = "%-16s %-9s contours=%-6d points=%-8d exact=%s cv2_ms=%.1f cvgpu_ms=%.1f (min %.1f)" % (
+                label, mname, len(ref[0]), sum(len(c) for c in ref[0]), exact, np.median(t_cv), np.median(t_gpu),
+                min(t_gpu))
             if method != cv2.CHAIN_APPROX_NONE:
                 tc, pend = profile(img, mode, method)
                 line += " finish_contours=%s tc89_kernels_ms=%s" % (pend, tc)
