@@ -57,7 +57,11 @@ using std::signbit;
 DRIVER = r"""
 extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
 static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
-static void cumsum(const int* a, int* out, long long n) { int c = 0; for (long long i = 0; i < n; ++i) out[i] = c += a[i]; }
+static void cumsum(const int* a, int* out, long long n)
+{
+    int c = 0;
+    for (long long i = 0; i < n; ++i) out[i] = c += a[i];
+}
 // The launches of cvgpu.contours._tc89 in its order; each "thread" runs to its end in index order,
 // or in reverse index order with rev (the kernels must not depend on it). rounds: tc89_nms_round
 // launches before tc89_nms_finish (0: the finish decides every open point).
@@ -274,20 +278,25 @@ def _launcher(lib, sig, name):
 
 def test_launch_code_with_host_kernels(host_lib, monkeypatch):
     # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
-    # driving the host build of the kernels, against cv2.
+    # driving the host build of the kernels, against cv2; with one long border (the snake) and a
+    # large circle among them.
     here = os.path.dirname(os.path.abspath(__file__))
     sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
     assert set(sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
-                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup", "tc89_keep",
-                        "tc89_offsets", "tc89_emit"}
+                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup",
+                        "tc89_keep", "tc89_offsets", "tc89_emit"}
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
     hcp = _HostCupy()
     ws = cc._Workspace(hcp)
     rng = np.random.default_rng(11)
+    disc = np.zeros((1300, 1300), np.uint8)
+    cv2.circle(disc, (650, 650), 640, 1, -1)
+    imgs = [cc.worst_snake(256, 256), disc]
     for it in range(6):
         h, w = (int(v) for v in rng.integers(2, 40, 2))
-        img = nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it)
-        for mode in (cv2.RETR_TREE, cv2.RETR_EXTERNAL):
+        imgs.append(nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it))
+    for it, img in enumerate(imgs):
+        for mode in ((cv2.RETR_LIST,) if it < 2 else (cv2.RETR_TREE, cv2.RETR_EXTERNAL)):
             pts, off, _ = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE))
             k = len(off) - 1
             if k == 0:
