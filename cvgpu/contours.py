@@ -409,27 +409,62 @@ def _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc):
     return rj
 
 
+# Rounds of tc89_nms_round before the per-contour finish. TC89_L1's values are 1..4, so a chain of
+# pass-2 dependencies (strictly decreasing values) has at most 3 links: 3 rounds decide every point.
+# KCOS values have no such bound; chains are short on real borders, and what stays open after
+# these rounds is finished in index order by one thread per contour (exact either way).
+_TC89_ROUNDS = {CHAIN_APPROX_TC89_L1: 3, CHAIN_APPROX_TC89_KCOS: 8}
+
+
 def _tc89(cp, ws, points, offsets, total, k, method):
     """TC89 points of the k NONE contours (points, offsets; total points): (points, offsets, host
     offsets). Scratch slot of point i of contour j is offsets[j] + j + i (one spare slot per contour
-    for the copy of point 0 that TC89_L1's seam pass can append)."""
+    for the copy of point 0 that TC89_L1's seam pass can append). Every pass runs one thread per
+    point (or slot) but the seam walk and the rare nms finish; one host sync (the new offsets)."""
     i32, i64 = np.int32, np.int64
     slots = total + k
+    l1 = method == CHAIN_APPROX_TC89_L1
     sv = ws.grown("tc89_s", slots, cp.int32)
     kv = ws.grown("tc89_k", slots, cp.int32)
     gone = ws.grown("tc89_gone", slots, cp.uint8)
+    st = ws.grown("tc89_st", slots, cp.uint8)
+    fl = ws.grown("tc89_fl", slots, cp.int32)[:slots]
+    rid = ws.grown("tc89_rid", slots, cp.int32)[:slots]
     used = cp.empty(k, dtype=cp.int32)
-    counts = cp.empty(k, dtype=cp.int32)
+    start4 = cp.empty(k, dtype=cp.int32)
+    cut4 = cp.empty(k, dtype=cp.int32)
+    pend = cp.zeros(k, dtype=cp.int32)
+    seam = cp.zeros(3 * k, dtype=cp.int32)
     gk = (-(-k // _BLOCK),)
-    _fn("tc89_point")((-(-total // _BLOCK),), (_BLOCK,), (points, offsets, i32(k), i64(total),
-                                                         i32(method == CHAIN_APPROX_TC89_KCOS), sv, kv, gone))
-    _fn("tc89_sweep")(gk, (_BLOCK,), (offsets, i32(k), i32(method == CHAIN_APPROX_TC89_L1), sv, kv, gone, used,
-                                     counts))
+    gp = (-(-total // _BLOCK),)
+    gs = (-(-slots // _BLOCK),)
+    _fn("tc89_point")(gp, (_BLOCK,), (points, offsets, i32(k), i64(total), i32(not l1), sv, kv, gone))
+    _fn("tc89_nms_init")(gp, (_BLOCK,), (offsets, i32(k), i64(total), sv, kv, st))
+    rounds = _TC89_ROUNDS[method]
+    for r in range(rounds):
+        _fn("tc89_nms_round")(gp, (_BLOCK,), (offsets, i32(k), i64(total), sv, kv, st, i32(r == rounds - 1), pend))
+    if rounds == 0:
+        pend.fill(1)
+    _fn("tc89_nms_finish")(gk, (_BLOCK,), (offsets, i32(k), sv, kv, st, pend))
+    _fn("tc89_apply")(gp, (_BLOCK,), (offsets, i32(k), i64(total), i32(2), st, sv, gone))
+    _fn("tc89_pass3")(gp, (_BLOCK,), (offsets, i32(k), i64(total), sv, kv, gone, st))
+    _fn("tc89_apply3")(gp, (_BLOCK,), (offsets, i32(k), i64(total), i32(l1), st, sv, gone, seam))
+    _fn("tc89_seam")(gk, (_BLOCK,), (offsets, i32(k), i32(l1), sv, kv, gone, seam, used, start4, cut4))
+    if l1:
+        rs = ws.grown("tc89_rs", slots, cp.int32)
+        re = ws.grown("tc89_re", slots, cp.int32)
+        _fn("tc89_runflag")(gs, (_BLOCK,), (offsets, i32(k), i64(slots), gone, used, start4, cut4, fl))
+        cp.cumsum(fl, out=rid)
+        _fn("tc89_runends")(gs, (_BLOCK,), (offsets, i32(k), i64(slots), gone, used, start4, cut4, fl, rid, rs, re))
+        _fn("tc89_cleanup")(gs, (_BLOCK,), (offsets, i32(k), i64(slots), sv, kv, gone, used, start4, cut4, rid, rs,
+                                                           re))
+    _fn("tc89_keep")(gs, (_BLOCK,), (offsets, i32(k), i64(slots), gone, used, cut4, fl))
+    cp.cumsum(fl, out=rid)
     new_off = cp.zeros(k + 1, dtype=cp.int64)
-    cp.cumsum(counts, out=new_off[1:])
+    _fn("tc89_offsets")(gk, (_BLOCK,), (offsets, i32(k), rid, new_off))
     layout = new_off.get()
     out = cp.empty((int(layout[-1]), 2), dtype=cp.int32)
-    _fn("tc89_emit")(gk, (_BLOCK,), (points, offsets, i32(k), gone, used, new_off, out))
+    _fn("tc89_emit")(gs, (_BLOCK,), (points, offsets, i32(k), i64(slots), fl, rid, out))
     return out, new_off, layout
 
 

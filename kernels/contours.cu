@@ -551,8 +551,12 @@ extern "C" __global__ void single_points(int w2, int k, const int* __restrict__ 
 // i-th NONE point. Step by step the kernels follow tests/tc89_model.py (the CPU-verified model):
 //   tc89_point  passes 0 and 1, one thread per point (independent): curvature, region of support,
 //               k-cosine;
-//   tc89_sweep  passes 2..4, one thread per contour (sequential: cv2 updates in place, in order);
-//   tc89_emit   the surviving points, one thread per contour.
+//   passes 2..4 cv2 updates in place, in order; each is recast as steps that decide every point from
+//               the previous step's arrays (model: approx_tc89_parallel), one thread per point:
+//               tc89_nms_init / tc89_nms_round / tc89_nms_finish / tc89_apply (pass 2), tc89_pass3 /
+//               tc89_apply3 (pass 3), tc89_seam (one thread per contour, O(1)) / tc89_runflag /
+//               tc89_runends / tc89_cleanup (pass 4, TC89_L1);
+//   tc89_keep / tc89_offsets / tc89_emit  the surviving points, compacted by a cumsum over all slots.
 // Scratch slot of point i of contour j: offsets[j] + j + i, so every contour has one spare slot
 // (pass 4 may append a copy of point 0).
 
@@ -670,114 +674,361 @@ __device__ __forceinline__ int next_alive(const u8* g, int n, int from)
     return r;
 }
 
-// Passes 2..4 of contour j on its scratch; used[j] = slots in use (n, or n + 1 with the copy of
-// point 0), counts[j] = surviving points.
-extern "C" __global__ void tc89_sweep(const long long* __restrict__ off, int k, int l1, int* __restrict__ sv,
-                                      int* __restrict__ kv, u8* __restrict__ gone, int* __restrict__ used,
-                                      int* __restrict__ counts)
+// Slot q (0 <= q < total + k) -> contour j: slots of contour j are off[j] + j .. off[j + 1] + j.
+__device__ __forceinline__ int contour_of_slot(const long long* __restrict__ off, int k, long long q)
+{
+    int lo = 0, hi = k;   // off[lo] + lo <= q < off[hi] + hi
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (off[mid] + mid <= q) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Pass 2 (NMS, cv2: in place and in order) in parallel. With s the values after pass 1 (all >= 0),
+// point i is dropped iff some q within k[i] >> 1 on either side has s[q] > s[i] and either q > i
+// (not yet processed by cv2: its own value counts; the wrapped left neighbours at the chain's end
+// are such q) or q < i and q is kept (a dropped q reads 0, never > s[i]). The decision of i then
+// depends only on points of larger s, so the relation is acyclic and every point can be decided
+// as soon as the q < i with larger s are. nms state: 0 open, 1 kept, 2 dropped.
+#define TC89_OPEN 0
+#define TC89_KEEP 1
+#define TC89_DROP 2
+#define TC89_DROP3 3
+
+// The decidable part: a larger q > i drops i at once; no larger q < i keeps it.
+extern "C" __global__ void tc89_nms_init(const long long* __restrict__ off, int k, long long total,
+                                         const int* __restrict__ sv, const int* __restrict__ kv,
+                                         u8* __restrict__ st)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long base = off[j] + j;
+    const int n = (int)(off[j + 1] - off[j]);
+    const int i = (int)(t - off[j]);
+    const int* s = sv + base;
+    const int half = kv[base + i] >> 1;
+    const int si = s[i];
+    bool open = false;
+    for (int m = 1; m <= half; ++m) {
+        const int a = wrap_back(i, m, n), b = wrap_fwd(i, m, n);
+        if ((s[a] > si && a > i) || (s[b] > si && b > i)) {
+            st[base + i] = TC89_DROP;
+            return;
+        }
+        open |= s[a] > si || s[b] > si;
+    }
+    st[base + i] = open ? TC89_OPEN : TC89_KEEP;
+}
+
+// One round over the open points: a kept larger q < i drops i; all larger q < i dropped keeps it.
+// Decisions are final when made, so reading a neighbour's state while another thread of the same
+// round writes it is harmless (it is open or already final). last: open points left mark their
+// contour for tc89_nms_finish.
+extern "C" __global__ void tc89_nms_round(const long long* __restrict__ off, int k, long long total,
+                                          const int* __restrict__ sv, const int* __restrict__ kv,
+                                          u8* __restrict__ st, int last, int* __restrict__ pend)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long base = off[j] + j;
+    const int i = (int)(t - off[j]);
+    volatile u8* g = st + base;
+    if (g[i] != TC89_OPEN) return;
+    const int n = (int)(off[j + 1] - off[j]);
+    const int* s = sv + base;
+    const int half = kv[base + i] >> 1;
+    const int si = s[i];
+    bool open = false;
+    for (int m = 1; m <= half; ++m) {
+        const int a = wrap_back(i, m, n), b = wrap_fwd(i, m, n);
+        if (s[a] > si && a < i) {
+            const u8 v = g[a];
+            if (v == TC89_KEEP) { g[i] = TC89_DROP; return; }
+            open |= v == TC89_OPEN;
+        }
+        if (s[b] > si && b < i) {
+            const u8 v = g[b];
+            if (v == TC89_KEEP) { g[i] = TC89_DROP; return; }
+            open |= v == TC89_OPEN;
+        }
+    }
+    if (!open) g[i] = TC89_KEEP;
+    else if (last) pend[j] = 1;
+}
+
+// What the rounds left open, in index order (exact: every q < i is decided before i). One thread
+// per contour that still has open points (rare: long chains of decreasing k-cosines).
+extern "C" __global__ void tc89_nms_finish(const long long* __restrict__ off, int k, const int* __restrict__ sv,
+                                           const int* __restrict__ kv, u8* __restrict__ st,
+                                           const int* __restrict__ pend)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k || !pend[j]) return;
+    const long long base = off[j] + j;
+    const int n = (int)(off[j + 1] - off[j]);
+    const int* s = sv + base;
+    u8* g = st + base;
+    for (int i = 0; i < n; ++i) {
+        if (g[i] != TC89_OPEN) continue;
+        const int half = kv[base + i] >> 1;
+        const int si = s[i];
+        u8 v = TC89_KEEP;
+        for (int m = 1; m <= half && v == TC89_KEEP; ++m) {
+            const int a = wrap_back(i, m, n), b = wrap_fwd(i, m, n);
+            if ((s[a] > si && a < i && g[a] == TC89_KEEP) || (s[b] > si && b < i && g[b] == TC89_KEEP))
+                v = TC89_DROP;
+        }
+        g[i] = v;
+    }
+}
+
+// Points whose state is `code` are dropped (s = 0).
+extern "C" __global__ void tc89_apply(const long long* __restrict__ off, int k, long long total, int code,
+                                      const u8* __restrict__ st, int* __restrict__ sv, u8* __restrict__ gone)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const long long q = t + contour_of(off, k, t);
+    if (st[q] == code) { sv[q] = 0; gone[q] = 1; }
+}
+
+// s of slot q after pass 3, while tc89_apply3 runs (only slots with st == TC89_DROP3 are written).
+__device__ __forceinline__ int tc89_s3(const int* __restrict__ sv, const u8* __restrict__ st, long long q)
+{
+    return st[q] == TC89_DROP3 ? 0 : sv[q];
+}
+
+// Pass 3's drops, and for TC89_L1 contours that take the seam pass (s[0] and s[n - 1] != 0) its
+// three indices, by atomics on zero-initialised seam[3 j ..]: n - (first index >= 1 with s == 0),
+// the last index in 1..n-2 with s == 0, n - (first index >= 1 with s != 0). (In L1 s == 0 exactly
+// for dropped points.) Only the ends of runs can be those extremes, so only they go to the atomics
+// (one address per contour: on one huge border every point would queue there).
+extern "C" __global__ void tc89_apply3(const long long* __restrict__ off, int k, long long total, int l1,
+                                       const u8* __restrict__ st, int* __restrict__ sv, u8* __restrict__ gone,
+                                       int* __restrict__ seam)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long q = t + j;
+    if (st[q] == TC89_DROP3) { sv[q] = 0; gone[q] = 1; }
+    const int n = (int)(off[j + 1] - off[j]);
+    const int i = (int)(t - off[j]);
+    if (!l1 || n == 1 || i == 0) return;
+    const long long b0 = off[j] + j;
+    if (tc89_s3(sv, st, b0) == 0 || tc89_s3(sv, st, b0 + n - 1) == 0) return;   // no seam pass
+    const int si = tc89_s3(sv, st, q), sp = tc89_s3(sv, st, q - 1);
+    // (s[0] and s[n - 1] != 0 here, so every run in 1..n-2 has both neighbours inside 0..n-1.)
+    if (si == 0) {
+        if (sp != 0) atomicMax(&seam[3 * j], n - i);
+        if (i <= n - 2 && tc89_s3(sv, st, q + 1) != 0) atomicMax(&seam[3 * j + 1], i);
+    } else if (sp == 0) {
+        atomicMax(&seam[3 * j + 2], n - i);
+    }
+}
+
+// Pass 3 in parallel. cv2 drops a live point i with k == 1 when s[i] <= s of a direct neighbour as
+// it is at that moment: i - 1 after pass 3 (processed), i + 1 after pass 2, except at the seam (0
+// reads n - 1 after pass 2; n - 1 reads 0 after pass 3). So x(i) = f_i(x(i - 1)) for i >= 1, with
+// f_i(0) = E && (R || s[i] <= s[i - 1]), f_i(1) = E && (R || s[i] <= 0) (E: live with k == 1,
+// R: s[i] <= right neighbour): f_i is constant or the negation (f_i(0) = 1, f_i(1) = 0 needs
+// s[i - 1] >= s[i] > 0 and s[i] > s[i + 1]), and x(0) is direct. A chain of negations is a strictly
+// decreasing run of k == 1 values, so it is short (L1: 1..4; KCOS: the few k-cosines of two
+// 8-neighbour steps); each thread walks back to the nearest constant.
+__device__ __forceinline__ bool tc89_x0(const int* s, const int* kk, const u8* g, int n)
+{
+    return !g[0] && kk[0] == 1 && (s[0] <= s[n - 1] || s[0] <= s[n > 1 ? 1 : 0]);
+}
+
+extern "C" __global__ void tc89_pass3(const long long* __restrict__ off, int k, long long total,
+                                      const int* __restrict__ sv, const int* __restrict__ kv,
+                                      const u8* __restrict__ gone, u8* __restrict__ st)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    const int j = contour_of(off, k, t);
+    const long long base = off[j] + j;
+    const int n = (int)(off[j + 1] - off[j]);
+    const int i = (int)(t - off[j]);
+    const int* s = sv + base;
+    const int* kk = kv + base;
+    const u8* g = gone + base;
+    if (g[i] || kk[i] != 1 || n == 1) { st[base + i] = 0; return; }
+    const bool x0 = tc89_x0(s, kk, g, n);
+    int flips = 0;
+    int m = i;
+    bool x;
+    for (;; --m) {
+        if (m == 0) { x = x0; break; }
+        // f_m: live with k == 1 (m == i is; earlier m only continue the walk when they are).
+        const int sm = s[m];
+        const int right = m + 1 < n ? s[m + 1] : (x0 ? 0 : s[0]);
+        const bool e = !g[m] && kk[m] == 1;
+        const bool r = sm <= right;
+        const bool f0 = e && (r || sm <= s[m - 1]);
+        const bool f1 = e && (r || sm <= 0);
+        if (f0 == f1) { x = f0; break; }
+        ++flips;   // f_m is the negation
+    }
+    if (flips & 1) x = !x;
+    st[base + i] = x ? TC89_DROP3 : 0;
+}
+
+// Pass 4 (TC89_L1), part 1, one thread per contour: the run through the seam (model: _new_start)
+// from the indices tc89_apply3 found. start4[j] = the index cleanup starts at, -1 when it is
+// skipped (KCOS, one point, or no point dropped); used[j] = slots in use (n, or n + 1 with the copy
+// of point 0); cut4[j]: points cut4[j] .. n - 1 are dropped (the trailing run keeps only its first
+// point). cv2 also zeroes s of the points before the start index; nothing reads those again.
+extern "C" __global__ void tc89_seam(const long long* __restrict__ off, int k, int l1, int* __restrict__ sv,
+                                     int* __restrict__ kv, u8* __restrict__ gone, const int* __restrict__ seam,
+                                     int* __restrict__ used, int* __restrict__ start4, int* __restrict__ cut4)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     const long long base = off[j] + j;
-    int n = (int)(off[j + 1] - off[j]);
+    const int n0 = (int)(off[j + 1] - off[j]);
+    int n = n0;
     int* s = sv + base;
     int* kk = kv + base;
     u8* g = gone + base;
-    if (n == 1) {
-        used[j] = 1;
-        counts[j] = 1;
-        return;
-    }
-    // pass 2: non-maximum suppression, in place and in order.
-    for (int i = 0; i < n; ++i) {
-        const int half = kk[i] >> 1;
-        const int si = s[i];
-        for (int m = 1; m <= half; ++m) {
-            if (s[wrap_back(i, m, n)] > si || s[wrap_fwd(i, m, n)] > si) {
-                s[i] = 0;
-                g[i] = 1;
-                break;
+    int start = 0, cut = n;
+    if (!l1 || n == 1) start = -1;
+    else if (s[0] != 0 && s[n - 1] != 0) {
+        const int z = n - seam[3 * j];
+        if (z == n) {
+            start = -1;   // nothing was dropped: every point stays
+        } else {
+            int first = z - 1;
+            const int last = seam[3 * j + 1] + 1;
+            cut = last + 1;
+            if (first == 0 && last == n - 1) {
+                first = n - seam[3 * j + 2];   // the first live point after 0
+                s[n] = s[0];
+                kk[n] = kk[0];
+                g[n] = 0;
+                ++n;
             }
+            start = first;
         }
     }
-    // pass 3: points with a support of 1 that do not dominate a direct neighbour.
-    for (int i = 0; i < n; ++i) {
-        if (g[i] || kk[i] != 1) continue;
-        const int si = s[i];
-        if (si <= s[wrap_back(i, 1, n)] || si <= s[wrap_fwd(i, 1, n)]) {
-            s[i] = 0;
-            g[i] = 1;
-        }
-    }
-    // pass 4 (TC89_L1 only).
-    if (l1) {
-        int start = 0;
-        bool run = true;
-        if (s[0] != 0 && s[n - 1] != 0) {
-            // The run through the seam (model: _new_start).
-            int z = 1;
-            while (z < n && s[z] != 0) { s[z - 1] = 0; ++z; }
-            if (z == n) {
-                run = false;   // nothing was dropped: every point stays
-            } else {
-                int first = z - 1;
-                int y = n - 2;
-                while (y > 0 && s[y] != 0) --y;
-                const int last = y + 1;
-                for (int t = last + 1; t < n; ++t) { g[t] = 1; s[t] = 0; }
-                if (first == 0 && last == n - 1) {
-                    first = next_alive(g, n, 0);
-                    s[n] = s[0];
-                    kk[n] = kk[0];
-                    g[n] = 0;
-                    ++n;
-                }
-                start = first;
-            }
-        }
-        if (run) {
-            // Runs of consecutive survivors (model: _cleanup).
-            int count = 1, first = start, prev = start;
-            for (int i = start; i < n; ++i) {
-                if (g[i]) continue;
-                const int nx = next_alive(g, n, i);
-                if (nx == n || nx - i != 1) {
-                    if (count == 2) {
-                        if (s[prev] > s[i] || (s[prev] == s[i] && kk[prev] <= kk[i])) g[i] = 1;
-                        else g[prev] = 1;
-                    } else if (count > 2) {
-                        first = next_alive(g, n, first);
-                        for (int t = first + 1; t < i; ++t) g[t] = 1;
-                    }
-                    first = i;
-                    count = 1;
-                } else {
-                    ++count;
-                }
-                prev = i;
-            }
-        }
-    }
-    int c = 0;
-    for (int i = 0; i < n; ++i) c += !g[i];
+    if (n == n0) g[n] = 1;   // the spare slot is not a point
     used[j] = n;
-    counts[j] = c;
+    start4[j] = start;
+    cut4[j] = cut;
 }
 
-// Surviving points of contour j to out[dst[j] ...] (slot n, the appended copy, is point 0).
-extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long long* __restrict__ off, int k,
+// Live after the seam pass: not dropped and not in the cut tail (index i of slot q, n points).
+__device__ __forceinline__ bool tc89_live(const u8* __restrict__ gone, long long q, int i, int cut, int n)
+{
+    return !gone[q] && !(i >= cut && i < n);
+}
+
+// Slot q of a contour whose cleanup runs, at or after its start and live: in a run of pass 4.
+__device__ __forceinline__ bool tc89_in4(const u8* __restrict__ gone, long long q, int i, int start, int used,
+                                         int cut, int n)
+{
+    return start >= 0 && i >= start && i < used && tc89_live(gone, q, i, cut, n);
+}
+
+// Pass 4, part 2: flag the first slot of every run (runs are cut at the start index); a cumsum of
+// the flags numbers the runs.
+extern "C" __global__ void tc89_runflag(const long long* __restrict__ off, int k, long long slots,
+                                        const u8* __restrict__ gone, const int* __restrict__ used,
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        int* __restrict__ fl)
+{
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= slots) return;
+    const int j = contour_of_slot(off, k, q);
+    const int i = (int)(q - off[j] - j);
+    const int start = start4[j], cut = cut4[j], n = (int)(off[j + 1] - off[j]);
+    fl[q] = tc89_in4(gone, q, i, start, used[j], cut, n) && (i == start || !tc89_live(gone, q - 1, i - 1, cut, n));
+}
+
+// Pass 4, part 3: each run's first and last index, by run number (rid: inclusive cumsum of fl).
+extern "C" __global__ void tc89_runends(const long long* __restrict__ off, int k, long long slots,
+                                        const u8* __restrict__ gone, const int* __restrict__ used,
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        const int* __restrict__ fl, const int* __restrict__ rid,
+                                        int* __restrict__ rs, int* __restrict__ re)
+{
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= slots) return;
+    const int j = contour_of_slot(off, k, q);
+    const int i = (int)(q - off[j] - j);
+    const int u = used[j], cut = cut4[j], n = (int)(off[j + 1] - off[j]);
+    if (!tc89_in4(gone, q, i, start4[j], u, cut, n)) return;
+    const int r = rid[q] - 1;
+    if (fl[q]) rs[r] = i;
+    if (i + 1 == u || !tc89_live(gone, q + 1, i + 1, cut, n)) re[r] = i;
+}
+
+// Pass 4, part 4 (model: _cleanup). A run's changes touch only its own points and read only its
+// own ends, so each point decides alone: a run of 2 keeps the larger s (ties: the smaller k, equal
+// k: the first); a longer run keeps its first and last points, and its second when it begins at
+// the start index (cv2 steps from the start index itself there, elsewhere from the previous run's
+// last point).
+extern "C" __global__ void tc89_cleanup(const long long* __restrict__ off, int k, long long slots,
+                                        const int* __restrict__ sv, const int* __restrict__ kv,
+                                        u8* __restrict__ gone, const int* __restrict__ used,
+                                        const int* __restrict__ start4, const int* __restrict__ cut4,
+                                        const int* __restrict__ rid, const int* __restrict__ rs,
+                                        const int* __restrict__ re)
+{
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= slots) return;
+    const int j = contour_of_slot(off, k, q);
+    const long long base = off[j] + j;
+    const int i = (int)(q - base);
+    const int start = start4[j];
+    if (!tc89_in4(gone, q, i, start, used[j], cut4[j], (int)(off[j + 1] - off[j]))) return;
+    const int r = rid[q] - 1;
+    const int a = rs[r], b = re[r];
+    bool drop = false;
+    if (b - a == 1) {
+        const int sa = sv[base + a], sb = sv[base + b];
+        const bool drop_b = sa > sb || (sa == sb && kv[base + a] <= kv[base + b]);
+        drop = drop_b ? i == b : i == a;
+    } else if (b - a > 1) {
+        drop = i != a && i != b && !(a == start && i == a + 1);
+    }
+    if (drop) gone[q] = 1;
+}
+
+// Output: fl[q] = 1 for every slot that is an output point; rid = its inclusive cumsum.
+extern "C" __global__ void tc89_keep(const long long* __restrict__ off, int k, long long slots,
                                      const u8* __restrict__ gone, const int* __restrict__ used,
-                                     const long long* __restrict__ dst, int2* __restrict__ out)
+                                     const int* __restrict__ cut4, int* __restrict__ fl)
+{
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= slots) return;
+    const int j = contour_of_slot(off, k, q);
+    const int i = (int)(q - off[j] - j);
+    const int n = (int)(off[j + 1] - off[j]);
+    fl[q] = i < used[j] && (n == 1 || tc89_live(gone, q, i, cut4[j], n));
+}
+
+// new_off[j + 1] = output points up to the end of contour j (new_off[0] stays 0).
+extern "C" __global__ void tc89_offsets(const long long* __restrict__ off, int k, const int* __restrict__ rid,
+                                        long long* __restrict__ new_off)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
-    const long long base = off[j];
-    const int n = (int)(off[j + 1] - base);
-    const u8* g = gone + base + j;
-    const int m = used[j];
-    long long o = dst[j];
-    for (int i = 0; i < m; ++i) {
-        if (n > 1 && g[i]) continue;
-        out[o++] = pts[base + (i < n ? i : 0)];
-    }
+    new_off[j + 1] = rid[off[j + 1] + j];
+}
+
+// Surviving points (slot n, the appended copy, is point 0).
+extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long long* __restrict__ off, int k,
+                                     long long slots, const int* __restrict__ fl, const int* __restrict__ rid,
+                                     int2* __restrict__ out)
+{
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= slots || !fl[q]) return;
+    const int j = contour_of_slot(off, k, q);
+    const int n = (int)(off[j + 1] - off[j]);
+    const int i = (int)(q - off[j] - j);
+    out[rid[q] - 1] = pts[off[j] + (i < n ? i : 0)];
 }

@@ -252,3 +252,130 @@ def find_contours_tc89(none_result, method):
     the same image and mode: same contour order and hierarchy, each contour approximated."""
     contours, hier = none_result
     return tuple(approx_tc89(c, method).reshape(-1, 1, 2) for c in contours), hier
+
+
+# ---------------------------------------------------------------- the parallel form (the kernels')
+
+_OPEN, _KEEP, _DROP = 0, 1, 2
+
+
+def _window(i, half, n):
+    for m in range(1, half + 1):
+        yield (i - m if i >= m else n - m + i), (i + m if i + m < n else i + m - n)
+
+
+def approx_tc89_parallel(pts, method, rounds=4):
+    """approx_tc89 as kernels/contours.cu computes it: passes 2..4 as steps that each decide every
+    point from the previous step's arrays only (numpy whole-array steps where the step is uniform).
+
+      pass 2  point i is dropped iff some q in its window has s[q] > s[i] and (q > i, or q < i and
+              q is kept): first the decidable part (a larger q > i drops, no larger q < i keeps),
+              then ``rounds`` Jacobi rounds over the open points (a kept larger q < i drops, all
+              larger q < i dropped keeps; each decision is final when made), then what is still
+              open in index order (every q < i is decided first).
+      pass 3  x(i) = f_i(x(i - 1)) with f_i constant or the negation; x(0) direct; each point walks
+              back to the nearest constant f and counts the negations.
+      pass 4  _new_start from three reductions per contour (first s == 0 after 0, last s == 0
+              before n - 1, first s != 0 after 0), the cut tail as a range; then runs of
+              consecutive live indices from the start index are numbered (cumsum of run-start
+              flags) and each point decides from its run's two ends alone.
+    """
+    pts = np.asarray(pts).reshape(-1, 2)
+    n = len(pts)
+    if n <= 1:
+        return pts.astype(np.int32, copy=True)
+    xs = [int(v) for v in pts[:, 0]]
+    ys = [int(v) for v in pts[:, 1]]
+    codes = np.array(chain_codes(pts))
+    d = np.abs(codes - np.roll(codes, 1))
+    s = np.minimum(d, 8 - d).astype(np.int64)
+    gone = s == 0
+    k = np.zeros(n, np.int64)
+    for i in np.flatnonzero(~gone):
+        k[i] = support(xs, ys, int(i))
+        if method == TC89_KCOS:
+            s[i] = kcos(xs, ys, int(i), int(k[i]))
+    # pass 2
+    st = np.empty(n, np.int8)
+    for i in range(n):
+        si = s[i]
+        later = earlier = False
+        for a, b in _window(i, int(k[i]) >> 1, n):
+            later |= (s[a] > si and a > i) or (s[b] > si and b > i)
+            earlier |= (s[a] > si and a < i) or (s[b] > si and b < i)
+        st[i] = _DROP if later else (_OPEN if earlier else _KEEP)
+
+    def larger_earlier(i):
+        return [q for a, b in _window(i, int(k[i]) >> 1, n) for q in (a, b) if s[q] > s[i] and q < i]
+
+    for _ in range(rounds):
+        old = st.copy()
+        for i in np.flatnonzero(old == _OPEN):
+            qs = old[larger_earlier(int(i))]
+            if (qs == _KEEP).any():
+                st[i] = _DROP
+            elif (qs == _DROP).all():
+                st[i] = _KEEP
+    for i in np.flatnonzero(st == _OPEN):   # index order
+        st[i] = _DROP if (st[larger_earlier(int(i))] == _KEEP).any() else _KEEP
+    gone |= st == _DROP
+    s[st == _DROP] = 0
+    # pass 3
+    e = ~gone & (k == 1)
+    x0 = bool(e[0] and (s[0] <= s[n - 1] or s[0] <= s[1 % n]))
+    right = np.append(s[1:], 0 if x0 else s[0])
+    r = s <= right
+    f0 = e & (r | (s <= np.roll(s, 1)))
+    f1 = e & (r | (s <= 0))
+    const = f0 == f1
+    const[0] = True
+    f0[0] = x0
+    last_const = np.maximum.accumulate(np.where(const, np.arange(n), 0))
+    x = f0[last_const] ^ ((np.arange(n) - last_const) & 1).astype(bool)
+    gone |= x
+    s[x] = 0
+    keep = ~gone
+    if method == TC89_L1:
+        start, cut = 0, n
+        if s[0] != 0 and s[n - 1] != 0:
+            # _new_start from three per-contour reductions (the kernels' atomics); cv2 also zeroes
+            # s before the start index, which nothing reads again.
+            zero = np.flatnonzero(s[1:] == 0) + 1
+            z = int(zero[0]) if len(zero) else n
+            if z == n:
+                start = None
+            else:
+                first = z - 1
+                inner = zero[zero <= n - 2]
+                last = (int(inner[-1]) if len(inner) else 0) + 1
+                cut = last + 1
+                if first == 0 and last == n - 1:
+                    live = np.flatnonzero(s[1:] != 0) + 1
+                    first = int(live[0]) if len(live) else n
+                    xs.append(xs[0])
+                    ys.append(ys[0])
+                    s, k, gone = np.append(s, s[0]), np.append(k, k[0]), np.append(gone, False)
+                start = first
+        alive = ~gone
+        alive[cut:n] = False
+        if start is not None:
+            m = len(alive)
+            idx = np.arange(m)
+            in4 = alive & (idx >= start)
+            prev_alive = np.append(False, alive[:-1])
+            flag = in4 & ((idx == start) | ~prev_alive)
+            rid = np.cumsum(flag) - 1
+            next_alive = np.append(alive[1:], False)
+            ends = in4 & ~next_alive
+            rs = np.zeros(m, np.int64)
+            re = np.zeros(m, np.int64)
+            rs[rid[flag]] = idx[flag]
+            re[rid[ends]] = idx[ends]
+            a, b = rs[rid], re[rid]
+            drop_b = (s[a] > s[b]) | ((s[a] == s[b]) & (k[a] <= k[b]))
+            two = (b - a == 1) & np.where(drop_b, idx == b, idx == a)
+            more = (b - a > 1) & (idx != a) & (idx != b) & ~((a == start) & (idx == a + 1))
+            alive &= ~(in4 & (two | more))
+        keep = alive
+    sel = np.flatnonzero(keep)
+    return np.stack([np.array(xs)[sel], np.array(ys)[sel]], 1).astype(np.int32).reshape(-1, 2)

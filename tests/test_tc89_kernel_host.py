@@ -42,6 +42,7 @@ static uint3_ blockIdx, threadIdx, blockDim;
 #define __forceinline__ inline
 #define __restrict__ __restrict
 static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int atomicMax(int* a, int v) { const int o = *a; if (v > o) *a = v; return o; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
@@ -56,27 +57,45 @@ using std::signbit;
 DRIVER = r"""
 extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
 static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
-extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int method, int* sv, int* kv,
-                               u8* gone, int* used, int* counts, long long* dst, int2* out)
+static void cumsum(const int* a, int* out, long long n)
 {
-    const long long total = off[k];
-    for (long long t = 0; t < total; ++t) {
-        launch1((unsigned)t);
-        tc89_point(pts, off, k, total, method == 4, sv, kv, gone);
+    int c = 0;
+    for (long long i = 0; i < n; ++i) out[i] = c += a[i];
+}
+// The launches of cvgpu.contours._tc89 in its order; each "thread" runs to its end in index order,
+// or in reverse index order with rev (the kernels must not depend on it). rounds: tc89_nms_round
+// launches before tc89_nms_finish (0: the finish decides every open point).
+extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int method, int rounds, int rev,
+                               int* sv, int* kv, u8* gone, u8* st, int* fl, int* rid, int* rs, int* re,
+                               int* used, int* start4, int* cut4, int* pend, int* seam, long long* new_off,
+                               int2* out)
+{
+    const long long total = off[k], slots = total + k;
+    const int l1 = method == 3;
+#define EACH(n, call) for (long long u_ = 0; u_ < (n); ++u_) { launch1((unsigned)(rev ? (n) - 1 - u_ : u_)); call; }
+    EACH(total, tc89_point(pts, off, k, total, !l1, sv, kv, gone));
+    EACH(total, tc89_nms_init(off, k, total, sv, kv, st));
+    for (int j = 0; j < k; ++j) pend[j] = 0;
+    for (int r = 0; r < rounds; ++r) EACH(total, tc89_nms_round(off, k, total, sv, kv, st, r == rounds - 1, pend));
+    if (rounds == 0) for (int j = 0; j < k; ++j) pend[j] = 1;
+    EACH(k, tc89_nms_finish(off, k, sv, kv, st, pend));
+    EACH(total, tc89_apply(off, k, total, 2, st, sv, gone));
+    EACH(total, tc89_pass3(off, k, total, sv, kv, gone, st));
+    for (int j = 0; j < 3 * k; ++j) seam[j] = 0;
+    EACH(total, tc89_apply3(off, k, total, l1, st, sv, gone, seam));
+    EACH(k, tc89_seam(off, k, l1, sv, kv, gone, seam, used, start4, cut4));
+    if (l1) {
+        EACH(slots, tc89_runflag(off, k, slots, gone, used, start4, cut4, fl));
+        cumsum(fl, rid, slots);
+        EACH(slots, tc89_runends(off, k, slots, gone, used, start4, cut4, fl, rid, rs, re));
+        EACH(slots, tc89_cleanup(off, k, slots, sv, kv, gone, used, start4, cut4, rid, rs, re));
     }
-    for (int j = 0; j < k; ++j) {
-        launch1(j);
-        tc89_sweep(off, k, method == 3, sv, kv, gone, used, counts);
-    }
-    dst[0] = 0;
-    for (int j = 0; j < k; ++j) dst[j + 1] = dst[j] + counts[j];
-    if (out) {
-        for (int j = 0; j < k; ++j) {
-            launch1(j);
-            tc89_emit(pts, off, k, gone, used, dst, out);
-        }
-    }
-    return dst[k];
+    EACH(slots, tc89_keep(off, k, slots, gone, used, cut4, fl));
+    cumsum(fl, rid, slots);
+    new_off[0] = 0;
+    EACH(k, tc89_offsets(off, k, rid, new_off));
+    if (out) EACH(slots, tc89_emit(pts, off, k, slots, fl, rid, out));
+    return new_off[k];
 }
 """
 
@@ -100,25 +119,28 @@ def host_lib(tmp_path_factory):
     return lib
 
 
-def host_tc89(lib, points, offsets, method):
-    """The kernels' (points, offsets) for packed NONE input."""
+def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
+    """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89)."""
     k = len(offsets) - 1
+    if rounds is None:
+        rounds = cc._TC89_ROUNDS[method]
     pts = np.ascontiguousarray(points, np.int32)
     off = np.ascontiguousarray(offsets, np.int64)
-    slots = int(off[-1]) + k
-    sv = np.zeros(max(slots, 1), np.int32)
-    kv = np.zeros(max(slots, 1), np.int32)
-    gone = np.zeros(max(slots, 1), np.uint8)
-    used = np.zeros(max(k, 1), np.int32)
-    counts = np.zeros(max(k, 1), np.int32)
-    dst = np.zeros(k + 1, np.int64)
+    slots = max(int(off[-1]) + k, 1)
+    rng = np.random.default_rng(slots)
+    # Scratch starts as garbage, as the GPU's reused workspace does.
+    sv, kv, fl, rid, rs, re = (rng.integers(-9, 9, slots).astype(np.int32) for _ in range(6))
+    gone, st = (rng.integers(0, 4, slots).astype(np.uint8) for _ in range(2))
+    used, start4, cut4, pend = (rng.integers(-9, 9, max(k, 1)).astype(np.int32) for _ in range(4))
+    seam = rng.integers(-9, 9, max(3 * k, 1)).astype(np.int32)
+    new_off = np.zeros(k + 1, np.int64)
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
-    total = lib.host_tc89(ptr(pts), ptr(off), k, method, ptr(sv), ptr(kv), ptr(gone), ptr(used), ptr(counts),
-                          ptr(dst), None)
+    args = [ptr(pts), ptr(off), k, method, rounds, int(rev), ptr(sv), ptr(kv), ptr(gone), ptr(st), ptr(fl), ptr(rid),
+            ptr(rs), ptr(re), ptr(used), ptr(start4), ptr(cut4), ptr(pend), ptr(seam), ptr(new_off)]
+    total = lib.host_tc89(*args, None)
     out = np.zeros((max(int(total), 1), 2), np.int32)
-    lib.host_tc89(ptr(pts), ptr(off), k, method, ptr(sv), ptr(kv), ptr(gone), ptr(used), ptr(counts), ptr(dst),
-                  ptr(out))
-    return out[:total], dst
+    lib.host_tc89(*args, ptr(out))
+    return out[:total], new_off
 
 
 def check_all(lib, img, offset=(0, 0)):
@@ -126,9 +148,12 @@ def check_all(lib, img, offset=(0, 0)):
         none = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE, offset=offset))
         for method in TC89:
             ref = cc.pack(*cv2.findContours(img, mode, method, offset=offset))
-            pts, off = host_tc89(lib, none[0], none[1], method)
-            assert np.array_equal(off, ref[1]), (mode, method, img.shape)
-            assert np.array_equal(pts, ref[0]), (mode, method, img.shape)
+            # Threads in index order, in reverse order (the nms rounds then settle one link of a
+            # chain per round, and the finish gets what is left), and the finish alone.
+            for rounds, rev in ((None, False), (None, True), (0, False)):
+                pts, off = host_tc89(lib, none[0], none[1], method, rounds, rev)
+                assert np.array_equal(off, ref[1]), (mode, method, img.shape, rounds, rev)
+                assert np.array_equal(pts, ref[0]), (mode, method, img.shape, rounds, rev)
             assert np.array_equal(none[2], ref[2])   # the GPU keeps NONE's hierarchy
 
 
@@ -253,18 +278,25 @@ def _launcher(lib, sig, name):
 
 def test_launch_code_with_host_kernels(host_lib, monkeypatch):
     # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
-    # driving the host build of the kernels, against cv2.
+    # driving the host build of the kernels, against cv2; with one long border (the snake) and a
+    # large circle among them.
     here = os.path.dirname(os.path.abspath(__file__))
     sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
-    assert set(sig) == {"tc89_point", "tc89_sweep", "tc89_emit"}
+    assert set(sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
+                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup",
+                        "tc89_keep", "tc89_offsets", "tc89_emit"}
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
     hcp = _HostCupy()
     ws = cc._Workspace(hcp)
     rng = np.random.default_rng(11)
+    disc = np.zeros((1300, 1300), np.uint8)
+    cv2.circle(disc, (650, 650), 640, 1, -1)
+    imgs = [cc.worst_snake(256, 256), disc]
     for it in range(6):
         h, w = (int(v) for v in rng.integers(2, 40, 2))
-        img = nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it)
-        for mode in (cv2.RETR_TREE, cv2.RETR_EXTERNAL):
+        imgs.append(nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it))
+    for it, img in enumerate(imgs):
+        for mode in ((cv2.RETR_LIST,) if it < 2 else (cv2.RETR_TREE, cv2.RETR_EXTERNAL)):
             pts, off, _ = cc.pack(*cv2.findContours(img, mode, cv2.CHAIN_APPROX_NONE))
             k = len(off) - 1
             if k == 0:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from contours_model import find_contours
-from tc89_model import approx_tc89, find_contours_tc89
+from tc89_model import approx_tc89, approx_tc89_parallel, find_contours_tc89
 from test_contours_model import (assert_same_contours, border_shapes, checkerboard, lines, nested_blobs,
                                  salt_pepper)
 
@@ -37,6 +37,9 @@ def check_all(img, offset=(0, 0)):
                 assert ref[1].tobytes() == none[1].tobytes()
             try:
                 assert_same_contours(find_contours_tc89(none, method), ref)
+                # The parallel form (kernels/contours.cu's) gives the same points.
+                for c, r in zip(none[0], ref[0]):
+                    assert np.array_equal(approx_tc89_parallel(c, method), r.reshape(-1, 2))
             except AssertionError as e:
                 raise AssertionError("mode=%d method=%d offset=%r shape=%r\n%s\n%s"
                                      % (mode, method, offset, img.shape, img.astype(bool).astype(int), e))
