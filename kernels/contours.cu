@@ -94,14 +94,18 @@ extern "C" __global__ void ccl_union(const u8* __restrict__ f, int w2, int n, in
         if (v) {
             if (f[i - w2]) {
                 // Up-left and up-right, when foreground, are joined to up by the initial row links.
-                unite(L, i, i - w2);
+                // With left and up-left foreground as well, the left pixel's own link (or one
+                // further left, where the run pair starts) already joins the two runs.
+                if (!(f[i - 1] && f[i - w2 - 1])) unite(L, i, i - w2);
             } else {
                 // A foreground left pixel already links up-left (its own up neighbour).
                 if (x > 0 && f[i - w2 - 1] && !f[i - 1]) unite(L, i, i - w2 - 1);
                 if (x + 1 < w2 && f[i - w2 + 1]) unite(L, i, i - w2 + 1);
             }
         } else {
-            if (!f[i - w2]) unite(L, i, i - w2);
+            // Same for the background (x == 0 starts a row: its left is the previous row's). This
+            // skips almost every union in empty areas (20000^2 sparse: 49 ms of 60 before).
+            if (!f[i - w2] && (x == 0 || f[i - 1] || f[i - w2 - 1])) unite(L, i, i - w2);
         }
     }
 }
