@@ -661,3 +661,65 @@ def _gpu_labels(cp, image, method, ox, oy):
     if method in _TC89:
         points, offsets, layout = _tc89(cp, _workspace(cp), points, offsets, total, m, method)
     return points, offsets, layout, hier
+
+
+def labels_image(h, w, seed=0, noise=0.0):
+    """The label-image workload: 8-connected components of the blob workload (background 0), so
+    with noise every salt pixel is its own region."""
+    return cv2.connectedComponents(blobs_image(h, w, seed=seed, noise=noise), connectivity=8, ltype=cv2.CV_32S)[1]
+
+
+def labels_bench_rows(quick=False):
+    """Speed rows for label images (RETR_FLOODFILL and RETR_CCOMP, CV_32SC1): cv2 vs cvgpu (numpy
+    io) and the packed device form."""
+    cp = _backend.cupy_module()
+    rows = []
+    scales = (1,) if quick else (1, 4)
+    reps = 3 if quick else 7
+    for label, noise in (("blobs", 0.0), ("noisy", 0.01)):
+        for s in scales:
+            img = labels_image(1028 * s, 1232 * s, seed=s, noise=noise)
+            h, w = img.shape
+            d_img = cp.asarray(img) if cp is not None else None
+            runs = [("FLOODFILL", RETR_FLOODFILL, "SIMPLE", CHAIN_APPROX_SIMPLE),
+                    ("CCOMP", RETR_CCOMP, "SIMPLE", CHAIN_APPROX_SIMPLE)]
+            if s == 1:
+                runs += [("FLOODFILL", RETR_FLOODFILL, "NONE", CHAIN_APPROX_NONE),
+                         ("FLOODFILL", RETR_FLOODFILL, "TC89_L1", CHAIN_APPROX_TC89_L1)]
+            for mname, mode, meth_name, method in runs:
+                workload = "labels-%s %dx%d %s %s (%d regions)" % (label, w, h, mname, meth_name, int(img.max()) + 1)
+                t_cv = []
+                for _ in range(reps):
+                    t0 = time.perf_counter()
+                    ref = cv2.findContours(img, mode, method)
+                    t_cv.append((time.perf_counter() - t0) * 1e3)
+                row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
+                       "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
+                if cp is not None:
+                    ours = findContours(img, mode, method)
+                    exact = len(ours[0]) == len(ref[0]) and all(
+                        a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                        (ours[1] is None and ref[1] is None) or
+                        (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+                    t_gpu = []
+                    for _ in range(reps):
+                        cp.cuda.Device().synchronize()
+                        t0 = time.perf_counter()
+                        findContours(img, mode, method)
+                        t_gpu.append((time.perf_counter() - t0) * 1e3)
+                    start, end = cp.cuda.Event(), cp.cuda.Event()
+                    t_dev = []
+                    for _ in range(reps):
+                        start.record()
+                        findContoursPacked(d_img, mode, method)
+                        end.record()
+                        end.synchronize()
+                        t_dev.append(cp.cuda.get_elapsed_time(start, end))
+                    row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu),
+                               packed_device_ms=_median(t_dev), contours=len(ref[0]))
+                rows.append(row)
+                if cp is not None:
+                    rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                                 "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
+                                 "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+    return rows
