@@ -1,0 +1,38 @@
+"""Device timing of the label-image path (run by hand / by the coordinator on the GPU machine):
+the bench rows of cvgpu.contours.labels_bench_rows plus the number of fixed-point rounds
+(lab_events launches) per workload. Not a test."""
+import json
+import sys
+import time
+
+import cv2
+
+from cvgpu import contours as cc
+
+
+def main(quick=False):
+    real = cc._fn
+    count = {"lab_events": 0}
+
+    def counting(name):
+        if name in count:
+            count[name] += 1
+        return real(name)
+
+    cc._fn = counting
+    for s in ((1,) if quick else (1, 4)):
+        for noise in (0.0, 0.01):
+            img = cc.labels_image(1028 * s, 1232 * s, seed=s, noise=noise)
+            count["lab_events"] = 0
+            cc.findContours(img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE)
+            print(json.dumps({"workload": "labels %dx%d noise %g" % (img.shape[1], img.shape[0], noise),
+                              "regions": int(img.max()) + 1, "event_rounds": count["lab_events"]}), flush=True)
+    cc._fn = real
+    t0 = time.time()
+    for row in cc.labels_bench_rows(quick=quick):
+        print(json.dumps(row), flush=True)
+    print("bench seconds", round(time.time() - t0, 1))
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
