@@ -832,16 +832,12 @@ __device__ bool lab_traced_before(int slots, const int* __restrict__ pmap, const
     return !any && T[slots + pmap[p]] < e;
 }
 
-// One round: every event checks its condition with the previous round's times Told and offers
-// itself to its cycle (Tnew: LAB_INF before the round). Event 2k: the hole at edge k; 2k + 1: the
-// outer border.
-extern "C" __global__ void lab_events(const unsigned* __restrict__ f, int w2, int n, int K,
-                                      const int* __restrict__ epos, const int* __restrict__ pmap,
-                                      const u8* __restrict__ sdir, const int* __restrict__ leader, int slots,
-                                      const int* __restrict__ Told, int* __restrict__ Tnew)
+// Event pair k (2k: the hole at label change k; 2k + 1: the outer border there): each checks its
+// condition with the trace times Told and offers itself to its cycle in Tnew.
+__device__ void lab_event_pair(const unsigned* __restrict__ f, int w2, int n, const int* __restrict__ epos,
+                               const int* __restrict__ pmap, const u8* __restrict__ sdir,
+                               const int* __restrict__ leader, int slots, const int* Told, int* Tnew, int k)
 {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= K) return;
     const int p = epos[k], q = p - 1;
     const unsigned fp = f[p], fq = f[q];
     if (fp & LAB_FLAGS) return;      // flagged on input: neither event
@@ -855,6 +851,29 @@ extern "C" __global__ void lab_events(const unsigned* __restrict__ f, int w2, in
     if (!p_before_eq && !lab_traced_before(slots, pmap, sdir, leader, Told, p, ep)) {
         atomicMin(&Tnew[lab_cycle_of(f, w2, n, pmap, leader, slots, p, 4, 0)], ep);
     }
+}
+
+// One round of the fixed-point iteration (Tnew: LAB_INF before the round).
+extern "C" __global__ void lab_events(const unsigned* __restrict__ f, int w2, int n, int K,
+                                      const int* __restrict__ epos, const int* __restrict__ pmap,
+                                      const u8* __restrict__ sdir, const int* __restrict__ leader, int slots,
+                                      const int* __restrict__ Told, int* __restrict__ Tnew)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    lab_event_pair(f, w2, n, epos, pmap, sdir, leader, slots, Told, Tnew, k);
+}
+
+// cv2's order replayed by one thread (T: LAB_INF before): events in order, each reading the times
+// set by the earlier ones. Exact in one pass; the host switches to it only when the rounds above
+// do not settle (an image with a long chain of dependent events).
+extern "C" __global__ void lab_events_serial(const unsigned* __restrict__ f, int w2, int n, int K,
+                                             const int* __restrict__ epos, const int* __restrict__ pmap,
+                                             const u8* __restrict__ sdir, const int* __restrict__ leader,
+                                             int slots, int* T)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    for (int k = 0; k < K; ++k) lab_event_pair(f, w2, n, epos, pmap, sdir, leader, slots, T, T, k);
 }
 
 // Per traced border d (in discovery order, ev = its event): cycle_border[cycle] = d, the hole

@@ -268,3 +268,15 @@ def test_undefined_raises(host_gpu):
                     [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32)
     with pytest.raises(cv2.error):
         run_labels(host_gpu, img, cv2.CHAIN_APPROX_NONE)
+
+
+def test_serial_replay(host_gpu, monkeypatch):
+    # The one-thread replay the launch code falls back to after _LAB_MAX_ROUNDS rounds.
+    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 0)
+    rng = np.random.default_rng(4)
+    for it in range(14):
+        h, w = (int(v) for v in rng.integers(1, 24, 2))
+        img = label_image(FAMILIES[it % len(FAMILIES)], h, w, it, int(rng.integers(0, 1000)))
+        if defined(img):
+            check(host_gpu, img, methods=[METHODS[it % 4]])
+    check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
