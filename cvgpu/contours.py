@@ -123,7 +123,7 @@ def findContours(*args, **kwargs):
         return _cv2_call(args, kwargs)
     _backend.record("cuda")
     if mode == RETR_FLOODFILL:
-        points, offsets, layout, hier = _gpu_labels(cp, arr, method, ox, oy)
+        points, offsets, layout, hier = _gpu_labels(cp, arr, method, ox, oy, grouped=not on_device)
     else:
         points, offsets, layout, hier = _gpu_contours(cp, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
@@ -566,9 +566,9 @@ def _tree_order(cp, m, parent):
     return out_node, hier
 
 
-def _gpu_labels(cp, image, method, ox, oy):
+def _gpu_labels(cp, image, method, ox, oy, grouped=False):
     """findContours(image, RETR_FLOODFILL, method, offset) for an int32 image: (points, offsets,
-    host offsets, hierarchy) as _gpu_contours returns them."""
+    host offsets, hierarchy) as _gpu_contours returns them (``grouped``: the same too)."""
     i32, i64 = np.int32, np.int64
     h, w = image.shape
     w2, h2 = w + 2, h + 2
@@ -652,20 +652,41 @@ def _gpu_labels(cp, image, method, ox, oy):
     out_node, hier = _tree_order(cp, m, parent)
     counts = cp.empty(m, dtype=cp.int32)
     _fn("lab_counts")(gm, (_BLOCK,), (i32(m), out_node, head, leader, st, counts))
-    offsets = cp.zeros(m + 1, dtype=cp.int64)
-    cp.cumsum(counts, out=offsets[1:])
-    # One download for the offsets and the undefined-case check.
-    both = cp.concatenate([offsets, (parent == -2).any().astype(cp.int64).reshape(1)]).get()
-    if both[-1]:
-        raise _undefined_error()
-    layout = both[:-1]
-    total = int(layout[-1])
+    undefined = (parent == -2).any()
+    if grouped and m >= _GROUPED_MIN and method not in _TC89:
+        # Points laid out by (length, output index), as _gpu_contours does for assemble_grouped; the
+        # last column carries the undefined-case flag (one download).
+        perm = cp.argsort(counts.astype(cp.int64) * m + cp.arange(m, dtype=cp.int64))
+        ps = cp.zeros((2, m + 1), dtype=cp.int32)
+        ps[0, :m] = perm
+        ps[1, :m] = counts[perm]
+        ps[0, m] = undefined.astype(cp.int32)
+        goff = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(ps[1, :m], out=goff[1:])
+        offsets = cp.empty(m, dtype=cp.int64)
+        offsets[perm] = goff[:-1]
+        host = ps.get()
+        if host[0, m]:
+            raise _undefined_error()
+        layout = host[:, :m]
+        total = int(layout[1].sum(dtype=np.int64))
+        dst, offsets = offsets, None
+    else:
+        offsets = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=offsets[1:])
+        # One download for the offsets and the undefined-case check.
+        both = cp.concatenate([offsets, undefined.astype(cp.int64).reshape(1)]).get()
+        if both[-1]:
+            raise _undefined_error()
+        layout = both[:-1]
+        total = int(layout[-1])
+        dst = offsets
     border_out = cp.empty(m, dtype=cp.int32)
     border_out[out_node] = cp.arange(m, dtype=cp.int32)
     points = cp.empty((total, 2), dtype=cp.int32)
     _fn("lab_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, st, simple, cycle_border, border_out,
-                                   head, offsets, i32(ox), i32(oy), points))
-    _fn("lab_single")(gm, (_BLOCK,), (i32(w2), i32(m), out_node, head, origin, offsets, i32(ox), i32(oy), points))
+                                   head, dst, i32(ox), i32(oy), points))
+    _fn("lab_single")(gm, (_BLOCK,), (i32(w2), i32(m), out_node, head, origin, dst, i32(ox), i32(oy), points))
     if method in _TC89:
         points, offsets, layout = _tc89(cp, _workspace(cp), points, offsets, total, m, method)
     return points, offsets, layout, hier

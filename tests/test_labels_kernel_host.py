@@ -280,3 +280,19 @@ def test_serial_replay(host_gpu, monkeypatch):
         if defined(img):
             check(host_gpu, img, methods=[METHODS[it % 4]])
     check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
+
+
+def test_grouped_layout(host_gpu, monkeypatch):
+    # The numpy-io layout by contour length (assemble_grouped), taken above _GROUPED_MIN contours.
+    monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
+    for it, img in enumerate((label_image("many", 20, 30, 1, 1), label_image("rects", 25, 25, 2, 7),
+                              label_image("few", 1, 9, 3, 3))):
+        for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_KCOS):
+            ref = cv2.findContours(img, cv2.RETR_FLOODFILL, method, offset=(it, -it))
+            points, offsets_d, layout, hier = cc._gpu_labels(host_gpu, img, method, it, -it, grouped=True)
+            if offsets_d is None:
+                ours = cc.assemble_grouped(np.asarray(points), layout[0], layout[1], np.asarray(hier))
+            else:
+                assert method in (cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS)
+                ours = cc.assemble(np.asarray(points), np.asarray(layout), np.asarray(hier))
+            assert_same_contours(ours, ref)
