@@ -952,7 +952,8 @@ extern "C" __global__ void lab_hole_parent(const unsigned* __restrict__ f, int w
     const int p = epos[k];
     const int y = p / w2;
     // A hole is never the first change on its row (its left side is a nonzero label after the
-    // zero frame), so LNBD is the previous change.
+    // zero frame), so LNBD is the previous change; were it the first, cv2 would take the root.
+    if (k == 0 || epos[k - 1] < y * w2) { raw[d] = -1; return; }
     const int end = epos[k - 1];
     const int lx = end - y * w2, ly = y;
     const unsigned lval = f[end] & 0x7Fu;
