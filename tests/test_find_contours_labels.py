@@ -195,3 +195,19 @@ def test_undefined_case_raises_without_cv2():
     assert not defined(img)
     with pytest.raises(cv2.error):
         cvgpu.findContours(img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_NONE)
+
+
+@pytest.mark.gpu
+def test_serial_replay_and_grouped_layout(compat, monkeypatch):
+    # The one-thread replay taken after _LAB_MAX_ROUNDS rounds, and the numpy-io layout by contour
+    # length taken above _GROUPED_MIN contours, forced on small images.
+    imgs = [label_image(f, 37, 29, 11, 5) for f in ("few", "blocks", "rects", "many", "stripes")]
+    imgs = [img for img in imgs if defined(img)]
+    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 0)
+    for img in imgs:
+        check_case(compat, img, "FLOODFILL", "SIMPLE", (1, 1))
+    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 256)
+    monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
+    for img in imgs:
+        for method_name in METHODS:
+            check_case(compat, img, "CCOMP", method_name, None)
