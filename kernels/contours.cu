@@ -848,7 +848,9 @@ __device__ void lab_event_pair(const unsigned* __restrict__ f, int w2, int n, co
         !lab_traced_before(slots, pmap, sdir, leader, Told, q, eq)) {
         atomicMin(&Tnew[lab_cycle_of(f, w2, n, pmap, leader, slots, q, 0, 0)], eq);
     }
-    if (!p_before_eq && !lab_traced_before(slots, pmap, sdir, leader, Told, p, ep)) {
+    // Only the cycle of the hole event eq itself (q's label, not p's) could have time eq: "before
+    // ep" reads the same as "before eq" for p.
+    if (!p_before_eq) {
         atomicMin(&Tnew[lab_cycle_of(f, w2, n, pmap, leader, slots, p, 4, 0)], ep);
     }
 }
