@@ -32,6 +32,15 @@ Written from observing cv2 5.0 and reading OpenCV's contours_new.cpp. The observ
   each outer followed by its holes, newest first); points of NONE / SIMPLE as for 8-bit images;
   TC89_L1 / TC89_KCOS approximate the NONE chain (tests/tc89_model.py).
 * Arithmetic that can overflow is int32 with wrap-around (points plus offset, the bounding box).
+
+Order-free form (what kernels/contours.cu computes; tests/test_labels_kernel_host.py checks it
+against cv2): a trace never changes labels, so every walk state has a fixed successor and each
+border is a fixed cycle of states. At a label change (q, p) the outer event traces p's cycle iff p
+is unflagged, the hole event (just before) traces q's cycle iff q and p are unflagged and q is
+nonzero, and "unflagged" means: no input flag and no cycle through the pixel traced at an earlier
+event. Each event depends only on earlier events, so the trace times have exactly one fixed
+point. LNBD of a hole is always the previous label change on its row, so the hole rule only needs
+the cycles through that pixel (plus, where none qualifies, the oldest candidate overall).
 """
 import numpy as np
 
