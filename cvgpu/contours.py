@@ -597,11 +597,18 @@ def _gpu_labels(cp, image, method, ox, oy, grouped=False):
     cyc2 = cp.empty((slots, 2), dtype=cp.int32)
     sdir = cp.empty(slots, dtype=cp.uint8)
     _fn("lab_state_init")(gs, (_BLOCK,), (f, i32(w2), i32(n), i32(slots), bpix, pmap, nxt, cyc, sdir))
-    rounds = max(1, slots.bit_length())
+    # Min-jumping until a round changes nothing (one host read per round; that round bounds the
+    # cycle lengths, so the ranking below needs no more rounds than it took).
     mj = _fn("lab_min_jump")
-    for _ in range(rounds):
-        mj(gs, (_BLOCK,), (i32(slots), cyc, cyc2))
+    cap = max(1, slots.bit_length())
+    changed = cp.zeros(cap + 1, dtype=cp.int32)
+    rounds = 0
+    while rounds < cap:
+        mj(gs, (_BLOCK,), (i32(slots), cyc, cyc2, changed[rounds:rounds + 1]))
         cyc, cyc2 = cyc2, cyc
+        rounds += 1
+        if not int(changed[rounds - 1:rounds].get()[0]):
+            break
     simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
     leader = cp.empty(slots, dtype=cp.int32)
     st = cyc2             # free after the min-jumping

@@ -766,9 +766,14 @@ extern "C" __global__ void lab_state_init(const unsigned* __restrict__ f, int w2
     cyc[t] = make_int2(nx, t);
 }
 
-// One round of min-jumping: (successor 2^r ahead, smallest slot seen): after log2(L) rounds every
-// state of a cycle of length L holds the cycle's smallest slot.
-extern "C" __global__ void lab_min_jump(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+// One round of min-jumping: (successor 2^r ahead, smallest slot in the 2^r states from here):
+// after log2(L) rounds every state of a cycle of length L holds the cycle's smallest slot.
+// *changed is set when some minimum changed. A round that changes nothing proves every cycle
+// done: then m(t) <= m(t + 2^r) for every t, so along t, t + 2^r, ... around a cycle all the
+// windows' minima are equal, and those windows cover the cycle; so 2^r >= L as well, which
+// bounds the ranking rounds after it.
+extern "C" __global__ void lab_min_jump(int n, const int2* __restrict__ src, int2* __restrict__ dst,
+                                        int* __restrict__ changed)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -776,7 +781,10 @@ extern "C" __global__ void lab_min_jump(int n, const int2* __restrict__ src, int
     if (a.x >= 0) {
         const int2 b = src[a.x];
         a.x = b.x;
-        a.y = min(a.y, b.y);
+        if (b.y < a.y) {
+            a.y = b.y;
+            *changed = 1;
+        }
     }
     dst[i] = a;
 }
