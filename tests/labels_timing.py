@@ -12,7 +12,7 @@ from cvgpu import contours as cc
 
 def main(quick=False, rounds_only=False):
     real = cc._fn
-    count = {"lab_events": 0}
+    count = {"lab_events": 0, "lab_min_jump": 0}
 
     def counting(name):
         fn = real(name)
@@ -29,9 +29,24 @@ def main(quick=False, rounds_only=False):
         for noise in (0.0, 0.01):
             img = cc.labels_image(1028 * s, 1232 * s, seed=s, noise=noise)
             count["lab_events"] = 0
+            count["lab_min_jump"] = 0
             cc.findContours(img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE)
-            print(json.dumps({"workload": "labels %dx%d noise %g" % (img.shape[1], img.shape[0], noise),
-                              "regions": int(img.max()) + 1, "event_rounds": count["lab_events"]}), flush=True)
+            row = {"workload": "labels %dx%d noise %g" % (img.shape[1], img.shape[0], noise),
+                   "regions": int(img.max()) + 1, "event_rounds": count["lab_events"],
+                   "min_jump_rounds": count["lab_min_jump"]}
+            cp = cc._backend.cupy_module()
+            if cp is not None:
+                d_img = cp.asarray(img)
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                t = []
+                for _ in range(4):
+                    start.record()
+                    cc.findContoursPacked(d_img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE)
+                    end.record()
+                    end.synchronize()
+                    t.append(cp.cuda.get_elapsed_time(start, end))
+                row["packed_device_ms"] = sorted(t)[len(t) // 2]
+            print(json.dumps(row), flush=True)
     cc._fn = real
     if rounds_only:
         return
