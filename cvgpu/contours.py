@@ -13,10 +13,15 @@ borders and approximates each chain; order and hierarchy are NONE's): per-point 
 support in parallel, then one thread per contour for the in-place suppression passes (see
 tests/tc89_model.py, the CPU-verified model the kernels follow).
 
-Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
-arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
-so errors are cv2's own. Images beyond the kernels' int32 indices (more than 2^31 - 1025 pixels with
-the frame, or more than 2^28 - 32 border pixels) raise cv2.error -211: see "huge images" below.
+CV_32SC1 label images (RETR_FLOODFILL, and RETR_CCOMP, which cv2 runs as RETR_FLOODFILL for them)
+with the same four methods run on the GPU too (see "label images" at the end of this file and of
+kernels/contours.cu); label images with other modes and 8-bit images with RETR_FLOODFILL raise
+cv2's type errors from here.
+
+Everything else (the chain-code methods, output arguments, other types, and every other call cv2
+rejects) is handed to cv2 unchanged and reported as computed by cv2, so errors are cv2's own. Images
+beyond the kernels' int32 indices (more than 2^31 - 1025 pixels with the frame, or more than
+2^28 - 32 border pixels) raise cv2.error -211: see "huge images" below.
 
 cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` returns
 ``(points (P, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32)``: contour i is
@@ -32,7 +37,7 @@ import numpy as np
 from . import _backend, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
 
-RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
+RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE, RETR_FLOODFILL = 0, 1, 2, 3, 4
 CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS = 1, 2, 3, 4
 _TC89 = (CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS)
 
@@ -66,9 +71,9 @@ def _bind(args, kwargs):
     if not (_is_int(mode) and _is_int(method)):
         raise _Forward
     mode, method = int(mode), int(method)
-    if mode not in (RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE) or method not in (
+    if mode not in (RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE, RETR_FLOODFILL) or method not in (
             CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE) + _TC89:
-        raise _Forward  # FLOODFILL, chain codes, link runs, bad values: cv2's
+        raise _Forward  # chain codes, link runs, bad values: cv2's
     offset = bound.get("offset")
     if offset is None:
         ox = oy = 0
@@ -83,7 +88,7 @@ def _bind(args, kwargs):
     arr = device if device is not None else image
     if not isinstance(arr, np.ndarray) and device is None:
         raise _Forward
-    if arr.dtype != np.uint8:
+    if arr.dtype != np.uint8 and arr.dtype != np.int32:
         raise _Forward
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
@@ -91,6 +96,7 @@ def _bind(args, kwargs):
         arr = arr.reshape(1, -1)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise _Forward
+    mode = _label_mode(arr, mode)
     return arr, device is not None, mode, method, ox, oy
 
 
@@ -634,8 +640,9 @@ def _release(cp):
     cp.get_default_memory_pool().free_all_blocks()
 
 
-def _run_gpu(func, cp, *args, **kwargs):
-    """_gpu_contours with the huge-image errors as cv2.error. On running out of GPU memory the
+def _run_gpu(func, cp, image, mode, method, ox, oy, grouped=False):
+    """_gpu_contours (_gpu_labels for RETR_FLOODFILL) with the huge-image errors as cv2.error. On
+    running out of GPU memory the
     cached scratch of earlier (other-sized) calls is dropped and the call tried once more; then
     cv2's -4. The retry and the release happen outside the except blocks, so the failed attempt's
     arrays (held by the traceback) are gone by then."""
@@ -643,7 +650,9 @@ def _run_gpu(func, cp, *args, **kwargs):
     for _ in range(2):
         too_large = None
         try:
-            return _gpu_contours(cp, *args, **kwargs)
+            if mode == RETR_FLOODFILL:
+                return _gpu_labels(cp, image, method, ox, oy, grouped=grouped)
+            return _gpu_contours(cp, image, mode, method, ox, oy, grouped=grouped)
         except cp.cuda.memory.OutOfMemoryError as exc:
             found = _OOM_BYTES.search(str(exc))
             need = int(found.group(1).replace(",", "")) if found else 0
@@ -733,4 +742,277 @@ def huge_bench_rows(quick=False):
         rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
                      "cvgpu_ms": _median(t_dev), "io": "device", "exact": bool(exact),
                      "speedup": row["cv2_ms"] / _median(t_dev)})
+
+# ---------------------------------------------------------------- label images (CV_32SC1)
+#
+# cv2 5.x semantics (tests/labels_model.py is the CPU model, proven equal to cv2): regions of equal
+# label (raw & 0x3FFFFFFF, zero included) are traced with the Suzuki walk; which borders get
+# traced follows from the row scan and the flags earlier traces leave (see kernels/contours.cu,
+# "label images"). The GPU resolves that order by a fixed-point iteration over all label changes
+# at once (one host sync per round; rounds = the longest chain of events whose outcome depends on
+# an earlier one, a few on the images measured) and ranks the walks like the 8-bit pipeline.
+
+_CREATE = ("static std::shared_ptr<ContourScanner_> ContourScanner_::create(cv::ContourDataStorage"
+           "<cv::Point_<int>, 1024, 0>::storage_t&, cv::ContourDataStorage<signed char, 1024, 0>::storage_t&, "
+           "cv::Mat, int, int, cv::Point)")
+_CREATE_FILE = "/io/opencv/modules/imgproc/src/contours_new.cpp"
+_TYPE_NAMES = {0: "CV_8UC1", 4: "CV_32SC1"}
+_LAB_INF = 0x7FFFFFFF
+# Fixed-point rounds before one thread replays the events in order instead (measured: 26-40 rounds
+# on the bench's label images up to 4928x4112 with 225k borders; the replay is exact in one pass
+# but sequential).
+_LAB_MAX_ROUNDS = 256
+
+
+def _type_error(line, text, expected, actual):
+    from ._errors import UNSPECIFIED, cv_error
+    err = ("> %s (expected: 'img.type() == %s'), where\n>     'img.type()' is %d (%s)\n> must be equal to\n"
+           ">     '%s' is %d (%s)\n" % (text, _TYPE_NAMES[expected], actual, _TYPE_NAMES[actual],
+                                      _TYPE_NAMES[expected], expected, _TYPE_NAMES[expected]))
+    return cv_error(UNSPECIFIED, err, _CREATE, file=_CREATE_FILE, line=line)
+
+
+def _label_mode(arr, mode):
+    """The mode the GPU runs (RETR_FLOODFILL for label images), or cv2's type error (cv2 checks the
+    type before the mode and the method, and computes nothing before)."""
+    if arr.dtype == np.int32:
+        if mode in (RETR_CCOMP, RETR_FLOODFILL):
+            return RETR_FLOODFILL
+        raise _type_error(332, "Modes other than RETR_FLOODFILL and RETR_CCOMP support only CV_8UC1 images", 0, 4)
+    if mode == RETR_FLOODFILL:
+        raise _type_error(330, "RETR_FLOODFILL mode supports only CV_32SC1 images", 4, 0)
+    return mode
+
+
+def _undefined_error():
+    from ._errors import UNSPECIFIED, cv_error
+    return cv_error(UNSPECIFIED, "cvgpu: for this label image cv2 reads its contour tree at index -1 (undefined "
+                    "behaviour, cv2 may crash); a hole's LNBD lies on an input value with the flag bits set or "
+                    "on a bounding box broken by int32 wrap-around", "findContours")
+
+
+def _tree_order(cp, m, parent):
+    """(out_node, hier) of the tree given by parent (-1: top level), in cv2's pre-order with
+    siblings newest first (the kernels of the 8-bit TREE/CCOMP path)."""
+    i32 = np.int32
+    gm = (-(-m // _BLOCK),)
+    pkey = cp.where(parent < 0, m, parent).astype(cp.int64)
+    key = pkey * (m + 1) + (m - 1 - cp.arange(m, dtype=cp.int64))
+    order = cp.argsort(key)
+    first_child = cp.full(m + 1, -1, dtype=cp.int32)
+    next_sib = cp.empty(m, dtype=cp.int32)
+    prev_sib = cp.empty(m, dtype=cp.int32)
+    _fn("sibling_links")(gm, (_BLOCK,), (order, i32(m), parent, first_child, next_sib, prev_sib))
+    ne = 2 * (m + 1)
+    et = cp.empty((ne, 2), dtype=cp.int32)
+    et2 = cp.empty_like(et)
+    ge = (-(-ne // _BLOCK),)
+    _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, et))
+    jump = _fn("rank_jump")
+    for _ in range(max(1, int(ne - 1).bit_length())):
+        jump(ge, (_BLOCK,), (i32(ne), et, et2))
+        et, et2 = et2, et
+    out_node = cp.empty(m, dtype=cp.int32)
+    hier = cp.empty((m, 4), dtype=cp.int32)
+    _fn("tree_output")(gm, (_BLOCK,), (i32(m), et, parent, first_child, next_sib, prev_sib, out_node, hier))
+    return out_node, hier
+
+
+def _gpu_labels(cp, image, method, ox, oy, grouped=False):
+    """findContours(image, RETR_FLOODFILL, method, offset) for an int32 image: (points, offsets,
+    host offsets, hierarchy) as _gpu_contours returns them (``grouped``: the same too)."""
+    i32, i64 = np.int32, np.int64
+    h, w = image.shape
+    w2, h2 = w + 2, h + 2
+    n = w2 * h2
+    if isinstance(image, cp.ndarray):
+        ok = image.strides[1] == 4 and image.strides[0] > 0 and image.strides[0] % 4 == 0
+        src = image if ok else cp.ascontiguousarray(image)
+    else:
+        src = cp.asarray(np.ascontiguousarray(image))
+    pitch = src.strides[0] // 4 if src.shape[0] > 1 else w
+    f = cp.empty(n, dtype=cp.uint32)
+    _fn("lab_pad")(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f))
+    fl = cp.empty(n, dtype=cp.uint8)
+    _fn("lab_flags")(_grid(n), (_BLOCK,), (f, i32(w2), i32(h), i32(n), fl))
+    bpix = cp.flatnonzero(fl & 1).astype(cp.int32)
+    epos = cp.flatnonzero(fl & 2).astype(cp.int32)
+    e_count, k_edges = int(bpix.size), int(epos.size)
+    if k_edges == 0:
+        return _empty(cp)
+    if 9 * e_count > (1 << 31) - 256:
+        # int32 state slots (8 per border pixel) and cycle ids (slots + border pixels), as the 8-bit
+        # path's _check_counts: -211 through _run_gpu, before the walk arrays are allocated.
+        raise _TooLarge("cvgpu: the label image has %d border pixels; their %d walk states and ids exceed the "
+                        "%d that the GPU kernels index with int32" % (e_count, 9 * e_count, (1 << 31) - 256))
+    pmap = cp.full(n, -1, dtype=cp.int32)
+    pmap[bpix] = cp.arange(e_count, dtype=cp.int32)
+    slots = 8 * e_count
+    gs = (-(-slots // _BLOCK),)
+    nxt = cp.empty(slots, dtype=cp.int32)
+    cyc = cp.empty((slots, 2), dtype=cp.int32)
+    cyc2 = cp.empty((slots, 2), dtype=cp.int32)
+    sdir = cp.empty(slots, dtype=cp.uint8)
+    _fn("lab_state_init")(gs, (_BLOCK,), (f, i32(w2), i32(n), i32(slots), bpix, pmap, nxt, cyc, sdir))
+    # Min-jumping until a round changes nothing (one host read per round; that round bounds the
+    # cycle lengths, so the ranking below needs no more rounds than it took).
+    mj = _fn("lab_min_jump")
+    cap = max(1, slots.bit_length())
+    changed = cp.zeros(cap + 1, dtype=cp.int32)
+    rounds = 0
+    while rounds < cap:
+        mj(gs, (_BLOCK,), (i32(slots), cyc, cyc2, changed[rounds:rounds + 1]))
+        cyc, cyc2 = cyc2, cyc
+        rounds += 1
+        if not int(changed[rounds - 1:rounds].get()[0]):
+            break
+    simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
+    leader = cp.empty(slots, dtype=cp.int32)
+    st = cyc2             # free after the min-jumping
+    st2 = cp.empty((slots, 2), dtype=cp.int32)
+    _fn("lab_rank_init")(gs, (_BLOCK,), (i32(slots), nxt, cyc, sdir, simple, leader, st))
+    jump = _fn("rank_jump")
+    for _ in range(rounds):
+        jump(gs, (_BLOCK,), (i32(slots), st, st2))
+        st, st2 = st2, st
+
+    ids = slots + e_count
+    t_old = cp.full(ids, _LAB_INF, dtype=cp.int32)
+    t_new = cp.empty(ids, dtype=cp.int32)
+    gk = (-(-k_edges // _BLOCK),)
+    ev_fn = _fn("lab_events")
+    for _ in range(_LAB_MAX_ROUNDS):
+        t_new.fill(_LAB_INF)
+        ev_fn(gk, (_BLOCK,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader, i32(slots), t_old, t_new))
+        if bool((t_new == t_old).all()):
+            break
+        t_old, t_new = t_new, t_old
+    else:
+        t_new.fill(_LAB_INF)
+        _fn("lab_events_serial")((1,), (1,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader, i32(slots),
+                                              t_new))
+    traced = cp.flatnonzero(t_new < _LAB_INF)
+    m = int(traced.size)
+    if m == 0:
+        return _empty(cp)
+    times = t_new[traced]
+    srt = cp.argsort(times)
+    cyc_of = traced[srt].astype(cp.int32)
+    ev = times[srt].astype(cp.int32)
+    gm = (-(-m // _BLOCK),)
+    cycle_border = cp.full(ids, -1, dtype=cp.int32)
+    hole = cp.empty(m, dtype=cp.uint8)
+    head = cp.empty(m, dtype=cp.int32)
+    origin = cp.empty(m, dtype=cp.int32)
+    bbox = cp.empty(4 * m, dtype=cp.int32)
+    _fn("lab_borders")(gm, (_BLOCK,), (f, i32(w2), i32(n), i32(m), ev, cyc_of, epos, pmap, leader, i32(slots),
+                                      i32(ox), i32(oy), cycle_border, hole, head, origin, bbox))
+    _fn("lab_bbox")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, cycle_border, i32(ox), i32(oy), bbox))
+    raw = cp.empty(m, dtype=cp.int32)
+    _fn("lab_hole_parent")(gm, (_BLOCK,), (f, i32(w2), i32(m), hole, ev, epos, pmap, sdir, leader, i32(slots),
+                                          cycle_border, origin, bbox, i32(ox), i32(oy), raw))
+    parent = cp.empty(m, dtype=cp.int32)
+    _fn("lab_parents")(gm, (_BLOCK,), (i32(m), hole, raw, parent))
+    out_node, hier = _tree_order(cp, m, parent)
+    counts = cp.empty(m, dtype=cp.int32)
+    _fn("lab_counts")(gm, (_BLOCK,), (i32(m), out_node, head, leader, st, counts))
+    undefined = (parent == -2).any()
+    if grouped and m >= _GROUPED_MIN and method not in _TC89:
+        # Points laid out by (length, output index), as _gpu_contours does for assemble_grouped; the
+        # last column carries the undefined-case flag (one download).
+        perm = cp.argsort(counts.astype(cp.int64) * m + cp.arange(m, dtype=cp.int64))
+        ps = cp.zeros((2, m + 1), dtype=cp.int32)
+        ps[0, :m] = perm
+        ps[1, :m] = counts[perm]
+        ps[0, m] = undefined.astype(cp.int32)
+        goff = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(ps[1, :m], out=goff[1:])
+        offsets = cp.empty(m, dtype=cp.int64)
+        offsets[perm] = goff[:-1]
+        host = ps.get()
+        if host[0, m]:
+            raise _undefined_error()
+        layout = host[:, :m]
+        total = int(layout[1].sum(dtype=np.int64))
+        dst, offsets = offsets, None
+    else:
+        offsets = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=offsets[1:])
+        # One download for the offsets and the undefined-case check.
+        both = cp.concatenate([offsets, undefined.astype(cp.int64).reshape(1)]).get()
+        if both[-1]:
+            raise _undefined_error()
+        layout = both[:-1]
+        total = int(layout[-1])
+        dst = offsets
+    border_out = cp.empty(m, dtype=cp.int32)
+    border_out[out_node] = cp.arange(m, dtype=cp.int32)
+    points = cp.empty((total, 2), dtype=cp.int32)
+    _fn("lab_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, st, simple, cycle_border, border_out,
+                                   head, dst, i32(ox), i32(oy), points))
+    _fn("lab_single")(gm, (_BLOCK,), (i32(w2), i32(m), out_node, head, origin, dst, i32(ox), i32(oy), points))
+    if method in _TC89:
+        points, offsets, layout = _tc89(cp, _workspace(cp), points, offsets, total, m, method)
+    return points, offsets, layout, hier
+
+
+def labels_image(h, w, seed=0, noise=0.0):
+    """The label-image workload: 8-connected components of the blob workload (background 0), so
+    with noise every salt pixel is its own region."""
+    return cv2.connectedComponents(blobs_image(h, w, seed=seed, noise=noise), connectivity=8, ltype=cv2.CV_32S)[1]
+
+
+def labels_bench_rows(quick=False):
+    """Speed rows for label images (RETR_FLOODFILL and RETR_CCOMP, CV_32SC1): cv2 vs cvgpu (numpy
+    io) and the packed device form."""
+    cp = _backend.cupy_module()
+    rows = []
+    scales = (1,) if quick else (1, 4)
+    reps = 3 if quick else 7
+    for label, noise in (("blobs", 0.0), ("noisy", 0.01)):
+        for s in scales:
+            img = labels_image(1028 * s, 1232 * s, seed=s, noise=noise)
+            h, w = img.shape
+            d_img = cp.asarray(img) if cp is not None else None
+            runs = [("FLOODFILL", RETR_FLOODFILL, "SIMPLE", CHAIN_APPROX_SIMPLE),
+                    ("CCOMP", RETR_CCOMP, "SIMPLE", CHAIN_APPROX_SIMPLE)]
+            if s == 1:
+                runs += [("FLOODFILL", RETR_FLOODFILL, "NONE", CHAIN_APPROX_NONE),
+                         ("FLOODFILL", RETR_FLOODFILL, "TC89_L1", CHAIN_APPROX_TC89_L1)]
+            for mname, mode, meth_name, method in runs:
+                workload = "labels-%s %dx%d %s %s (%d regions)" % (label, w, h, mname, meth_name, int(img.max()) + 1)
+                t_cv = []
+                for _ in range(reps):
+                    t0 = time.perf_counter()
+                    ref = cv2.findContours(img, mode, method)
+                    t_cv.append((time.perf_counter() - t0) * 1e3)
+                row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
+                       "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
+                if cp is not None:
+                    ours = findContours(img, mode, method)
+                    exact = len(ours[0]) == len(ref[0]) and all(
+                        a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                        (ours[1] is None and ref[1] is None) or
+                        (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+                    t_gpu = []
+                    for _ in range(reps):
+                        cp.cuda.Device().synchronize()
+                        t0 = time.perf_counter()
+                        findContours(img, mode, method)
+                        t_gpu.append((time.perf_counter() - t0) * 1e3)
+                    start, end = cp.cuda.Event(), cp.cuda.Event()
+                    t_dev = []
+                    for _ in range(reps):
+                        start.record()
+                        findContoursPacked(d_img, mode, method)
+                        end.record()
+                        end.synchronize()
+                        t_dev.append(cp.cuda.get_elapsed_time(start, end))
+                    row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu),
+                               packed_device_ms=_median(t_dev), contours=len(ref[0]))
+                rows.append(row)
+                if cp is not None:
+                    rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                                 "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
+                                 "speedup": row["cv2_ms"] / row["packed_device_ms"]})
     return rows

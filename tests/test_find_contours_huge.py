@@ -153,7 +153,7 @@ def test_count_limit_becomes_cv2_error(monkeypatch):
     cp = _FakeCupy()
     calls, ws = _fake_pipeline(monkeypatch, [cc._TooLarge("cvgpu: too many")])
     with pytest.raises(cv2.error) as info:
-        cc._run_gpu("findContoursPacked", cp, None)
+        cc._run_gpu("findContoursPacked", cp, None, 3, 2, 0, 0)
     assert (info.value.code, info.value.func, info.value.err) == (-211, "findContoursPacked", "cvgpu: too many")
     assert len(calls) == 1 and ws.bufs == {} and cp.pool.freed == 1   # the scratch is given back
 
@@ -162,12 +162,12 @@ def test_out_of_memory_retries_once_without_the_scratch(monkeypatch):
     cp = _FakeCupy()
     oom = _FakeOOM("Out of memory allocating 51,234,567,680 bytes (allocated so far: 9,000 bytes).")
     calls, ws = _fake_pipeline(monkeypatch, [oom, "result"])
-    assert cc._run_gpu("findContours", cp, None) == "result"
+    assert cc._run_gpu("findContours", cp, None, 3, 2, 0, 0) == "result"
     assert calls[0] and calls[1] == {} and cp.pool.freed == 1
 
     calls, ws = _fake_pipeline(monkeypatch, [oom, oom])
     with pytest.raises(cv2.error) as info:
-        cc._run_gpu("findContours", cp, None)
+        cc._run_gpu("findContours", cp, None, 3, 2, 0, 0)
     e = info.value
     assert e.code == -4 and e.err == "Failed to allocate 51234567680 bytes" and len(calls) == 2
 
@@ -179,14 +179,14 @@ def test_kernel_loops_that_pass_two_to_the_31(monkeypatch):
     assert cc._INT32_PIXELS + stride > 2**31 - 1 and cc._INT32_PIXELS + stride < 2**32
     assert cc._grid(cc._INT32_PIXELS) == (65535 * 8,)
     src = open(KERNELS).read()
-    for name in ("pad_init", "ccl_union"):
+    for name in ("pad_init", "ccl_union", "lab_pad", "lab_flags"):
         body = src[src.index('void %s(' % name):]
         body = body[:body.index("\n}\n")]
         loops = re.findall(r"for \(([^;]*);[^;]*;\s*\w+ \+= gridDim\.x \* blockDim\.x\)", body)
         assert loops and all(l.strip().startswith("unsigned ") for l in loops), (name, loops)
     # Every other kernel indexes with a one-thread-per-element 1-D grid: no grid-stride loop left
     # with a signed counter.
-    assert len(re.findall(r"\+= gridDim\.x \* blockDim\.x", src)) == 2
+    assert len(re.findall(r"\+= gridDim\.x \* blockDim\.x", src)) == 4
 
 
 # ---------------------------------------------------------------- GPU (opt-in: CVGPU_HUGE=1)

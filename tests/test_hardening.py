@@ -499,6 +499,16 @@ CONTOUR_EXTRA = [{}, {}, {}, {"contours": None}, {"hierarchy": None}, {"foo": 1}
 CONTOUR_DTYPES = DTYPES + [np.uint8] * 6 + [np.int32] * 3
 
 
+def cv2_undefined(ours):
+    """cvgpu refused a label image on which cv2 reads its contour tree at index -1 (undefined
+    behaviour: garbage or a crash; see cvgpu.contours._undefined_error). cv2 is not called there:
+    the case is counted as a hypothesis event, not compared."""
+    if ours[0] == "error" and ours[1] == "cv2.error" and "at index -1 (undefined" in (ours[3] or ""):
+        event("label image undefined in cv2: cvgpu raises")
+        return True
+    return False
+
+
 @FUZZ
 @given(inp=inputs(dtypes=CONTOUR_DTYPES, valid_dtypes=[np.uint8, np.uint8, np.int32]), mode=pick(MODES, 5),
        method=pick(METHODS, 4), offset=pick(OFFSETS, 6), extra=pick(CONTOUR_EXTRA, 3), form=FORMS,
@@ -509,8 +519,10 @@ def test_find_contours_fuzz_matches_cv2(inp, mode, method, offset, extra, form, 
         kwargs["offset"] = OFFSETS[offset]
     pos = [MODES[mode], METHODS[method]]
     img_ref, img_ours = make(inp), make(inp)
-    ref = outcome(call_forms(cv2.findContours, CONTOUR_PARAMS, [img_ref] + pos, kwargs, form))
     ours = outcome(call_forms(cvgpu.findContours, CONTOUR_PARAMS, [img_ours] + pos, kwargs, form))
+    if cv2_undefined(ours):
+        return
+    ref = outcome(call_forms(cv2.findContours, CONTOUR_PARAMS, [img_ref] + pos, kwargs, form))
     record_event(ref)
     assert_same(ours, ref, "findContours %r %r %r form=%s" % (inp, pos, kwargs, form), function="findContours")
     assert_unchanged(img_ours, inp, "cvgpu.findContours modified its input")
@@ -533,8 +545,10 @@ def _packed_reference(image, mode, method, offset):
 def test_find_contours_packed_fuzz_matches_cv2(inp, mode, method, offset):
     args = (MODES[mode], METHODS[method], OFFSETS[offset])
     img = make(inp)
-    ref = outcome(lambda: _packed_reference(make(inp), *args))
     ours = outcome(lambda: cvgpu.findContoursPacked(img, *args))
+    if cv2_undefined(ours):
+        return
+    ref = outcome(lambda: _packed_reference(make(inp), *args))
     assert_same(ours, ref, "findContoursPacked %r %r" % (inp, args), function="findContoursPacked")
     assert_unchanged(img, inp, "cvgpu.findContoursPacked modified its input")
 

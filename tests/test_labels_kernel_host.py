@@ -1,0 +1,298 @@
+"""The label-image pipeline of cvgpu/contours.py (``_gpu_labels``) with the kernels of
+kernels/contours.cu compiled for the host, against cv2 (no GPU).
+
+kernels/contours.cu from the tree kernels (``sibling_links`` ...) to its end (the walk, Teh-Chin
+and label-image sections) is plain C++ apart from a few CUDA names; a prelude maps those to host
+C++ (atomics are plain read-modify-writes: every "thread" runs alone, in order), and for every
+kernel a generated ``run_<name>(grid, block, ...)`` runs all its threads in a loop. The launch code
+itself, cvgpu.contours._gpu_labels (argument order and types checked against the kernels'
+signatures, grids, scratch layout, the fixed-point rounds, the tree order, TC89 on top), then runs
+on a numpy stand-in for CuPy. What stays for tests/test_find_contours_labels.py (gpu): the GPU's
+own execution (NVRTC build, real concurrency of the atomics, memory). Skipped without a C++
+compiler.
+"""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from cvgpu import contours as cc
+from labels_model import LabelUndefined, trace_borders
+from test_labels_model import FAMILIES, label_image, offsets
+from test_contours_model import assert_same_contours
+
+METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
+START = "// Sibling links from the nodes"
+
+PRELUDE = r"""
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#define CVGPU_LABELS_HOST 1
+typedef unsigned char u8;
+struct int2 { int x, y; };
+static inline int2 make_int2(int x, int y) { int2 r; r.x = x; r.y = y; return r; }
+struct uint3_ { unsigned x; };
+static uint3_ blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __constant__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline int atomicMin(int* a, int v) { int o = *a; if (v < o) *a = v; return o; }
+static inline int atomicMax(int* a, int v) { int o = *a; if (v > o) *a = v; return o; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+static inline float __double2float_rn(double a) { return (float)a; }
+static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+static inline double f32_to_f64(float a) { return (double)a; }
+using std::signbit;
+"""
+
+_SIG = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(([^)]*)\)')
+
+
+def _signatures(src):
+    sig = {}
+    for name, params in _SIG.findall(src):
+        out = []
+        for p in params.split(","):
+            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
+            base, _, pname = p.rpartition(" ")
+            if pname.startswith("*"):
+                base, pname = base + "*", pname[1:]
+            out.append((base.replace(" *", "*"), pname))
+        sig[name] = out
+    return sig
+
+
+def _runners(sig):
+    """One C function per kernel that runs all its threads."""
+    out = ['extern "C" {']
+    for name, params in sig.items():
+        decl = ", ".join("%s %s" % (t, p) for t, p in params)
+        call = ", ".join(p for _, p in params)
+        out.append("void run_%s(unsigned grid, unsigned block%s) {" % (name, (", " + decl) if decl else ""))
+        out.append("  gridDim.x = grid; blockDim.x = block;")
+        out.append("  for (unsigned b = 0; b < grid; ++b) for (unsigned t = 0; t < block; ++t) {")
+        out.append("    blockIdx.x = b; threadIdx.x = t; %s(%s); } }" % (name, call))
+    out.append("}")
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def host_kernels(tmp_path_factory):
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler for the host build of the kernels")
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, "..", "kernels", "contours.cu")).read()
+    body = src[src.index(START):]
+    sig = _signatures(body)
+    d = tmp_path_factory.mktemp("labelshost")
+    cpp = d / "labels.cpp"
+    cpp.write_text(PRELUDE + body + "\n" + _runners(sig))
+    so = d / "labels.so"
+    subprocess.run([cxx, "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so), str(cpp)],
+                   check=True, capture_output=True)
+    return ctypes.CDLL(str(so)), sig
+
+
+class _HostArray(np.ndarray):
+    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
+
+    def get(self):
+        return np.array(self)
+
+
+def _h(a):
+    return np.asarray(a).view(_HostArray)
+
+
+class _HostCupy:
+    """The CuPy calls cvgpu.contours._gpu_labels (and _tc89, _tree_order) make, on the host."""
+    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
+    ndarray = _HostArray
+
+    zeros = staticmethod(lambda shape, dtype: _h(np.zeros(shape, dtype)))
+    empty = staticmethod(lambda shape, dtype: _h(np.full(shape, -7, dtype) if np.dtype(dtype).kind == "i"
+                                                 else np.zeros(shape, dtype)))
+    full = staticmethod(lambda shape, v, dtype: _h(np.full(shape, v, dtype)))
+    empty_like = staticmethod(lambda a: _h(np.empty_like(a)))
+    arange = staticmethod(lambda n, dtype: _h(np.arange(n, dtype=dtype)))
+    flatnonzero = staticmethod(lambda a: _h(np.flatnonzero(a)))
+    argsort = staticmethod(lambda a: _h(np.argsort(a, kind="stable")))
+    where = staticmethod(lambda c, a, b: _h(np.where(c, a, b)))
+    concatenate = staticmethod(lambda xs: _h(np.concatenate([np.asarray(x) for x in xs])))
+    asarray = staticmethod(lambda a: _h(np.array(a)))
+    ascontiguousarray = staticmethod(lambda a: _h(np.ascontiguousarray(a)))
+
+    @staticmethod
+    def cumsum(a, out):
+        np.cumsum(a, out=out)
+        return out
+
+
+_SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
+_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32,
+            "unsigned long long": np.uint64, "unsigned int": np.uint32}
+
+
+def _launcher(lib, sig, name):
+    fn = getattr(lib, "run_" + name)
+    fn.restype = None
+    params = sig[name]
+
+    def launch(grid, block, args):
+        assert len(args) == len(params), (name, len(args), params)
+        cargs = [ctypes.c_uint(grid[0]), ctypes.c_uint(block[0])]
+        for (kind, pname), a in zip(params, args):
+            if kind.endswith("*"):
+                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, pname)
+                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, pname, kind, a.dtype)
+                cargs.append(ctypes.c_void_p(a.ctypes.data))
+            else:
+                dtype, ctype = _SCALARS[kind]
+                assert type(a) is dtype, (name, pname, kind, type(a))
+                cargs.append(ctype(int(a)))
+        fn(*cargs)
+    return launch
+
+
+@pytest.fixture
+def host_gpu(host_kernels, monkeypatch):
+    lib, sig = host_kernels
+    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
+    monkeypatch.setattr(cc, "_workspace", lambda cp: cc._Workspace(cp))
+    return _HostCupy()
+
+
+def run_labels(hcp, img, method, offset=(0, 0)):
+    """cvgpu's result for the label image (via the launch code and the host kernels)."""
+    arr = np.asarray(img)
+    points, offsets_d, layout, hier = cc._gpu_labels(hcp, arr, method, int(offset[0]), int(offset[1]))
+    return cc.assemble(np.asarray(points), np.asarray(layout), np.asarray(hier))
+
+
+def defined(img, offset=(0, 0)):
+    try:
+        trace_borders(np.ascontiguousarray(img), offset)
+    except LabelUndefined:
+        return False
+    return True
+
+
+def check(hcp, img, offset=(0, 0), methods=METHODS):
+    keep = np.array(img, copy=True)
+    for method in methods:
+        ref = cv2.findContours(img, cv2.RETR_FLOODFILL, method, offset=offset)
+        ours = run_labels(hcp, img, method, offset)
+        assert np.array_equal(img, keep)
+        try:
+            assert_same_contours(ours, ref)
+        except AssertionError as e:
+            raise AssertionError("method=%d offset=%r\n%r\n%s" % (method, offset, np.asarray(img), e))
+
+
+@given(family=st.sampled_from(FAMILIES), h=st.integers(1, 20), w=st.integers(1, 20), seed=st.integers(0, 2**32 - 1),
+       p=st.integers(0, 1000), offset=offsets)
+def test_label_images(host_gpu, family, h, w, seed, p, offset):
+    img = label_image(family, h, w, seed, p)
+    assume(defined(img, offset))
+    check(host_gpu, img, offset)
+
+
+def test_examples(host_gpu):
+    a = np.zeros((8, 10), np.int32)
+    a[1:5, 1:5] = 3
+    a[2:4, 2:4] = 0
+    a[5:7, 5:9] = 3
+    a[1:3, 6:9] = 7
+    check(host_gpu, a)
+    b = np.ones((9, 9), np.int32)
+    b[3:6, 3:6] = 2
+    check(host_gpu, b, (4, -3))
+    for v in (0, 1, -1, 2**31 - 1, -2**31, 2**30):
+        check(host_gpu, np.full((1, 1), v, np.int32))
+        check(host_gpu, np.full((3, 4), v, np.int32), (7, -9))
+    for n in (1, 2, 7):
+        check(host_gpu, np.arange(n, dtype=np.int32).reshape(1, -1) % 3)
+        check(host_gpu, np.arange(n, dtype=np.int32).reshape(-1, 1) % 3)
+
+
+def test_views_and_nested_regions(host_gpu):
+    base = label_image("blocks", 30, 40, 3, 5)
+    for view in (base[::2, ::3], base[3:20, 5:35], base.T, np.flipud(base)):
+        check(host_gpu, view, methods=[cv2.CHAIN_APPROX_SIMPLE])
+    rng = np.random.default_rng(2)
+    img = np.repeat(np.repeat(rng.integers(1, 40, (12, 14)), 3, 0), 3, 1).astype(np.int32)
+    img[6:30, 6:36] = 0
+    img[10:26, 12:30] = 7
+    img[14:22, 16:26] = 0
+    img[16:20, 18:22] = 9
+    check(host_gpu, img, (3, -2))
+
+
+def test_many_random(host_gpu):
+    # A fixed sweep beside the hypothesis budget, all families and methods.
+    rng = np.random.default_rng(9)
+    done = 0
+    for it in range(60):
+        h, w = (int(v) for v in rng.integers(1, 28, 2))
+        img = label_image(FAMILIES[it % len(FAMILIES)], h, w, it, int(rng.integers(0, 1000)))
+        if not defined(img):
+            continue
+        check(host_gpu, img, methods=[METHODS[it % 4]])
+        done += 1
+    assert done > 40
+
+
+def test_undefined_raises(host_gpu):
+    img = np.array([[5, -1073741824, 0, 1, 5, -1073741824],
+                    [-1, 2147483647, -5, 1073741824, 2147483647, 5],
+                    [2147483647, -2147483648, 1073741823, 1073741825, 1, 0],
+                    [-5, 5, -5, 1073741825, 5, 2147483647],
+                    [1073741824, 5, 1, 2147483647, 1, 1073741824],
+                    [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32)
+    with pytest.raises(cv2.error):
+        run_labels(host_gpu, img, cv2.CHAIN_APPROX_NONE)
+
+
+def test_serial_replay(host_gpu, monkeypatch):
+    # The one-thread replay the launch code falls back to after _LAB_MAX_ROUNDS rounds.
+    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 0)
+    rng = np.random.default_rng(4)
+    for it in range(14):
+        h, w = (int(v) for v in rng.integers(1, 24, 2))
+        img = label_image(FAMILIES[it % len(FAMILIES)], h, w, it, int(rng.integers(0, 1000)))
+        if defined(img):
+            check(host_gpu, img, methods=[METHODS[it % 4]])
+    check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
+
+
+def test_grouped_layout(host_gpu, monkeypatch):
+    # The numpy-io layout by contour length (assemble_grouped), taken above _GROUPED_MIN contours.
+    monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
+    for it, img in enumerate((label_image("many", 20, 30, 1, 1), label_image("rects", 25, 25, 2, 7),
+                              label_image("few", 1, 9, 3, 3))):
+        for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_KCOS):
+            ref = cv2.findContours(img, cv2.RETR_FLOODFILL, method, offset=(it, -it))
+            points, offsets_d, layout, hier = cc._gpu_labels(host_gpu, img, method, it, -it, grouped=True)
+            if offsets_d is None:
+                ours = cc.assemble_grouped(np.asarray(points), layout[0], layout[1], np.asarray(hier))
+            else:
+                assert method in (cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS)
+                ours = cc.assemble(np.asarray(points), np.asarray(layout), np.asarray(hier))
+            assert_same_contours(ours, ref)
