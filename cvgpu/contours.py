@@ -477,3 +477,161 @@ def bench_rows(quick=False):
                              "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
                              "speedup": row["cv2_ms"] / row["packed_device_ms"]})
     return rows
+
+
+# ---------------------------------------------------------------- findContoursLinkRuns
+#
+# cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy (cv2's binding also
+# lists an overload returning contours alone, but the first one accepts every call the second
+# does, so Python always gets (contours, hierarchy)). Kernels: kernels/contours.cu, section
+# "findContoursLinkRuns"; model: tests/linkruns_model.py. Given output arrays, empty images (cv2
+# reads memory outside a 0-row Mat: its result is its own), non-array inputs and images with
+# h * (w + 1) >= 2^31 are cv2's.
+
+_LR_FUNC = "void cv::findContoursLinkRuns(InputArray, OutputArrayOfArrays, OutputArray)"
+_LR_TYPE_ERR = ("> Bad input image type, must be CV_8UC1 or CV_8SC1:\n"
+                ">     '_image.type() == CV_8UC1 || _image.type() == CV_8SC1'\n> where\n"
+                ">     '_image.type()' is %d (%s)\n")
+# cv2 5's depth codes of the numpy dtypes its binding accepts (int64 / uint64 arrive as CV_32S).
+_LR_DEPTHS = {"uint8": (0, "8U"), "int8": (1, "8S"), "uint16": (2, "16U"), "int16": (3, "16S"),
+              "int32": (4, "32S"), "int64": (4, "32S"), "uint64": (4, "32S"), "float32": (5, "32F"),
+              "float64": (6, "64F"), "float16": (7, "16F"), "bool": (9, "Bool"), "uint32": (12, "32U")}
+_LR_NAMES = ("image", "contours", "hierarchy")
+
+
+def _lr_binding_error(msg):
+    from . import _errors
+    return _errors.bad_argument("findContoursLinkRuns", msg, msg, "Expected Ptr<cv::UMat> for argument 'image'",
+                                "Expected Ptr<cv::UMat> for argument 'image'")
+
+
+def _lr_image(args, kwargs):
+    """(2-D uint8 view of the image (host or CuPy), on_device) for the calls cvgpu computes; raises
+    cv2's error for images cv2 rejects; _Forward for everything that is cv2's."""
+    from . import _binding, _errors
+    if len(args) > len(_LR_NAMES):
+        raise _Forward
+    bound = dict(zip(_LR_NAMES, args))
+    for k, v in kwargs.items():
+        if k not in _LR_NAMES or k in bound:
+            raise _Forward
+        bound[k] = v
+    if "image" not in bound or bound.get("contours") is not None or bound.get("hierarchy") is not None:
+        raise _Forward
+    image = bound["image"]
+    device = as_device_array(image)
+    arr = device if device is not None else image
+    if device is None and not isinstance(arr, np.ndarray):
+        raise _Forward
+    try:
+        if arr.ndim == 3 and arr.shape[2] == 0:
+            raise _binding.ConversionError("image unable to wrap channels, invalid count (0, must be in [1, %d])"
+                                           % _binding.CN_MAX)
+        mat = _binding.mat_header("image", arr, arr.shape, arr.dtype)
+    except _binding.ConversionError as exc:
+        raise _lr_binding_error(str(exc)) from None
+    if arr.size == 0:
+        raise _Forward
+    depth, name = _LR_DEPTHS[str(arr.dtype)]
+    cn = mat.channels
+    if depth > 1 or cn != 1:
+        raise _errors.cv_error(_errors.UNSPECIFIED, _LR_TYPE_ERR % (depth + ((cn - 1) << 5), "CV_%sC%d" % (name, cn)),
+                               _LR_FUNC, "contours_link.cpp", 0)
+    if mat.rows < 0:  # an n-d Mat: Mat::size() asserts
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "operator()", "mat.inl.hpp", 0)
+    arr = arr.reshape(mat.rows, mat.cols)
+    if arr.dtype != np.uint8:
+        arr = arr.view(np.uint8)
+    if arr.shape[0] * (arr.shape[1] + 1) >= (1 << 31) - 1:
+        raise _Forward
+    return arr, device is not None
+
+
+def _lr_cv2_call(args, kwargs, on_device):
+    _backend.record("cv2")
+    res = cv2.findContoursLinkRuns(*[_host(a) for a in args], **{k: _host(v) for k, v in kwargs.items()})
+    cp = _backend.cupy_module() if on_device else None
+    if cp is None or not isinstance(res, tuple) or len(res) != 2:
+        return res
+    contours, hier = res
+    return tuple(cp.asarray(c) for c in contours), (None if hier is None else cp.asarray(hier))
+
+
+@on_input_device(0, "image")
+def findContoursLinkRuns(*args, **kwargs):
+    """cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy"""
+    try:
+        arr, on_device = _lr_image(args, kwargs)
+    except _Forward:
+        image = args[0] if args else kwargs.get("image")
+        return _lr_cv2_call(args, kwargs, as_device_array(image) is not None)
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        return _lr_cv2_call(args, kwargs, False)
+    _backend.record("cuda")
+    points, offsets, hier = _linkruns_gpu(cp, arr)
+    if on_device:
+        return assemble(points, offsets.get(), hier)
+    return assemble(points.get(), offsets.get(), hier.get())
+
+
+def _linkruns_gpu(cp, image):
+    """(points (2R, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32), CuPy. Host syncs:
+    the run count, the contour count."""
+    h, w = image.shape
+    if isinstance(image, cp.ndarray):
+        src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+    else:
+        src = cp.asarray(np.ascontiguousarray(image))
+    pitch = src.strides[0]
+    ws = _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+    i32, i64 = np.int32, np.int64
+    npix = h * w
+    flags = ws.grown("flags", npix, cp.uint8)
+    cs = ws.grown("cs", npix, cp.int32)
+    _fn("lr_flags")(_grid(npix), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), flags))
+    cp.cumsum(flags[:npix], dtype=cp.int32, out=cs[:npix])
+    runs = int(cs[npix - 1:npix].get()[0])
+    if runs == 0:
+        return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32)
+    x0 = ws.grown("x0", runs, cp.int32)
+    x1 = ws.grown("x1", runs, cp.int32)
+    ry = ws.grown("ry", runs, cp.int32)
+    row_off = ws.grown("row_off", h + 1, cp.int32)
+    _fn("lr_runs")(_grid(npix), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), cs, x0, x1, ry, row_off))
+    n = 2 * runs
+    gn = _grid(n)
+    link = ws.grown("link", n, cp.int32)
+    a = ws.grown("nodes_a", 2 * n, cp.int32)      # int2 (successor, key) records
+    b = ws.grown("nodes_b", 2 * n, cp.int32)
+    _fn("lr_link")(_grid(runs), (_BLOCK,), (i32(runs), i32(h), x0, x1, ry, row_off, link, a))
+    rounds = max(1, (n - 1).bit_length())
+    jump = _fn("lr_jump_min")
+    for _ in range(rounds):
+        jump(gn, (_BLOCK,), (i32(n), a, b))
+        a, b = b, a
+    nodes = a
+    rk = b                                          # free now
+    rk2 = ws.grown("rank", 2 * n, cp.int32)
+    _fn("lr_cut")(gn, (_BLOCK,), (i32(n), i32(runs), link, nodes, rk))
+    jump = _fn("lr_jump_rank")
+    for _ in range(rounds):
+        jump(gn, (_BLOCK,), (i32(n), rk, rk2))
+        rk, rk2 = rk2, rk
+    is_head = ws.grown("is_head", n, cp.int32)
+    lens = ws.grown("lens", n, cp.int32)
+    is_head[:n].fill(0)
+    lens[:n].fill(0)
+    _fn("lr_heads")(gn, (_BLOCK,), (i32(n), i32(runs), nodes, rk, is_head, lens))
+    order = ws.grown("order", n, cp.int32)
+    ends = ws.grown("ends", n, cp.int32)
+    cp.cumsum(is_head[:n], out=order[:n])
+    cp.cumsum(lens[:n], out=ends[:n])
+    m = int(order[n - 1:n].get()[0])
+    offsets = cp.empty(m + 1, dtype=cp.int64)
+    hier = cp.empty((m, 4), dtype=cp.int32)
+    _fn("lr_offsets")(gn, (_BLOCK,), (i32(n), i32(m), is_head, order, lens, ends, offsets, hier))
+    points = cp.empty((n, 2), dtype=cp.int32)
+    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), i32(runs), x0, x1, ry, nodes, rk, lens, ends, points))
+    return points, offsets, hier

@@ -670,3 +670,187 @@ extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long lo
         out[o++] = pts[base + (i < n ? i : 0)];
     }
 }
+
+// ---------------------------------------------------------------- findContoursLinkRuns
+//
+// cv2.findContoursLinkRuns (cvgpu/contours.py, linkruns section) follows tests/linkruns_model.py.
+// OpenCV merges the runs of each pair of adjacent rows in one sequential walk and gives every run
+// end point one link; the contours are the cycles of those links. Each link only depends on the
+// runs of the two rows around it (see the model), so here:
+//   lr_flags / lr_runs   runs of every row at once: a start flag per pixel, the host's inclusive
+//                        prefix sum numbers the runs in raster order (= OpenCV's run order);
+//   lr_link              one thread per run: both links by binary search in the adjacent rows, and
+//                        the start's key (raster rank among OpenCV's external starts, then its
+//                        internal starts: the order in which OpenCV emits cycles);
+//   lr_jump_min          pointer jumping around the cycles: every node learns its cycle's least
+//                        key, i.e. the cycle's first point and its place in the output;
+//   lr_cut / lr_jump_rank  the cycle cut before its first point and ranked (suffix counts);
+//   lr_heads / lr_offsets / lr_emit  cycle lengths by key, prefix sums (host), points scattered.
+// Node 2r is run r's start point (x0, y), node 2r + 1 its end point (x1, y). All indices are int:
+// the host hands images with h * (w + 1) >= 2^31 to cv2.
+
+extern "C" __global__ void lr_flags(const u8* __restrict__ src, long long pitch, int h, int w,
+                                    u8* __restrict__ flags)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= h * w) return;
+    const int y = i / w, x = i - y * w;
+    const u8* row = src + (long long)y * pitch;
+    flags[i] = (row[x] != 0 && (x == 0 || row[x - 1] == 0)) ? 1 : 0;
+}
+
+// cs: inclusive prefix sum of the flags. Run r = cs[i] - 1 for every pixel of the run.
+extern "C" __global__ void lr_runs(const u8* __restrict__ src, long long pitch, int h, int w,
+                                   const int* __restrict__ cs, int* __restrict__ x0, int* __restrict__ x1,
+                                   int* __restrict__ ry, int* __restrict__ row_off)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= h * w) return;
+    const int y = i / w, x = i - y * w;
+    const u8* row = src + (long long)y * pitch;
+    if (x == 0) {
+        row_off[y] = i == 0 ? 0 : cs[i - 1];
+        if (y == h - 1) row_off[h] = cs[h * w - 1];
+    }
+    if (row[x] == 0) return;
+    const int r = cs[i] - 1;
+    if (x == 0 || row[x - 1] == 0) { x0[r] = x; ry[r] = y; }
+    if (x == w - 1 || row[x + 1] == 0) x1[r] = x;
+}
+
+// First index in [a, b) with v[k] >= t (v non-decreasing), b if none.
+__device__ __forceinline__ int lr_lower_bound(const int* __restrict__ v, int a, int b, int t)
+{
+    while (a < b) {
+        const int mid = a + ((b - a) >> 1);
+        if (v[mid] < t) a = mid + 1; else b = mid;
+    }
+    return a;
+}
+
+// nodes[i] = (link, key): key of a start is r for OpenCV's external starts (no run above touches
+// it, or row 0), R + r for its internal starts (the previous run of the row touches the first run
+// above it too), 2R (never first) for every other node.
+extern "C" __global__ void lr_link(int R, int h, const int* __restrict__ x0, const int* __restrict__ x1,
+                                   const int* __restrict__ ry, const int* __restrict__ row_off,
+                                   int* __restrict__ link, int2* __restrict__ nodes)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    const int y = ry[r], s = x0[r], e = x1[r];
+    const int none = 2 * R;
+    int ls, ks = none, le;
+    if (y == 0) {
+        ls = 2 * r + 1; ks = r;
+    } else {
+        const int a = row_off[y - 1], b = row_off[y];
+        const int u = lr_lower_bound(x1, a, b, s - 1);            // first run above ending at >= s - 1
+        if (u < b && x0[u] <= e + 1) {
+            if (r > b && x1[r - 1] >= x0[u] - 1) { ls = 2 * (r - 1) + 1; ks = R + r; }
+            else ls = 2 * u;
+        } else {
+            ls = 2 * r + 1; ks = r;
+        }
+    }
+    if (y == h - 1) {
+        le = 2 * r;
+    } else {
+        const int c = row_off[y + 1], d = row_off[y + 2];
+        const int l = lr_lower_bound(x0, c, d, e + 2) - 1;        // last run below starting at <= e + 1
+        if (l >= c && x1[l] >= s - 1) {
+            if (r + 1 < c && x0[r + 1] <= x1[l] + 1) le = 2 * (r + 1);
+            else le = 2 * l + 1;
+        } else {
+            le = 2 * r;
+        }
+    }
+    link[2 * r] = ls;
+    link[2 * r + 1] = le;
+    nodes[2 * r].x = ls; nodes[2 * r].y = ks;
+    nodes[2 * r + 1].x = le; nodes[2 * r + 1].y = none;
+}
+
+// One round on the cycles: (successor 2^k ahead, least key over the 2^k nodes from here).
+extern "C" __global__ void lr_jump_min(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int2 a = src[i];
+    const int2 b = src[a.x];
+    a.x = b.x;
+    if (b.y < a.y) a.y = b.y;
+    dst[i] = a;
+}
+
+__device__ __forceinline__ int lr_head(int key, int R) { return key < R ? 2 * key : 2 * (key - R); }
+
+// Each cycle cut before its first point: (successor or -1, 1) for list ranking.
+extern "C" __global__ void lr_cut(int n, int R, const int* __restrict__ link, const int2* __restrict__ nodes,
+                                  int2* __restrict__ rk)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int nx = link[i];
+    rk[i].x = nx == lr_head(nodes[i].y, R) ? -1 : nx;
+    rk[i].y = 1;
+}
+
+// One round of list ranking: (successor 2^k ahead or -1, nodes from here to the cycle's last).
+extern "C" __global__ void lr_jump_rank(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int2 a = src[i];
+    if (a.x >= 0) {
+        const int2 b = src[a.x];
+        a.x = b.x;
+        a.y += b.y;
+    }
+    dst[i] = a;
+}
+
+// Per key (2R of them, zeroed by the host): is_head[key] = 1 and len[key] = the cycle's length
+// where key is a cycle's first point.
+extern "C" __global__ void lr_heads(int n, int R, const int2* __restrict__ nodes, const int2* __restrict__ rk,
+                                    int* __restrict__ is_head, int* __restrict__ len)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int key = nodes[i].y;
+    if (lr_head(key, R) != i) return;
+    is_head[key] = 1;
+    len[key] = rk[i].y;
+}
+
+// ord / ends: inclusive prefix sums of is_head / len. Contour ord[key] - 1 starts at point
+// ends[key] - len[key]; offsets[M] = n. hier: flat siblings [i + 1, i - 1, -1, -1].
+extern "C" __global__ void lr_offsets(int n, int M, const int* __restrict__ is_head, const int* __restrict__ ord,
+                                      const int* __restrict__ len, const int* __restrict__ ends,
+                                      long long* __restrict__ offsets, int* __restrict__ hier)
+{
+    const int key = blockIdx.x * blockDim.x + threadIdx.x;
+    if (key == 0) offsets[M] = n;
+    if (key >= n || !is_head[key]) return;
+    const int c = ord[key] - 1;
+    offsets[c] = ends[key] - len[key];
+    hier[4 * c + 0] = c + 1 < M ? c + 1 : -1;
+    hier[4 * c + 1] = c - 1;
+    hier[4 * c + 2] = -1;
+    hier[4 * c + 3] = -1;
+}
+
+extern "C" __global__ void lr_emit(int n, int R, const int* __restrict__ x0, const int* __restrict__ x1,
+                                   const int* __restrict__ ry, const int2* __restrict__ nodes,
+                                   const int2* __restrict__ rk, const int* __restrict__ len,
+                                   const int* __restrict__ ends, int2* __restrict__ points)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int key = nodes[i].y;
+    const int L = len[key];
+    const int r = i >> 1;
+    int2 p;
+    p.x = (i & 1) ? x1[r] : x0[r];
+    p.y = ry[r];
+    points[ends[key] - L + (L - rk[i].y)] = p;
+}
