@@ -570,15 +570,20 @@ def findContoursLinkRuns(*args, **kwargs):
         _backend.warn_fallback()
         return _lr_cv2_call(args, kwargs, False)
     _backend.record("cuda")
-    points, offsets, hier = _linkruns_gpu(cp, arr)
+    points, offsets, layout, hier = _linkruns_gpu(cp, arr, grouped=not on_device)
     if on_device:
-        return assemble(points, offsets.get(), hier)
-    return assemble(points.get(), offsets.get(), hier.get())
+        return assemble(points, layout, hier)
+    if offsets is None:
+        return assemble_grouped(points.get(), layout[0], layout[1], hier.get())
+    return assemble(points.get(), layout, hier.get())
 
 
-def _linkruns_gpu(cp, image):
-    """(points (2R, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32), CuPy. Host syncs:
-    the run count, the contour count."""
+def _linkruns_gpu(cp, image, grouped=False):
+    """(points (2R, 2) int32, offsets (M + 1,) int64, the offsets on the host, hierarchy (M, 4)
+    int32), CuPy but for the host offsets. Host syncs: the run count, the contour count, the
+    offsets. With ``grouped`` (and enough contours) the points are laid out by length as
+    findContours lays them out: offsets is None and the host array is (order, lengths), see
+    assemble_grouped."""
     h, w = image.shape
     if isinstance(image, cp.ndarray):
         src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
@@ -594,7 +599,7 @@ def _linkruns_gpu(cp, image):
     cp.cumsum(flags[:npix], dtype=cp.int32, out=cs[:npix])
     runs = int(cs[npix - 1:npix].get()[0])
     if runs == 0:
-        return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), cp.zeros((0, 4), cp.int32)
+        return _empty(cp)
     x0 = ws.grown("x0", runs, cp.int32)
     x1 = ws.grown("x1", runs, cp.int32)
     ry = ws.grown("ry", runs, cp.int32)
@@ -633,5 +638,56 @@ def _linkruns_gpu(cp, image):
     hier = cp.empty((m, 4), dtype=cp.int32)
     _fn("lr_offsets")(gn, (_BLOCK,), (i32(n), i32(m), is_head, order, lens, ends, offsets, hier))
     points = cp.empty((n, 2), dtype=cp.int32)
-    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), i32(runs), x0, x1, ry, nodes, rk, lens, ends, points))
-    return points, offsets, hier
+    if grouped and m >= _GROUPED_MIN:
+        # Contours ordered by (length, index), as findContours' numpy path (see assemble_grouped).
+        counts = offsets[1:] - offsets[:-1]
+        perm = cp.argsort(counts * m + cp.arange(m, dtype=cp.int64))
+        ps = cp.empty((2, m), dtype=cp.int32)
+        ps[0] = perm
+        ps[1] = counts[perm]
+        goff = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(ps[1], out=goff[1:])
+        base = cp.empty(m, dtype=cp.int64)
+        base[perm] = goff[:-1]
+        layout = ps.get()
+        offsets = None
+    else:
+        base = offsets
+        layout = offsets.get()
+    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), i32(runs), x0, x1, ry, nodes, rk, lens, order, base, points))
+    return points, offsets, layout, hier
+
+
+def linkruns_bench_rows(quick=False):
+    """Speed rows of findContoursLinkRuns against cv2: the blobs and noisy (1% salt) images at
+    1232x1028 and 4x (4928x4112); numpy io (host clock, transfers and views included) and device
+    io (CuPy in, CuPy views out; CUDA events), with the packed device pipeline beside it."""
+    from . import bench
+    cp = _backend.cupy_module()
+    rows = []
+    reps = 3 if quick else 7
+    for s in ((1,) if quick else (1, 4)):
+        for label, noise in (("blobs", 0.0), ("noisy", 0.01)):
+            img = blobs_image(1028 * s, 1232 * s, seed=s, noise=noise)
+            h, w = img.shape
+            workload = "%s %dx%d" % (label, w, h)
+            ref = cv2.findContoursLinkRuns(img)
+            t_cv = bench.time_host(lambda: cv2.findContoursLinkRuns(img), max(1, reps // 2) if s == 4 else reps)
+            base = {"function": "findContoursLinkRuns", "workload": workload, "contours": len(ref[0])}
+            if cp is None:
+                rows.append(bench.timing_row(base, t_cv))
+                continue
+            ours = findContoursLinkRuns(img)
+            exact = len(ours[0]) == len(ref[0]) and all(
+                a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                (ours[1] is None and ref[1] is None) or
+                (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+            t_np = bench.time_host(lambda: findContoursLinkRuns(img), reps)
+            d_img = cp.asarray(img)
+            t_packed = bench.time_device(cp, lambda: _linkruns_gpu(cp, d_img), reps)
+            rows.append(bench.timing_row(base, t_cv, t_np, "numpy", bool(exact),
+                                         packed_device_ms=t_packed["median"]))
+            t_dev = bench.time_device(cp, lambda: findContoursLinkRuns(d_img), reps)
+            rows.append(bench.timing_row(base, t_cv, t_dev, "device", bool(exact),
+                                         packed_device_ms=t_packed["median"]))
+    return rows

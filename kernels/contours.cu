@@ -685,7 +685,8 @@ extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long lo
 //   lr_jump_min          pointer jumping around the cycles: every node learns its cycle's least
 //                        key, i.e. the cycle's first point and its place in the output;
 //   lr_cut / lr_jump_rank  the cycle cut before its first point and ranked (suffix counts);
-//   lr_heads / lr_offsets / lr_emit  cycle lengths by key, prefix sums (host), points scattered.
+//   lr_heads / lr_offsets / lr_emit  cycle lengths by key, prefix sums (host), points scattered
+//                        (in cv2's order, or grouped by length for the host's views).
 // Node 2r is run r's start point (x0, y), node 2r + 1 its end point (x1, y). All indices are int:
 // the host hands images with h * (w + 1) >= 2^31 to cv2.
 
@@ -839,18 +840,20 @@ extern "C" __global__ void lr_offsets(int n, int M, const int* __restrict__ is_h
     hier[4 * c + 3] = -1;
 }
 
+// Point i of the cycles to points[base[c] + its rank from the cycle's first point], c = the cycle's
+// contour index: base is the offsets (cv2's order) or the starts of a layout grouped by length.
 extern "C" __global__ void lr_emit(int n, int R, const int* __restrict__ x0, const int* __restrict__ x1,
                                    const int* __restrict__ ry, const int2* __restrict__ nodes,
                                    const int2* __restrict__ rk, const int* __restrict__ len,
-                                   const int* __restrict__ ends, int2* __restrict__ points)
+                                   const int* __restrict__ ord, const long long* __restrict__ base,
+                                   int2* __restrict__ points)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int key = nodes[i].y;
-    const int L = len[key];
     const int r = i >> 1;
     int2 p;
     p.x = (i & 1) ? x1[r] : x0[r];
     p.y = ry[r];
-    points[ends[key] - L + (L - rk[i].y)] = p;
+    points[base[ord[key] - 1] + (len[key] - rk[i].y)] = p;
 }

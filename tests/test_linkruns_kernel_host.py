@@ -116,6 +116,14 @@ class _HostCupy:
         np.cumsum(a, dtype=dtype, out=out)
         return out
 
+    @staticmethod
+    def argsort(a):
+        return np.argsort(a, kind="stable").view(_HostArray)
+
+    @staticmethod
+    def arange(n, dtype):
+        return np.arange(n, dtype=dtype).view(_HostArray)
+
 
 def _launcher(lib, sig, name):
     fn = getattr(lib, "loop_" + name)
@@ -149,18 +157,21 @@ def host_run(host_lib, monkeypatch):
     monkeypatch.setattr(cc._kernels, "thread_workspace",
                         lambda family, make: spaces.setdefault(family, make()))
 
-    def run(img):
+    def run(img, grouped=False):
         arr = np.asarray(img)
         arr = arr.reshape(arr.shape[0], arr.shape[1]) if arr.ndim == 3 else arr
-        points, offsets, hier = cc._linkruns_gpu(hcp, arr.view(np.uint8))
-        return cc.assemble(np.asarray(points), np.asarray(offsets), np.asarray(hier))
+        points, offsets, layout, hier = cc._linkruns_gpu(hcp, arr.view(np.uint8), grouped=grouped)
+        if offsets is None:
+            return cc.assemble_grouped(points.get(), layout[0], layout[1], hier.get())
+        assert np.array_equal(layout, offsets.get())
+        return cc.assemble(points.get(), layout, hier.get())
     return run
 
 
-def check(run, img):
+def check(run, img, grouped=False):
     keep = img.copy()
     ref = cv2.findContoursLinkRuns(img)
-    ours = run(img)
+    ours = run(img, grouped)
     assert np.array_equal(img, keep)
     try:
         assert_same_contours(ours, ref)
@@ -207,3 +218,12 @@ def test_bench_images(host_run):
     check(host_run, cc.worst_snake(128, 128))
     check(host_run, cc.blobs_image(257, 308, seed=1, noise=0.01))
     check(host_run, (np.random.default_rng(0).random((200, 200)) < 0.5).astype(np.uint8))
+
+
+@pytest.mark.parametrize("grouped_min", [1, 50])
+def test_length_grouped_layout(host_run, monkeypatch, grouped_min):
+    # The numpy path's layout by (length, index) for many contours (cut to a small threshold here).
+    monkeypatch.setattr(cc, "_GROUPED_MIN", grouped_min)
+    for seed in range(3):
+        check(host_run, nested_blobs(70, 90, 5, 4, seed) | salt_pepper(70, 90, 0.2, seed), grouped=True)
+    check(host_run, np.ones((1, 1), np.uint8), grouped=True)
