@@ -688,25 +688,36 @@ extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long lo
 //   lr_heads / lr_offsets / lr_emit  cycle lengths by key, prefix sums (host), points scattered
 //                        (in cv2's order, or grouped by length for the host's views).
 // Node 2r is run r's start point (x0, y), node 2r + 1 its end point (x1, y). All indices are int:
-// the host hands images with h * (w + 1) >= 2^31 to cv2.
+// the host hands images with h * (w + 1) >= 2^31 to cv2. Every kernel is a grid-stride loop over
+// lr_<name>_one (its grid is capped).
 
-extern "C" __global__ void lr_flags(const u8* __restrict__ src, long long pitch, int h, int w,
-                                    u8* __restrict__ flags)
+#define LR_FIRST ((long long)blockIdx.x * blockDim.x + threadIdx.x)
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(LR_HOST_GRID)
+#define LR_STRIDE ((long long)gridDim.x * blockDim.x)
+#else
+#define LR_STRIDE (1LL << 62)   // other host builds of this file (TC89's test) never launch these
+#endif
+
+__device__ __forceinline__ void lr_flags_one(int i, const u8* __restrict__ src, long long pitch, int h, int w,
+                                             u8* __restrict__ flags)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h * w) return;
     const int y = i / w, x = i - y * w;
     const u8* row = src + (long long)y * pitch;
     flags[i] = (row[x] != 0 && (x == 0 || row[x - 1] == 0)) ? 1 : 0;
 }
 
-// cs: inclusive prefix sum of the flags. Run r = cs[i] - 1 for every pixel of the run.
-extern "C" __global__ void lr_runs(const u8* __restrict__ src, long long pitch, int h, int w,
-                                   const int* __restrict__ cs, int* __restrict__ x0, int* __restrict__ x1,
-                                   int* __restrict__ ry, int* __restrict__ row_off)
+extern "C" __global__ void lr_flags(const u8* __restrict__ src, long long pitch, int h, int w,
+                                    u8* __restrict__ flags)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h * w) return;
+    for (long long t = LR_FIRST; t < (long long)h * w; t += LR_STRIDE)
+        lr_flags_one((int)t, src, pitch, h, w, flags);
+}
+
+// cs: inclusive prefix sum of the flags. Run r = cs[i] - 1 for every pixel of the run.
+__device__ __forceinline__ void lr_runs_one(int i, const u8* __restrict__ src, long long pitch, int h, int w,
+                                            const int* __restrict__ cs, int* __restrict__ x0, int* __restrict__ x1,
+                                            int* __restrict__ ry, int* __restrict__ row_off)
+{
     const int y = i / w, x = i - y * w;
     const u8* row = src + (long long)y * pitch;
     if (x == 0) {
@@ -717,6 +728,14 @@ extern "C" __global__ void lr_runs(const u8* __restrict__ src, long long pitch, 
     const int r = cs[i] - 1;
     if (x == 0 || row[x - 1] == 0) { x0[r] = x; ry[r] = y; }
     if (x == w - 1 || row[x + 1] == 0) x1[r] = x;
+}
+
+extern "C" __global__ void lr_runs(const u8* __restrict__ src, long long pitch, int h, int w,
+                                   const int* __restrict__ cs, int* __restrict__ x0, int* __restrict__ x1,
+                                   int* __restrict__ ry, int* __restrict__ row_off)
+{
+    for (long long t = LR_FIRST; t < (long long)h * w; t += LR_STRIDE)
+        lr_runs_one((int)t, src, pitch, h, w, cs, x0, x1, ry, row_off);
 }
 
 // First index in [a, b) with v[k] >= t (v non-decreasing), b if none.
@@ -732,12 +751,11 @@ __device__ __forceinline__ int lr_lower_bound(const int* __restrict__ v, int a, 
 // nodes[i] = (link, key): key of a start is r for OpenCV's external starts (no run above touches
 // it, or row 0), R + r for its internal starts (the previous run of the row touches the first run
 // above it too), 2R (never first) for every other node.
-extern "C" __global__ void lr_link(int R, int h, const int* __restrict__ x0, const int* __restrict__ x1,
-                                   const int* __restrict__ ry, const int* __restrict__ row_off,
-                                   int* __restrict__ link, int2* __restrict__ nodes)
+__device__ __forceinline__ void lr_link_one(int r, int R, int h, const int* __restrict__ x0,
+                                            const int* __restrict__ x1, const int* __restrict__ ry,
+                                            const int* __restrict__ row_off, int* __restrict__ link,
+                                            int2* __restrict__ nodes)
 {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= R) return;
     const int y = ry[r], s = x0[r], e = x1[r];
     const int none = 2 * R;
     int ls, ks = none, le;
@@ -771,11 +789,17 @@ extern "C" __global__ void lr_link(int R, int h, const int* __restrict__ x0, con
     nodes[2 * r + 1].x = le; nodes[2 * r + 1].y = none;
 }
 
-// One round on the cycles: (successor 2^k ahead, least key over the 2^k nodes from here).
-extern "C" __global__ void lr_jump_min(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+extern "C" __global__ void lr_link(int R, int h, const int* __restrict__ x0, const int* __restrict__ x1,
+                                   const int* __restrict__ ry, const int* __restrict__ row_off,
+                                   int* __restrict__ link, int2* __restrict__ nodes)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    for (long long t = LR_FIRST; t < R; t += LR_STRIDE)
+        lr_link_one((int)t, R, h, x0, x1, ry, row_off, link, nodes);
+}
+
+// One round on the cycles: (successor 2^k ahead, least key over the 2^k nodes from here).
+__device__ __forceinline__ void lr_jump_min_one(int i, int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
     int2 a = src[i];
     const int2 b = src[a.x];
     a.x = b.x;
@@ -783,24 +807,33 @@ extern "C" __global__ void lr_jump_min(int n, const int2* __restrict__ src, int2
     dst[i] = a;
 }
 
+extern "C" __global__ void lr_jump_min(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
+        lr_jump_min_one((int)t, n, src, dst);
+}
+
 __device__ __forceinline__ int lr_head(int key, int R) { return key < R ? 2 * key : 2 * (key - R); }
 
 // Each cycle cut before its first point: (successor or -1, 1) for list ranking.
-extern "C" __global__ void lr_cut(int n, int R, const int* __restrict__ link, const int2* __restrict__ nodes,
-                                  int2* __restrict__ rk)
+__device__ __forceinline__ void lr_cut_one(int i, int n, int R, const int* __restrict__ link,
+                                           const int2* __restrict__ nodes, int2* __restrict__ rk)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
     const int nx = link[i];
     rk[i].x = nx == lr_head(nodes[i].y, R) ? -1 : nx;
     rk[i].y = 1;
 }
 
-// One round of list ranking: (successor 2^k ahead or -1, nodes from here to the cycle's last).
-extern "C" __global__ void lr_jump_rank(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+extern "C" __global__ void lr_cut(int n, int R, const int* __restrict__ link, const int2* __restrict__ nodes,
+                                  int2* __restrict__ rk)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
+        lr_cut_one((int)t, n, R, link, nodes, rk);
+}
+
+// One round of list ranking: (successor 2^k ahead or -1, nodes from here to the cycle's last).
+__device__ __forceinline__ void lr_jump_rank_one(int i, int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
     int2 a = src[i];
     if (a.x >= 0) {
         const int2 b = src[a.x];
@@ -810,17 +843,29 @@ extern "C" __global__ void lr_jump_rank(int n, const int2* __restrict__ src, int
     dst[i] = a;
 }
 
+extern "C" __global__ void lr_jump_rank(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
+        lr_jump_rank_one((int)t, n, src, dst);
+}
+
 // Per key (2R of them, zeroed by the host): is_head[key] = 1 and len[key] = the cycle's length
 // where key is a cycle's first point.
-extern "C" __global__ void lr_heads(int n, int R, const int2* __restrict__ nodes, const int2* __restrict__ rk,
-                                    int* __restrict__ is_head, int* __restrict__ len)
+__device__ __forceinline__ void lr_heads_one(int i, int n, int R, const int2* __restrict__ nodes,
+                                             const int2* __restrict__ rk, int* __restrict__ is_head,
+                                             int* __restrict__ len)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
     const int key = nodes[i].y;
     if (lr_head(key, R) != i) return;
     is_head[key] = 1;
     len[key] = rk[i].y;
+}
+
+extern "C" __global__ void lr_heads(int n, int R, const int2* __restrict__ nodes, const int2* __restrict__ rk,
+                                    int* __restrict__ is_head, int* __restrict__ len)
+{
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
+        lr_heads_one((int)t, n, R, nodes, rk, is_head, len);
 }
 
 // ord / ends: inclusive prefix sums of is_head / len. Contour ord[key] - 1 starts at point
@@ -829,31 +874,41 @@ extern "C" __global__ void lr_offsets(int n, int M, const int* __restrict__ is_h
                                       const int* __restrict__ len, const int* __restrict__ ends,
                                       long long* __restrict__ offsets, int* __restrict__ hier)
 {
-    const int key = blockIdx.x * blockDim.x + threadIdx.x;
-    if (key == 0) offsets[M] = n;
-    if (key >= n || !is_head[key]) return;
-    const int c = ord[key] - 1;
-    offsets[c] = ends[key] - len[key];
-    hier[4 * c + 0] = c + 1 < M ? c + 1 : -1;
-    hier[4 * c + 1] = c - 1;
-    hier[4 * c + 2] = -1;
-    hier[4 * c + 3] = -1;
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE) {
+        const int key = (int)t;
+        if (key == 0) offsets[M] = n;
+        if (!is_head[key]) continue;
+        const int c = ord[key] - 1;
+        offsets[c] = ends[key] - len[key];
+        hier[4 * c + 0] = c + 1 < M ? c + 1 : -1;
+        hier[4 * c + 1] = c - 1;
+        hier[4 * c + 2] = -1;
+        hier[4 * c + 3] = -1;
+    }
 }
 
 // Point i of the cycles to points[base[c] + its rank from the cycle's first point], c = the cycle's
 // contour index: base is the offsets (cv2's order) or the starts of a layout grouped by length.
-extern "C" __global__ void lr_emit(int n, int R, const int* __restrict__ x0, const int* __restrict__ x1,
-                                   const int* __restrict__ ry, const int2* __restrict__ nodes,
-                                   const int2* __restrict__ rk, const int* __restrict__ len,
-                                   const int* __restrict__ ord, const long long* __restrict__ base,
-                                   int2* __restrict__ points)
+__device__ __forceinline__ void lr_emit_one(int i, int n, int R, const int* __restrict__ x0,
+                                            const int* __restrict__ x1, const int* __restrict__ ry,
+                                            const int2* __restrict__ nodes, const int2* __restrict__ rk,
+                                            const int* __restrict__ len, const int* __restrict__ ord,
+                                            const long long* __restrict__ base, int2* __restrict__ points)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
     const int key = nodes[i].y;
     const int r = i >> 1;
     int2 p;
     p.x = (i & 1) ? x1[r] : x0[r];
     p.y = ry[r];
     points[base[ord[key] - 1] + (len[key] - rk[i].y)] = p;
+}
+
+extern "C" __global__ void lr_emit(int n, int R, const int* __restrict__ x0, const int* __restrict__ x1,
+                                   const int* __restrict__ ry, const int2* __restrict__ nodes,
+                                   const int2* __restrict__ rk, const int* __restrict__ len,
+                                   const int* __restrict__ ord, const long long* __restrict__ base,
+                                   int2* __restrict__ points)
+{
+    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
+        lr_emit_one((int)t, n, R, x0, x1, ry, nodes, rk, len, ord, base, points);
 }

@@ -27,10 +27,11 @@ from test_contours_model import assert_same_contours, border_shapes, checkerboar
 MARK = "// ---------------------------------------------------------------- findContoursLinkRuns"
 
 PRELUDE = r"""
+#define LR_HOST_GRID
 typedef unsigned char u8;
 struct int2 { int x, y; };
 struct uint3_ { unsigned x; };
-static uint3_ blockIdx, threadIdx, blockDim;
+static uint3_ blockIdx, threadIdx, blockDim, gridDim;
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -60,7 +61,7 @@ def _loops(src, sig):
         decl = ", ".join("%s %s" % (t, n) for t, n in params)
         text.append('extern "C" void loop_%s(unsigned nb, unsigned bd, %s) {\n'
                     '  for (unsigned b = 0; b < nb; ++b) for (unsigned t = 0; t < bd; ++t) {\n'
-                    '    blockIdx.x = b; blockDim.x = bd; threadIdx.x = t; %s(%s); } }\n'
+                    '    blockIdx.x = b; blockDim.x = bd; gridDim.x = nb; threadIdx.x = t; %s(%s); } }\n'
                     % (name, decl, name, ", ".join(n for _, n in params)))
     return "\n".join(text)
 
@@ -227,3 +228,12 @@ def test_length_grouped_layout(host_run, monkeypatch, grouped_min):
     for seed in range(3):
         check(host_run, nested_blobs(70, 90, 5, 4, seed) | salt_pepper(70, 90, 0.2, seed), grouped=True)
     check(host_run, np.ones((1, 1), np.uint8), grouped=True)
+
+
+def test_grid_stride_loops(host_run, monkeypatch):
+    # A grid capped below the element count: every thread walks several elements (as on the GPU
+    # past _grid's cap).
+    monkeypatch.setattr(cc, "_grid", lambda n: (max(1, min(-(-n // cc._BLOCK), 2)),))
+    monkeypatch.setattr(cc, "_BLOCK", 3)
+    for seed in range(3):
+        check(host_run, nested_blobs(50, 61, 5, 4, seed) | salt_pepper(50, 61, 0.1, seed))
