@@ -608,27 +608,19 @@ def _linkruns_gpu(cp, image, grouped=False):
     n = 2 * runs
     gn = _grid(n)
     link = ws.grown("link", n, cp.int32)
-    a = ws.grown("nodes_a", 2 * n, cp.int32)      # int2 (successor, key) records
-    b = ws.grown("nodes_b", 2 * n, cp.int32)
+    a = ws.grown("nodes_a", 4 * n, cp.int32)      # LrNode records (successor, least key, its distance, pad)
+    b = ws.grown("nodes_b", 4 * n, cp.int32)
     _fn("lr_link")(_grid(runs), (_BLOCK,), (i32(runs), i32(h), x0, x1, ry, row_off, link, a))
-    rounds = max(1, (n - 1).bit_length())
-    jump = _fn("lr_jump_min")
-    for _ in range(rounds):
-        jump(gn, (_BLOCK,), (i32(n), a, b))
+    jump = _fn("lr_jump")
+    for k in range(max(1, (n - 1).bit_length())):
+        jump(gn, (_BLOCK,), (i32(n), i32(1 << k), a, b))
         a, b = b, a
     nodes = a
-    rk = b                                          # free now
-    rk2 = ws.grown("rank", 2 * n, cp.int32)
-    _fn("lr_cut")(gn, (_BLOCK,), (i32(n), i32(runs), link, nodes, rk))
-    jump = _fn("lr_jump_rank")
-    for _ in range(rounds):
-        jump(gn, (_BLOCK,), (i32(n), rk, rk2))
-        rk, rk2 = rk2, rk
     is_head = ws.grown("is_head", n, cp.int32)
     lens = ws.grown("lens", n, cp.int32)
     is_head[:n].fill(0)
     lens[:n].fill(0)
-    _fn("lr_heads")(gn, (_BLOCK,), (i32(n), i32(runs), nodes, rk, is_head, lens))
+    _fn("lr_heads")(gn, (_BLOCK,), (i32(n), i32(runs), link, nodes, is_head, lens))
     order = ws.grown("order", n, cp.int32)
     ends = ws.grown("ends", n, cp.int32)
     cp.cumsum(is_head[:n], out=order[:n])
@@ -654,7 +646,7 @@ def _linkruns_gpu(cp, image, grouped=False):
     else:
         base = offsets
         layout = offsets.get()
-    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), i32(runs), x0, x1, ry, nodes, rk, lens, order, base, points))
+    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), x0, x1, ry, nodes, lens, order, base, points))
     return points, offsets, layout, hier
 
 

@@ -682,9 +682,9 @@ extern "C" __global__ void tc89_emit(const int2* __restrict__ pts, const long lo
 //   lr_link              one thread per run: both links by binary search in the adjacent rows, and
 //                        the start's key (raster rank among OpenCV's external starts, then its
 //                        internal starts: the order in which OpenCV emits cycles);
-//   lr_jump_min          pointer jumping around the cycles: every node learns its cycle's least
-//                        key, i.e. the cycle's first point and its place in the output;
-//   lr_cut / lr_jump_rank  the cycle cut before its first point and ranked (suffix counts);
+//   lr_jump              pointer jumping around the cycles: every node learns its cycle's least
+//                        key (the cycle's first point, and so its place in the output) and how far
+//                        ahead that first point is (so its own place in the contour);
 //   lr_heads / lr_offsets / lr_emit  cycle lengths by key, prefix sums (host), points scattered
 //                        (in cv2's order, or grouped by length for the host's views).
 // Node 2r is run r's start point (x0, y), node 2r + 1 its end point (x1, y). All indices are int:
@@ -739,6 +739,9 @@ extern "C" __global__ void lr_runs(const u8* __restrict__ src, long long pitch, 
 }
 
 // First index in [a, b) with v[k] >= t (v non-decreasing), b if none.
+// A cycle node during the jumps: 16 bytes, one vector load per gather.
+struct alignas(16) LrNode { int next, key, dist, pad; };
+
 __device__ __forceinline__ int lr_lower_bound(const int* __restrict__ v, int a, int b, int t)
 {
     while (a < b) {
@@ -748,13 +751,13 @@ __device__ __forceinline__ int lr_lower_bound(const int* __restrict__ v, int a, 
     return a;
 }
 
-// nodes[i] = (link, key): key of a start is r for OpenCV's external starts (no run above touches
+// nodes[i] = (link, key, 0): key of a start is r for OpenCV's external starts (no run above touches
 // it, or row 0), R + r for its internal starts (the previous run of the row touches the first run
 // above it too), 2R (never first) for every other node.
 __device__ __forceinline__ void lr_link_one(int r, int R, int h, const int* __restrict__ x0,
                                             const int* __restrict__ x1, const int* __restrict__ ry,
                                             const int* __restrict__ row_off, int* __restrict__ link,
-                                            int2* __restrict__ nodes)
+                                            LrNode* __restrict__ nodes)
 {
     const int y = ry[r], s = x0[r], e = x1[r];
     const int none = 2 * R;
@@ -785,87 +788,57 @@ __device__ __forceinline__ void lr_link_one(int r, int R, int h, const int* __re
     }
     link[2 * r] = ls;
     link[2 * r + 1] = le;
-    nodes[2 * r].x = ls; nodes[2 * r].y = ks;
-    nodes[2 * r + 1].x = le; nodes[2 * r + 1].y = none;
+    LrNode v;
+    v.next = ls; v.key = ks; v.dist = 0; v.pad = 0;
+    nodes[2 * r] = v;
+    v.next = le; v.key = none;
+    nodes[2 * r + 1] = v;
 }
 
 extern "C" __global__ void lr_link(int R, int h, const int* __restrict__ x0, const int* __restrict__ x1,
                                    const int* __restrict__ ry, const int* __restrict__ row_off,
-                                   int* __restrict__ link, int2* __restrict__ nodes)
+                                   int* __restrict__ link, LrNode* __restrict__ nodes)
 {
     for (long long t = LR_FIRST; t < R; t += LR_STRIDE)
         lr_link_one((int)t, R, h, x0, x1, ry, row_off, link, nodes);
 }
 
-// One round on the cycles: (successor 2^k ahead, least key over the 2^k nodes from here).
-__device__ __forceinline__ void lr_jump_min_one(int i, int n, const int2* __restrict__ src, int2* __restrict__ dst)
+// One round on the cycles, windows of span nodes: (successor 2 * span ahead, least key over the
+// 2 * span nodes from here, distance to its first occurrence). Keys of starts are unique, so once
+// the window covers the cycle the distance is the one to the cycle's first point.
+__device__ __forceinline__ void lr_jump_one(int i, int span, const LrNode* __restrict__ src, LrNode* __restrict__ dst)
 {
-    int2 a = src[i];
-    const int2 b = src[a.x];
-    a.x = b.x;
-    if (b.y < a.y) a.y = b.y;
+    LrNode a = src[i];
+    const LrNode b = src[a.next];
+    a.next = b.next;
+    if (b.key < a.key) { a.key = b.key; a.dist = span + b.dist; }
     dst[i] = a;
 }
 
-extern "C" __global__ void lr_jump_min(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+extern "C" __global__ void lr_jump(int n, int span, const LrNode* __restrict__ src, LrNode* __restrict__ dst)
 {
     for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
-        lr_jump_min_one((int)t, n, src, dst);
+        lr_jump_one((int)t, span, src, dst);
 }
 
 __device__ __forceinline__ int lr_head(int key, int R) { return key < R ? 2 * key : 2 * (key - R); }
 
-// Each cycle cut before its first point: (successor or -1, 1) for list ranking.
-__device__ __forceinline__ void lr_cut_one(int i, int n, int R, const int* __restrict__ link,
-                                           const int2* __restrict__ nodes, int2* __restrict__ rk)
-{
-    const int nx = link[i];
-    rk[i].x = nx == lr_head(nodes[i].y, R) ? -1 : nx;
-    rk[i].y = 1;
-}
-
-extern "C" __global__ void lr_cut(int n, int R, const int* __restrict__ link, const int2* __restrict__ nodes,
-                                  int2* __restrict__ rk)
-{
-    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
-        lr_cut_one((int)t, n, R, link, nodes, rk);
-}
-
-// One round of list ranking: (successor 2^k ahead or -1, nodes from here to the cycle's last).
-__device__ __forceinline__ void lr_jump_rank_one(int i, int n, const int2* __restrict__ src, int2* __restrict__ dst)
-{
-    int2 a = src[i];
-    if (a.x >= 0) {
-        const int2 b = src[a.x];
-        a.x = b.x;
-        a.y += b.y;
-    }
-    dst[i] = a;
-}
-
-extern "C" __global__ void lr_jump_rank(int n, const int2* __restrict__ src, int2* __restrict__ dst)
-{
-    for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
-        lr_jump_rank_one((int)t, n, src, dst);
-}
-
 // Per key (2R of them, zeroed by the host): is_head[key] = 1 and len[key] = the cycle's length
-// where key is a cycle's first point.
-__device__ __forceinline__ void lr_heads_one(int i, int n, int R, const int2* __restrict__ nodes,
-                                             const int2* __restrict__ rk, int* __restrict__ is_head,
-                                             int* __restrict__ len)
+// where key is a cycle's first point (its successor is length - 1 nodes before it).
+__device__ __forceinline__ void lr_heads_one(int i, int R, const int* __restrict__ link, const LrNode* __restrict__ nodes,
+                                            int* __restrict__ is_head, int* __restrict__ len)
 {
-    const int key = nodes[i].y;
+    const int key = nodes[i].key;
     if (lr_head(key, R) != i) return;
     is_head[key] = 1;
-    len[key] = rk[i].y;
+    len[key] = nodes[link[i]].dist + 1;
 }
 
-extern "C" __global__ void lr_heads(int n, int R, const int2* __restrict__ nodes, const int2* __restrict__ rk,
+extern "C" __global__ void lr_heads(int n, int R, const int* __restrict__ link, const LrNode* __restrict__ nodes,
                                     int* __restrict__ is_head, int* __restrict__ len)
 {
     for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
-        lr_heads_one((int)t, n, R, nodes, rk, is_head, len);
+        lr_heads_one((int)t, R, link, nodes, is_head, len);
 }
 
 // ord / ends: inclusive prefix sums of is_head / len. Contour ord[key] - 1 starts at point
@@ -887,28 +860,26 @@ extern "C" __global__ void lr_offsets(int n, int M, const int* __restrict__ is_h
     }
 }
 
-// Point i of the cycles to points[base[c] + its rank from the cycle's first point], c = the cycle's
-// contour index: base is the offsets (cv2's order) or the starts of a layout grouped by length.
-__device__ __forceinline__ void lr_emit_one(int i, int n, int R, const int* __restrict__ x0,
-                                            const int* __restrict__ x1, const int* __restrict__ ry,
-                                            const int2* __restrict__ nodes, const int2* __restrict__ rk,
+// Point i of the cycles to points[base[c] + its place in the contour], c = the cycle's contour
+// index: base is the offsets (cv2's order) or the starts of a layout grouped by length.
+__device__ __forceinline__ void lr_emit_one(int i, const int* __restrict__ x0, const int* __restrict__ x1,
+                                            const int* __restrict__ ry, const LrNode* __restrict__ nodes,
                                             const int* __restrict__ len, const int* __restrict__ ord,
                                             const long long* __restrict__ base, int2* __restrict__ points)
 {
-    const int key = nodes[i].y;
+    const LrNode v = nodes[i];
     const int r = i >> 1;
     int2 p;
     p.x = (i & 1) ? x1[r] : x0[r];
     p.y = ry[r];
-    points[base[ord[key] - 1] + (len[key] - rk[i].y)] = p;
+    points[base[ord[v.key] - 1] + (v.dist == 0 ? 0 : len[v.key] - v.dist)] = p;
 }
 
-extern "C" __global__ void lr_emit(int n, int R, const int* __restrict__ x0, const int* __restrict__ x1,
-                                   const int* __restrict__ ry, const int2* __restrict__ nodes,
-                                   const int2* __restrict__ rk, const int* __restrict__ len,
-                                   const int* __restrict__ ord, const long long* __restrict__ base,
-                                   int2* __restrict__ points)
+extern "C" __global__ void lr_emit(int n, const int* __restrict__ x0, const int* __restrict__ x1,
+                                   const int* __restrict__ ry, const LrNode* __restrict__ nodes,
+                                   const int* __restrict__ len, const int* __restrict__ ord,
+                                   const long long* __restrict__ base, int2* __restrict__ points)
 {
     for (long long t = LR_FIRST; t < n; t += LR_STRIDE)
-        lr_emit_one((int)t, n, R, x0, x1, ry, nodes, rk, len, ord, base, points);
+        lr_emit_one((int)t, x0, x1, ry, nodes, len, ord, base, points);
 }

@@ -39,7 +39,7 @@ static uint3_ blockIdx, threadIdx, blockDim, gridDim;
 """
 
 _CTYPES = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
-_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
+_POINTEE = {"LrNode": np.int32, "int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
 
 
 def _signatures(src):
@@ -150,8 +150,7 @@ def _launcher(lib, sig, name):
 @pytest.fixture
 def host_run(host_lib, monkeypatch):
     lib, sig = host_lib
-    assert set(sig) == {"lr_flags", "lr_runs", "lr_link", "lr_jump_min", "lr_cut", "lr_jump_rank", "lr_heads",
-                        "lr_offsets", "lr_emit"}
+    assert set(sig) == {"lr_flags", "lr_runs", "lr_link", "lr_jump", "lr_heads", "lr_offsets", "lr_emit"}
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
     hcp = _HostCupy()
     spaces = {}
