@@ -527,12 +527,14 @@ def _lr_image(args, kwargs):
         if arr.ndim == 3 and arr.shape[2] == 0:
             raise _binding.ConversionError("image unable to wrap channels, invalid count (0, must be in [1, %d])"
                                            % _binding.CN_MAX)
-        mat = _binding.mat_header("image", arr, arr.shape, arr.dtype)
+        # cv2 reads a non-native byte order by its kind and size (a '>u2' image is CV_16U).
+        dtype = arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype
+        mat = _binding.mat_header("image", arr, arr.shape, dtype)
     except _binding.ConversionError as exc:
         raise _lr_binding_error(str(exc)) from None
     if arr.size == 0:
         raise _Forward
-    depth, name = _LR_DEPTHS[str(arr.dtype)]
+    depth, name = _LR_DEPTHS[dtype.name]
     cn = mat.channels
     if depth > 1 or cn != 1:
         raise _errors.cv_error(_errors.UNSPECIFIED, _LR_TYPE_ERR % (depth + ((cn - 1) << 5), "CV_%sC%d" % (name, cn)),
