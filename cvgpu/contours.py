@@ -488,6 +488,8 @@ def bench_rows(quick=False):
 # reads memory outside a 0-row Mat: its result is its own), non-array inputs and images with
 # h * (w + 1) >= 2^31 are cv2's.
 
+from . import _binding, _errors  # noqa: E402  (this section's own imports, kept here)
+
 _LR_FUNC = "void cv::findContoursLinkRuns(InputArray, OutputArrayOfArrays, OutputArray)"
 _LR_TYPE_ERR = ("> Bad input image type, must be CV_8UC1 or CV_8SC1:\n"
                 ">     '_image.type() == CV_8UC1 || _image.type() == CV_8SC1'\n> where\n"
@@ -500,7 +502,6 @@ _LR_NAMES = ("image", "contours", "hierarchy")
 
 
 def _lr_binding_error(msg):
-    from . import _errors
     return _errors.bad_argument("findContoursLinkRuns", msg, msg, "Expected Ptr<cv::UMat> for argument 'image'",
                                 "Expected Ptr<cv::UMat> for argument 'image'")
 
@@ -508,7 +509,6 @@ def _lr_binding_error(msg):
 def _lr_image(args, kwargs):
     """(2-D uint8 view of the image (host or CuPy), on_device) for the calls cvgpu computes; raises
     cv2's error for images cv2 rejects; _Forward for everything that is cv2's."""
-    from . import _binding, _errors
     if len(args) > len(_LR_NAMES):
         raise _Forward
     bound = dict(zip(_LR_NAMES, args))

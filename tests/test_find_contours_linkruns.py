@@ -115,7 +115,8 @@ def test_caller_array_is_not_modified():
 
 def test_exported_with_cv2s_doc():
     assert "findContoursLinkRuns" in dir(cvgpu) and cvgpu.findContoursLinkRuns is cc.findContoursLinkRuns
-    assert cvgpu.findContoursLinkRuns.__doc__.splitlines()[0] == "cv2." + cv2.findContoursLinkRuns.__doc__.splitlines()[0]
+    first = cv2.findContoursLinkRuns.__doc__.splitlines()[0]
+    assert cvgpu.findContoursLinkRuns.__doc__.splitlines()[0] == "cv2." + first
 
 
 @pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
