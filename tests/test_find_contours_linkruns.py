@@ -148,14 +148,15 @@ def test_fallback_warns_once_in_a_fresh_process():
 
 # ---------------------------------------------------------------- GPU: equality with cv2
 
-def check_case(compat, img, variant, device=False):
+def check_case(compat, img, variant, d_img=None):
+    """cvgpu on img (or on its device copy d_img: CuPy out) against cv2 on img."""
     import cupy as cp
     keep = img.copy()
     ref = call(cv2, img)
-    ours = call(cvgpu, cp.asarray(img) if device else img)
+    ours = call(cvgpu, img if d_img is None else d_img)
     assert cvgpu.last_call_backend() == "cuda"
     assert type(ours[0]) is tuple
-    kind = cp.ndarray if device else np.ndarray
+    kind = np.ndarray if d_img is None else cp.ndarray
     assert all(type(c) is kind for c in ours[0]) and (ours[1] is None or type(ours[1]) is kind)
     compat.check(F, variant, signature(ours), signature(ref))
     assert np.array_equal(img, keep)
@@ -170,14 +171,15 @@ def test_matches_cv2(compat, img, signed):
 
 
 @pytest.mark.gpu
-@given(img=images(big=False), view=st.integers(0, 3))
+@given(img=images(big=False), view=st.integers(0, 4))
 def test_device_input_matches_cv2(compat, img, view):
-    # CuPy in, CuPy out; strided and channel-axis views read as cv2 reads the same host arrays.
-    if view == 1:
-        img = img[::2, ::3]
-    elif view == 2:
-        img = img[:, :, None]
-    check_case(compat, img, "device input", device=True)
+    # CuPy in, CuPy out; strided, flipped, channel-axis and signed device views read as cv2 reads
+    # the same host views.
+    import cupy as cp
+    views = [lambda a: a, lambda a: a[::2, ::3], lambda a: a[:, :, None], lambda a: a.view(np.int8),
+             lambda a: a[::-1]]
+    d = views[view](cp.asarray(img))
+    check_case(compat, views[view](img), "device input", d)
 
 
 @pytest.mark.gpu
