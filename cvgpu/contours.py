@@ -575,9 +575,14 @@ def findContoursLinkRuns(*args, **kwargs):
     points, offsets, layout, hier = _linkruns_gpu(cp, arr, grouped=not on_device)
     if on_device:
         return assemble(points, layout, hier)
+    # The flat hierarchy is known from the count alone: built here rather than downloaded.
+    m = len(layout[0]) if offsets is None else len(layout) - 1
+    hier = np.full((m, 4), -1, dtype=np.int32)
+    hier[:-1, 0] = np.arange(1, m, dtype=np.int32)
+    hier[1:, 1] = np.arange(0, m - 1, dtype=np.int32)
     if offsets is None:
-        return assemble_grouped(points.get(), layout[0], layout[1], hier.get())
-    return assemble(points.get(), layout, hier.get())
+        return assemble_grouped(points.get(), layout[0], layout[1], hier)
+    return assemble(points.get(), layout, hier)
 
 
 def _linkruns_gpu(cp, image, grouped=False):

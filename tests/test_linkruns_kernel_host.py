@@ -236,3 +236,21 @@ def test_grid_stride_loops(host_run, monkeypatch):
     monkeypatch.setattr(cc, "_BLOCK", 3)
     for seed in range(3):
         check(host_run, nested_blobs(50, 61, 5, 4, seed) | salt_pepper(50, 61, 0.1, seed))
+
+
+@pytest.mark.parametrize("grouped_min", [1, 16384])
+def test_public_function_numpy_path(host_run, monkeypatch, grouped_min):
+    # cvgpu.findContoursLinkRuns itself (argument layer, layout choice, host-built hierarchy,
+    # assembly) on the host kernels.
+    monkeypatch.setattr(cc._backend, "cupy_module", lambda: _HostCupy())
+    monkeypatch.setattr(cc, "_GROUPED_MIN", grouped_min)
+    rng = np.random.default_rng(3)
+    for it in range(8):
+        h, w = (int(v) for v in rng.integers(1, 50, 2))
+        img = nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.15 * (it % 3), it)
+        for arg in (img, img.view(np.int8), img[:, :, None], img[::-1, ::2]):
+            ref = cv2.findContoursLinkRuns(arg)
+            ours = cc.findContoursLinkRuns(image=arg)
+            assert cc._backend.last_call_backend() == "cuda"
+            assert_same_contours(ours, ref)
+    assert cc.findContoursLinkRuns(np.zeros((3, 4), np.uint8)) == ((), None)
