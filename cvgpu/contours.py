@@ -574,7 +574,7 @@ def findContoursLinkRuns(*args, **kwargs):
     _backend.record("cuda")
     points, offsets, layout, hier = _linkruns_gpu(cp, arr, grouped=not on_device)
     if on_device:
-        return assemble(points, layout, hier)
+        return _device_views(cp, points, layout, hier)
     # The flat hierarchy is known from the count alone: built here rather than downloaded.
     m = len(layout[0]) if offsets is None else len(layout) - 1
     hier = np.full((m, 4), -1, dtype=np.int32)
@@ -583,6 +583,20 @@ def findContoursLinkRuns(*args, **kwargs):
     if offsets is None:
         return assemble_grouped(points.get(), layout[0], layout[1], hier)
     return assemble(points.get(), layout, hier)
+
+
+def _device_views(cp, points, offsets, hier):
+    """cv2's return value on the device: one CuPy array per contour over the points' memory, made
+    with the ndarray constructor, which costs about 2 us per contour where slicing costs 3.3 (H100
+    host, 8,388 contours: 17.9 against 27.4 ms; tests/bench_device_views.py)."""
+    m = len(offsets) - 1
+    if m <= 0:
+        return (), None
+    base = points.data
+    starts = (offsets[:-1] * 8).tolist()
+    lengths = np.diff(offsets).tolist()
+    nd, i32 = cp.ndarray, cp.int32
+    return tuple([nd((n, 1, 2), i32, base + o) for n, o in zip(lengths, starts)]), hier.reshape(1, m, 4)
 
 
 def _linkruns_gpu(cp, image, grouped=False):

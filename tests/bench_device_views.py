@@ -1,6 +1,10 @@
 """Timing study (not a test): ways to build cv2's tuple of per-contour arrays as CuPy views of one
 device array, for findContoursLinkRuns / findContours device io. Run on a GPU machine:
-python3 tests/bench_device_views.py"""
+python3 tests/bench_device_views.py
+
+H100 host, 8,388 contours (noisy 1232x1028): numpy slices 2.8 ms, CuPy slices 27.4, CuPy
+ndarray(memptr) 17.9, CuPy grouped iteration 27.7 (so findContoursLinkRuns' device path
+constructs)."""
 import time
 
 import cupy as cp
@@ -54,19 +58,11 @@ def main():
                 objs[order[a:b]] = np.fromiter(iter(blk), dtype=object, count=b - a)
             return tuple(objs.tolist())
 
-        def grouped_unpack():
-            objs = np.empty(m, dtype=object)
-            for a, b in zip(gb[:-1].tolist(), gb[1:].tolist()):
-                L = int(glen[a])
-                blk = d_pts[int(gstart[a]):int(gstart[b])].reshape(b - a, L, 1, 2)
-                objs[order[a:b]] = [blk[i] for i in range(b - a)]
-            return tuple(objs.tolist())
-
         h_p3 = pts.reshape(-1, 1, 2)
         print("m=%d" % m)
         for name, fn in (("numpy slices", lambda: tuple([h_p3[a:b] for a, b in zip(bounds[:-1], bounds[1:])])),
                          ("cupy slices", sliced), ("cupy ndarray(memptr)", constructed),
-                         ("cupy grouped iter", grouped_iter), ("cupy grouped index", grouped_unpack)):
+                         ("cupy grouped iter", grouped_iter)):
             print("  %-22s %8.2f ms" % (name, best(fn)))
         r = constructed()
         assert all(np.array_equal(a.get(), b.get()) for a, b in zip(r[:50], sliced()[:50]))

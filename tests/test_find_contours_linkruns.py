@@ -119,6 +119,35 @@ def test_exported_with_cv2s_doc():
     assert cvgpu.findContoursLinkRuns.__doc__.splitlines()[0] == "cv2." + first
 
 
+def test_device_views_offsets():
+    # The device path's per-contour arrays (built from a memory pointer plus a byte offset), on a
+    # host stand-in for cupy.ndarray / MemoryPointer.
+    class Ptr:
+        def __init__(self, buf, off=0):
+            self.buf, self.off = buf, off
+
+        def __add__(self, o):
+            return Ptr(self.buf, self.off + o)
+
+    class Points(np.ndarray):
+        @property
+        def data(self):
+            return Ptr(np.asarray(self))
+
+    class FakeCupy:
+        int32 = np.int32
+
+        @staticmethod
+        def ndarray(shape, dtype, memptr):
+            return np.ndarray(shape, dtype, buffer=memptr.buf, offset=memptr.off)
+
+    ref = call(cv2, IMG)
+    pts, off, hier = cc.pack(*ref)
+    ours = cc._device_views(FakeCupy, pts.view(Points), off, hier)
+    assert same_result(ours, ref)
+    assert cc._device_views(FakeCupy, pts[:0].view(Points), np.zeros(1, np.int64), hier[:0]) == ((), None)
+
+
 @pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
 def test_fallback_equals_cv2_and_is_reported():
     for img in (IMG, IMG.astype(np.int8), np.zeros((3, 3), np.uint8)):
