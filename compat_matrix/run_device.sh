@@ -14,9 +14,10 @@ MODE=${1:-tests}
 PROFILE=${2:-device}
 OUT=${OUT:-$PWD/device-out}
 FINAL=$OUT
-# "bench" and "all" keep their many files out of $OUT (a device call returns at most 8) and pack
-# them into $OUT/device-run.tar.gz.
-[ "$MODE" != tests ] && OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
+# Every mode keeps its many files out of $OUT (a device call returns at most 8) and packs them into
+# $OUT/device-run.tar.gz; the summaries (env.json, per-file.txt, compat-rows.json, bench.log) are
+# copied beside it.
+OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
@@ -96,11 +97,11 @@ run_bench() {
 
 pack() {
   (cd "$OUT" && tar -czf "$FINAL/device-run.tar.gz" .)
-  cp "$OUT"/bench.log "$OUT"/env.json "$FINAL"/ 2>/dev/null
+  cp "$OUT"/bench.log "$OUT"/env.json "$OUT"/per-file.txt "$OUT"/compat-rows.json "$FINAL"/ 2>/dev/null
 }
 
 case "$MODE" in
-  tests) run_tests ;;
+  tests) run_tests; pack ;;
   sanitize) run_sanitizer ;;
   bench) run_bench; pack ;;
   all) run_tests; run_bench; pack ;;

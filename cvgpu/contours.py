@@ -4,9 +4,10 @@ CV_8UC1 images with RETR_EXTERNAL / RETR_LIST / RETR_CCOMP / RETR_TREE and CHAIN
 CHAIN_APPROX_SIMPLE / CHAIN_APPROX_TC89_L1 / CHAIN_APPROX_TC89_KCOS run in ``kernels/contours.cu``:
 connected-component labelling of foreground (8-connected) and background (4-connected) gives every
 border, its discovery rank and its parent; the tree order (pre-order, siblings newest first) comes
-from an Euler tour ranked by pointer jumping; the border walks are ranked the same way over all
-walk states at once (see ``kernels/contours.cu``), so one very long border costs log2 of its length
-in steps. The host only splits the one returned point array into the tuple of views cv2's
+from an Euler tour ranked by pointer jumping; the border walks are ranked over all walk states at
+once, each ruler (about one state in 16 by a hash, plus every border's first state) walking its short
+sublist and the rulers ranked by pointer jumping (see ``kernels/contours.cu``), so one very long
+border costs a few dozen steps plus log2 of its length in jumping rounds. The host only splits the one returned point array into the tuple of views cv2's
 binding returns. The TC89 methods approximate the NONE result's contours (cv2 traces the same
 borders and approximates each chain; order and hierarchy are NONE's): per-point curvature and
 support in parallel, then one thread per contour for the in-place suppression passes (see
@@ -14,19 +15,21 @@ tests/tc89_model.py, the CPU-verified model the kernels follow).
 
 Everything else (CV_32SC1 label images, RETR_FLOODFILL, the chain-code methods, output
 arguments, and every call cv2 rejects) is handed to cv2 unchanged and reported as computed by cv2,
-so errors are cv2's own.
+so errors are cv2's own. Images beyond the kernels' int32 indices (more than 2^31 - 1025 pixels with
+the frame, or more than 2^28 - 32 border pixels) raise cv2.error -211: see "huge images" below.
 
 cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` returns
 ``(points (P, 2) int32, offsets (M + 1,) int64, hierarchy (M, 4) int32)``: contour i is
 ``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
+import re
 import time
 
 import cv2
 import numpy as np
 
-from . import _backend, _kernels
+from . import _backend, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
 
 RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE = 0, 1, 2, 3
@@ -35,7 +38,7 @@ _TC89 = (CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS)
 
 _NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
 _BLOCK = 256
-_INT32_PIXELS = (1 << 31) - 1025  # flat int indices, plus the last 1024-pixel tile
+_INT32_PIXELS = (1 << 31) - 1025  # flat int indices, plus the last 1024-pixel tile (section "huge images")
 
 
 class _Forward(Exception):
@@ -88,8 +91,6 @@ def _bind(args, kwargs):
         arr = arr.reshape(1, -1)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise _Forward
-    if (arr.shape[0] + 2) * (arr.shape[1] + 2) > _INT32_PIXELS:
-        raise _Forward
     return arr, device is not None, mode, method, ox, oy
 
 
@@ -116,8 +117,9 @@ def findContours(*args, **kwargs):
     if cp is None:
         _backend.warn_fallback()
         return _cv2_call(args, kwargs)
+    _check_image_size(arr.shape, "findContours")
     _backend.record("cuda")
-    points, offsets, layout, hier = _gpu_contours(cp, arr, mode, method, ox, oy, grouped=not on_device)
+    points, offsets, layout, hier = _run_gpu("findContours", cp, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
         # Device in, device out: CuPy views into one device array (findContoursPacked avoids
         # building one array object per contour).
@@ -198,8 +200,9 @@ def findContoursPacked(image, mode, method, offset=None):
     if cp is None:
         _backend.warn_fallback()
         return pack(*_cv2_call(args, {}))
+    _check_image_size(arr.shape, "findContoursPacked")
     _backend.record("cuda")
-    points, offsets, offsets_h, hier = _gpu_contours(cp, arr, mode_, method_, ox, oy)
+    points, offsets, offsets_h, hier = _run_gpu("findContoursPacked", cp, arr, mode_, method_, ox, oy)
     if on_device:
         return points, offsets, hier
     return points.get(), offsets_h, hier.get()
@@ -241,6 +244,11 @@ def _workspace(cp):
 # H100: 2,510 contours 4.4 ms grouped against 3.0 flat, before short runs were sliced directly;
 # 130k contours 54 against 74 ms). The crossover is not measured closely; this errs to the flat path.
 _GROUPED_MIN = 16384
+_RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
+# Walk states (8 per border pixel) from which they are ranked by rulers rather than by jumping over
+# every slot: measured on the H100, rulers took 3.2 instead of 5.9 ms at 4928x4112 blobs (17M slots)
+# but 1.17 instead of 0.77 ms at 1232x1028 (1.1M slots).
+_RULER_MIN_SLOTS = 1 << 22
 _RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
 
 
@@ -280,6 +288,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     _fn("scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
     tot = int(ws.total.get()[0])
     m, e_count = tot >> 32, tot & 0xFFFFFFFF       # borders (discovery order), border pixels
+    _check_counts(m, e_count)                      # before anything sized by them is allocated
     if m == 0:
         return _empty(cp)
     gm = (-(-m // _BLOCK),)
@@ -326,17 +335,27 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     head_of[:slots].fill(-1)
     head_slot = cp.empty(k, dtype=cp.int32)
     _fn("border_heads")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, pmap, head_slot, head_of))
-    st = ws.grown("st", 2 * slots, cp.int32)        # (next, dist) pairs
-    st2 = ws.grown("st2", 2 * slots, cp.int32)
+    st = ws.grown("st", 2 * slots, cp.int32)        # (next, weight) pairs
     sdir = ws.grown("sdir", slots, cp.uint8)
     gs = (-(-slots // _BLOCK),)
-    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir))
-    jump = _fn("rank_jump")
-    for _ in range(max(1, slots.bit_length())):
-        jump(gs, (_BLOCK,), (i32(slots), st, st2))
-        st, st2 = st2, st
+    direct = slots < _RULER_MIN_SLOTS
+    if direct:
+        rid = rloc = np.intp(0)                     # null pointers: not used
+    else:
+        rid = ws.grown("rid", slots, cp.int32)      # state -> its ruler (see ruler_walk)
+        rloc = ws.grown("rloc", slots, cp.int32)    # state -> weight before it in its ruler's sublist
+    _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir, rid))
+    if direct:
+        st2 = ws.grown("st2", 2 * slots, cp.int32)
+        jump = _fn("rank_jump")
+        for _ in range(max(1, slots.bit_length())):
+            jump(gs, (_BLOCK,), (i32(slots), st, st2))
+            st, st2 = st2, st
+        rj = st
+    else:
+        rj = _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc)
     counts = cp.empty(k, dtype=cp.int32)
-    _fn("border_counts")(gk, (_BLOCK,), (i32(k), head_slot, st, counts))
+    _fn("border_counts")(gk, (_BLOCK,), (i32(k), i32(direct), head_slot, rj, counts))
     if grouped and k >= _GROUPED_MIN and method not in _TC89:
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped).
@@ -357,13 +376,37 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         layout = offsets.get()
         total = int(layout[-1])
     points = cp.empty((total, 2), dtype=cp.int32)
-    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, st, sdir, simple, counts, dst, i32(ox), i32(oy),
-                                     points))
+    _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, i32(direct), rid, rloc, rj, sdir, simple, counts,
+                                     dst, i32(ox), i32(oy), points))
     _fn("single_points")(gk, (_BLOCK,), (i32(w2), i32(k), out_node, starts, head_slot, dst, i32(ox), i32(oy),
                                         points))
     if method in _TC89:
         points, offsets, layout = _tc89(cp, ws, points, offsets, total, k, method)
     return points, offsets, layout, hier
+
+
+def _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc):
+    """The ruler records (see ruler_walk in kernels/contours.cu), ranked: ruler j < k is border j's
+    first state."""
+    i32 = np.int32
+    nblk = max(1, -(-slots // _RULER_SPAN))
+    gb = (-(-nblk // _BLOCK),)
+    rflag = ws.grown("rflag", nblk, cp.int32)
+    rank = ws.grown("rank", nblk, cp.int32)
+    _fn("ruler_flags")(gb, (_BLOCK,), (i32(slots), i32(nblk), sdir, head_of, rflag))
+    cp.cumsum(rflag[:nblk], out=rank[:nblk])
+    nr = nblk + k                                   # bound on the rulers (k + rank[nblk - 1] live)
+    rj = ws.grown("rj", 2 * nr, cp.int32)
+    rj2 = ws.grown("rj2", 2 * nr, cp.int32)
+    gr = (-(-nr // _BLOCK),)
+    _fn("ruler_walk")(gr, (_BLOCK,), (i32(slots), i32(nblk), i32(k), st, sdir, head_of, head_slot, rank, rid, rloc,
+                                      rj))
+    jump = _fn("rank_jump_n")
+    live = rank[nblk - 1:nblk]
+    for _ in range(max(1, nr.bit_length())):
+        jump(gr, (_BLOCK,), (i32(k), live, rj, rj2))
+        rj, rj2 = rj2, rj
+    return rj
 
 
 def _tc89(cp, ws, points, offsets, total, k, method):
@@ -479,6 +522,184 @@ def bench_rows(quick=False):
     return rows
 
 
+# ---------------------------------------------------------------- huge images (issue 6)
+#
+# Integer widths, audited for every image up to the int32 flat-index limit and for worst-case content
+# (n = (h + 2) * (w + 2) padded pixels, E border pixels, m borders, P output points, S = 8 E walk
+# states). The two limits below are the only ones: everything else follows from them.
+#   pixels  int flat indices everywhere (f, labels, fl, starts, bpix, pmap, L[]); ccl_finish and
+#           scatter_flags index 1024-pixel tiles up to n + 1023 -> n <= _INT32_PIXELS, checked before
+#           the GPU is touched. The grid-stride loops of pad_init / ccl_union count in unsigned: with
+#           int, i + gridDim.x * blockDim.x (up to 2^27) wrapped negative for n > 2^31 - 2^27, about
+#           44,870^2 (fixed with this section). Widening the pixels to 64 bits would buy little: at
+#           23 bytes of scratch per pixel, 2^31 pixels already need 49 GB.
+#   E, m    ccl_finish sums (starts << 32 | border pixels) per tile in 64 bits: each half <= n < 2^32,
+#           so no carry; scatter_flags reads each half as int (< 2^31).
+#   states  slot = 8 e + b is an int in border_heads / state_init / ruler_walk / state_emit / rank_jump,
+#           and the (next, dist) records (states and rulers, rulers <= S / 16 + m; a ruler's sublist
+#           weight and rloc <= S) are int2; their 1-D grids reach 8 E + 255 -> E <= _MAX_BORDER_PIXELS
+#           (2^28 - 32). E depends on the content, not only the size: 20000^2 with a few hundred shapes
+#           has E ~ 10^6; the 20000^2 one-pixel serpentine E = 2 * 10^8 (1.6 * 10^9 states, works);
+#           a background pixel at the centre of every 3 x 3 block (E = 8 n / 9) or salt noise of
+#           density 0.76 (E ~ 0.68 n) passes the limit from about 17,400^2 / 19,950^2 on. Those
+#           raise cv2.error after labelling, at the host read of the counts that the pipeline makes
+#           anyway (no extra sync), before the walk arrays are allocated. 64-bit states would need
+#           16-byte records (37 bytes per slot with head_of and sdir, against 21): just past the
+#           limit that is 2^31 * 37 B = 79.5 GB for the walk arrays plus >= 6 GB of pixel scratch,
+#           more than an H100's 80 GB, so the limit is kept and reported instead.
+#   m       every border starts on a border pixel of its own (outer: its root, whose left pixel is
+#           background; hole: the pixel left of the hole's root), so m <= E < 2^28: the Euler tour
+#           (2 (m + 1) int2 records), the hierarchy index 4 * pos, head_slot and the sort key
+#           parent * (m + 1) + rank (int64) stay in range.
+#   P       a point is one walk state on its border's cycle, or the one point of a single-pixel
+#           border (whose 8 slots are unused): P <= S < 2^31, and the per-contour counts (int, the
+#           dist of the head state) as well; offsets are int64 all the same. TC89: scratch slots
+#           P + k with long long indices, per-contour n < 2^31, output offsets int64.
+#   grids   1-D only (gridDim.x up to 2^31 - 1; nothing uses gridDim.y / z); the largest is
+#           S / 256 < 2^23 blocks, _grid caps the pixel launches at 65535 * 8 blocks.
+#   shared  per-warp arrays of 32 in ccl_finish / scatter_flags; no 16-bit or narrower packing
+#           (sdir is a u8 direction 0..7, 255 = no state).
+#   coords  points are int32 x - 1 + ox (wrapping as cv2's int); TC89's products wrap as cv2's.
+# Error codes: -211 (StsOutOfRange, "Input parameters are out of range") for both limits: the
+# input is valid for cv2 but outside the range this implementation indexes. Not -4: that stays
+# cv2's "Failed to allocate" for a real allocation failure (raised below when the GPU runs out,
+# after one retry without the cached scratch), so callers that free memory and retry on -4 are
+# not sent into a loop; not -215, which reads as a failed internal assertion.
+
+_MAX_BORDER_PIXELS = ((1 << 31) - 256) // 8   # 8 states each, int32 slot + a 256-thread block
+_OOM_BYTES = re.compile(r"allocating ([0-9,]+) bytes")
+
+
+class _TooLarge(Exception):
+    """Counts known only after labelling exceed what the walk kernels index."""
+
+
+def _check_image_size(shape, func):
+    """cv2.error (-211) for an image beyond the int32 pixel indices, before the GPU is touched."""
+    h, w = int(shape[0]), int(shape[1])
+    n = (h + 2) * (w + 2)
+    if n > _INT32_PIXELS:
+        raise _errors.cv_error(
+            _errors.BAD_VALUE,
+            "cvgpu: the %d x %d image has %d pixels with its one-pixel frame, more than the %d that "
+            "the GPU kernels index with int32" % (h, w, n, _INT32_PIXELS), func)
+
+
+def _check_counts(m, e_count):
+    if e_count > _MAX_BORDER_PIXELS or m > e_count:
+        raise _TooLarge(
+            "cvgpu: the image has %d border pixels (and %d borders); their %d border-walk states exceed "
+            "the %d that the GPU kernels index with int32 (at most %d border pixels)"
+            % (e_count, m, 8 * e_count, 8 * _MAX_BORDER_PIXELS, _MAX_BORDER_PIXELS))
+
+
+def _release(cp):
+    """Drop this thread's cached scratch and the pool's free blocks (after a failed huge call)."""
+    _workspace(cp).bufs.clear()
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def _run_gpu(func, cp, *args, **kwargs):
+    """_gpu_contours with the huge-image errors as cv2.error. On running out of GPU memory the
+    cached scratch of earlier (other-sized) calls is dropped and the call tried once more; then
+    cv2's -4. The retry and the release happen outside the except blocks, so the failed attempt's
+    arrays (held by the traceback) are gone by then."""
+    need = 0
+    for _ in range(2):
+        too_large = None
+        try:
+            return _gpu_contours(cp, *args, **kwargs)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            found = _OOM_BYTES.search(str(exc))
+            need = int(found.group(1).replace(",", "")) if found else 0
+        except _TooLarge as exc:
+            too_large = str(exc)
+        _release(cp)
+        if too_large is not None:
+            raise _errors.cv_error(_errors.BAD_VALUE, too_large, func)
+    raise _errors.out_of_memory(need)
+
+
+def sparse_shapes_image(h, w, count=300, seed=0):
+    """A large, mostly empty image: ``count`` shapes (discs with a hole and an island in it, rectangle
+    outlines, filled ellipses, open polylines), overlapping at random, plus a few touching the image
+    border and a pixel in each corner."""
+    rng = np.random.default_rng(seed)
+    img = np.zeros((h, w), np.uint8)
+    rmax = max(4, min(h, w) // 40)
+    for i in range(count):
+        cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
+        r = int(rng.integers(3, rmax + 1))
+        kind = i % 4
+        if kind == 0:
+            cv2.circle(img, (cx, cy), r, 255, -1)
+            cv2.circle(img, (cx, cy), r * 2 // 3, 0, -1)
+            cv2.circle(img, (cx, cy), r // 3, 255, -1)
+        elif kind == 1:
+            cv2.rectangle(img, (cx - r, cy - r // 2), (cx + r, cy + r // 2), 255, 1 + i % 3)
+        elif kind == 2:
+            cv2.ellipse(img, (cx, cy), (r, max(1, r // 3)), float(rng.integers(0, 180)), 0, 360, 255, -1)
+        else:
+            pts = np.stack([cx + rng.integers(-r, r + 1, 6), cy + rng.integers(-r, r + 1, 6)], 1).astype(np.int32)
+            cv2.polylines(img, [pts], False, 255, 1)
+    img[0, w // 4:w // 2] = 255
+    img[h // 3:h // 2, w - 1] = 255
+    img[h - 3:h, :min(w, 50)] = 255
+    img[0, 0] = img[0, w - 1] = img[h - 1, 0] = img[h - 1, w - 1] = 255
+    return img
+
+
+def huge_bench_rows(quick=False):
+    """Speed rows on a 20000 x 20000 sparse image (sparse_shapes_image): cv2 and cvgpu (numpy io),
+    and the packed device form (CuPy in and out), cv2 timed in the same run."""
+    cp = _backend.cupy_module()
+    img = sparse_shapes_image(20000, 20000, 300, seed=0)
+    d_img = cp.asarray(img) if cp is not None else None
+    reps = 1 if quick else 3
+    runs = [("TREE", RETR_TREE, "SIMPLE", CHAIN_APPROX_SIMPLE), ("EXTERNAL", RETR_EXTERNAL, "SIMPLE",
+                                                                 CHAIN_APPROX_SIMPLE)]
+    if not quick:
+        runs += [("LIST", RETR_LIST, "NONE", CHAIN_APPROX_NONE), ("TREE", RETR_TREE, "TC89_L1",
+                                                                  CHAIN_APPROX_TC89_L1)]
+    rows = []
+    for mname, mode, meth_name, method in runs:
+        workload = "sparse 20000x20000 %s %s" % (mname, meth_name)
+        t_cv = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            ref = cv2.findContours(img, mode, method)
+            t_cv.append((time.perf_counter() - t0) * 1e3)
+        row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv), "io": "numpy",
+               "cvgpu_ms": None, "speedup": None, "exact": None, "contours": len(ref[0])}
+        rows.append(row)
+        if cp is None:
+            continue
+        ours = findContours(img, mode, method)
+        exact = len(ours[0]) == len(ref[0]) and all(
+            a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+            (ours[1] is None and ref[1] is None) or
+            (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+        t_gpu = []
+        for _ in range(reps):
+            cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            findContours(img, mode, method)
+            t_gpu.append((time.perf_counter() - t0) * 1e3)
+        findContoursPacked(d_img, mode, method)   # warm-up of the device form
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        t_dev = []
+        for _ in range(reps):
+            start.record()
+            findContoursPacked(d_img, mode, method)
+            end.record()
+            end.synchronize()
+            t_dev.append(cp.cuda.get_elapsed_time(start, end))
+        row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu))
+        rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
+                     "cvgpu_ms": _median(t_dev), "io": "device", "exact": bool(exact),
+                     "speedup": row["cv2_ms"] / _median(t_dev)})
+
+
 # ---------------------------------------------------------------- findContoursLinkRuns
 #
 # cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy (cv2's binding also
@@ -488,7 +709,7 @@ def bench_rows(quick=False):
 # reads memory outside a 0-row Mat: its result is its own), non-array inputs and images with
 # h * (w + 1) >= 2^31 are cv2's.
 
-from . import _binding, _errors  # noqa: E402  (this section's own imports, kept here)
+from . import _binding  # noqa: E402  (this section's own import, kept here)
 
 _LR_FUNC = "void cv::findContoursLinkRuns(InputArray, OutputArrayOfArrays, OutputArray)"
 _LR_TYPE_ERR = ("> Bad input image type, must be CV_8UC1 or CV_8SC1:\n"

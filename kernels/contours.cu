@@ -13,7 +13,9 @@
 // "nonzero", so every border is followed independently (the walks are ranked in parallel, below).
 //
 // All images here are the binarised input with a one-pixel zero frame, row length w2, flat index
-// int (the host falls back to cv2 above 2^31 pixels).
+// int: the host refuses (cv2.error) images of more than 2^31 - 1025 padded pixels and images with
+// more than 2^28 - 32 border pixels (8 walk states each, int32 slots); the audit of every index
+// width is in cvgpu/contours.py, section "huge images".
 
 typedef unsigned char u8;
 
@@ -61,8 +63,9 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
 {
     const int w2 = w + 2;
     const int lane = threadIdx.x & 31;
-    for (int i0 = blockIdx.x * blockDim.x; i0 < n; i0 += gridDim.x * blockDim.x) {
-        const int i = i0 + threadIdx.x;
+    // Unsigned: i0 + stride (up to 2^27) passes 2^31 - 1 when n > 2^31 - 2^27 (about 44,870^2).
+    for (unsigned i0 = blockIdx.x * blockDim.x; i0 < (unsigned)n; i0 += gridDim.x * blockDim.x) {
+        const int i = (int)(i0 + threadIdx.x);
         const bool in = i < n;
         u8 v = 0;
         bool change = false;
@@ -83,7 +86,8 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
 // (up-left, up, up-right); the left link is in the initial labels.
 extern "C" __global__ void ccl_union(const u8* __restrict__ f, int w2, int n, int* L)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    for (unsigned u = blockIdx.x * blockDim.x + threadIdx.x; u < (unsigned)n; u += gridDim.x * blockDim.x) {
+        const int i = (int)u;   // unsigned loop: see pad_init
         if (i < w2) continue;
         const int x = i % w2;
         const u8 v = f[i];
@@ -322,8 +326,9 @@ extern "C" __global__ void flat_output(int k, const long long* __restrict__ sel,
 // the clockwise search from s - 1, which stops at b), so the states form disjoint cycles and each
 // border is exactly the cycle through its first state (start, direction to i1). Walks only visit
 // foreground pixels with a zero 8-neighbour ("border pixels"), numbered e = 0..E-1; state slot
-// = 8 e + b. Ranking every state's distance to its border's first state by pointer jumping gives
-// each point's place; a border of a million pixels costs log2 steps instead of a million.
+// = 8 e + b. Ranking every state's distance to its border's first state gives each point's place
+// (rulers, see ruler_walk); a border of a million pixels costs a few dozen sequential steps and
+// log2 pointer-jumping rounds over its rulers instead of a million steps.
 
 __constant__ int c_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 __constant__ int c_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
@@ -363,10 +368,11 @@ extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k,
 extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const int* __restrict__ bpix,
                                       const u8* __restrict__ fl, const int* __restrict__ pmap,
                                       const int* __restrict__ head_of, int simple, int2* __restrict__ st,
-                                      u8* __restrict__ sdir)
+                                      u8* __restrict__ sdir, int* __restrict__ rid)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
+    if (rid) rid[t] = -1;
     int e = t >> 3, b = t & 7;
     int p = bpix[e];
     if (!f[p + delta_of(b, w2)]) {
@@ -390,29 +396,134 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
     st[t] = make_int2(nx, (!simple || s != (b ^ 4)) ? 1 : 0);
 }
 
-extern "C" __global__ void border_counts(int k, const int* __restrict__ head_slot, const int2* __restrict__ st,
-                                         int* __restrict__ counts)
+// Ranking the states in O(states) work instead of pointer jumping over all of them (which cost
+// log2(states) full passes: 5 of the 6 ms of a 4928x4112 image; below _RULER_MIN_SLOTS slots,
+// cvgpu/contours.py still jumps over every slot, which was faster there). Rulers: every border's first state,
+// and in each aligned block of RULER_SPAN slots the one slot at a hashed offset, if it is a state. A
+// hashed offset, not a fixed one, because the slot index encodes the arrival direction, and a fixed
+// one would miss every state of a long straight run. Each ruler walks its sublist (up to the next
+// ruler) sequentially, recording for each state its ruler and the weight before it; the rulers are
+// then ranked by pointer jumping (rank_jump_n), and a state's suffix weight is its ruler's minus the
+// weight before it. About one slot in 8 is a state, so one in RULER_SPAN / 8 block rulers is live;
+// ruler ids are compacted (heads 0..k-1, then the live block rulers in block order: k + rank[b] - 1,
+// rank = inclusive prefix count) so the jumping rounds touch live rulers only. RULER_SPAN 16: the
+// longest sublist (about 16 ln(states / 16) steps of dependent loads) and the jumping rounds cost
+// about the same (measured on the H100 at 4928x4112).
+#define RULER_SPAN 16
+
+__device__ __forceinline__ int ruler_offset(int b)
+{
+    unsigned x = (unsigned)b * 0x9E3779B1u;
+    x ^= x >> 15;
+    return (int)(x & (RULER_SPAN - 1));
+}
+
+__device__ __forceinline__ bool is_block_ruler(int t)
+{
+    return (t & (RULER_SPAN - 1)) == ruler_offset(t / RULER_SPAN);
+}
+
+__device__ __forceinline__ bool live_block_ruler(int b, int slots, const u8* __restrict__ sdir,
+                                                 const int* __restrict__ head_of)
+{
+    const int t = b * RULER_SPAN + ruler_offset(b);
+    return t < slots && sdir[t] != 255 && head_of[t] < 0;
+}
+
+extern "C" __global__ void ruler_flags(int slots, int nblk, const u8* __restrict__ sdir,
+                                       const int* __restrict__ head_of, int* __restrict__ flag)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nblk) return;
+    flag[b] = live_block_ruler(b, slots, sdir, head_of) ? 1 : 0;
+}
+
+// One thread per ruler. rj[id] = (next ruler id, or -2 - j at the end of border j's chain, or -1 for
+// none; weight of the sublist). A sublist of a cycle no border owns (RETR_EXTERNAL's holes) ends at
+// the next block ruler, possibly itself: such rulers never reach an end and nothing of them is emitted.
+extern "C" __global__ void ruler_walk(int slots, int nblk, int k, const int2* __restrict__ st,
+                                      const u8* __restrict__ sdir, const int* __restrict__ head_of,
+                                      const int* __restrict__ head_slot, const int* __restrict__ rank,
+                                      int* __restrict__ rid, int* __restrict__ rloc, int2* __restrict__ rj)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nblk + k) return;
+    int t, id;
+    if (r < k) {
+        t = head_slot[r];
+        id = r;
+        if (t < 0) {
+            rj[id] = make_int2(-1, 0);
+            return;
+        }
+    } else {
+        const int b = r - k;
+        if (!live_block_ruler(b, slots, sdir, head_of)) return;
+        t = b * RULER_SPAN + ruler_offset(b);
+        id = k + rank[b] - 1;
+    }
+    int acc = 0;
+    for (;;) {
+        const int2 a = st[t];
+        rid[t] = id;
+        rloc[t] = acc;
+        acc += a.y;
+        if (a.x < 0) {
+            rj[id] = make_int2(a.x, acc);
+            return;
+        }
+        if (is_block_ruler(a.x)) {
+            rj[id] = make_int2(k + rank[a.x / RULER_SPAN] - 1, acc);
+            return;
+        }
+        t = a.x;
+    }
+}
+
+// rank_jump over the k + (live block rulers) entries; that count is only on the device.
+extern "C" __global__ void rank_jump_n(int k, const int* __restrict__ live, const int2* __restrict__ src,
+                                       int2* __restrict__ dst)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= k + *live) return;
+    int2 a = src[i];
+    if (a.x >= 0) {
+        const int2 b = src[a.x];
+        a.x = b.x;
+        a.y += b.y;
+    }
+    dst[i] = a;
+}
+
+// direct: the states themselves were ranked (rj = the jumped st, indexed by slot; rid, rloc unused),
+// else rj holds the rulers (border j's first state is ruler j).
+extern "C" __global__ void border_counts(int k, int direct, const int* __restrict__ head_slot,
+                                         const int2* __restrict__ rj, int* __restrict__ counts)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= k) return;
     int h = head_slot[j];
-    counts[j] = h < 0 ? 1 : st[h].y;
+    counts[j] = h < 0 ? 1 : rj[direct ? h : j].y;
 }
 
 // Points of border j go to dst[j] .. dst[j] + counts[j] (dst: the output offsets, or any other
 // layout of whole contours).
-extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, const int2* __restrict__ st,
-                                      const u8* __restrict__ sdir, int simple, const int* __restrict__ counts,
-                                      const long long* __restrict__ dst, int ox, int oy, int* __restrict__ points)
+extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__ bpix, int direct,
+                                      const int* __restrict__ rid, const int* __restrict__ rloc,
+                                      const int2* __restrict__ rj, const u8* __restrict__ sdir, int simple,
+                                      const int* __restrict__ counts, const long long* __restrict__ dst, int ox,
+                                      int oy, int* __restrict__ points)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots) return;
-    const int2 a = st[t];
+    const int r = direct ? t : rid[t];
+    if (r < 0) return;
+    const int2 a = rj[r];
     if (a.x > -2) return;
     const int j = -2 - a.x;
     int s = sdir[t];
     if (simple && s == ((t & 7) ^ 4)) return;
-    long long pos = dst[j] + (counts[j] - a.y);
+    long long pos = dst[j] + (counts[j] - (direct ? a.y : a.y - rloc[t]));
     int p = bpix[t >> 3];
     int y = p / w2, x = p - y * w2;
     points[2 * pos] = x - 1 + ox;

@@ -156,6 +156,9 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
             }
             unsigned excl = incl - sum;
             unsigned k = S.kleft[warp];
+            // Every lane reads kleft before the one lane that owns the digit rewrites it: lanes of
+            // a warp are not ordered without a barrier (racecheck's read/write hazard).
+            __syncwarp();
             if (excl < k && k <= incl) {
                 unsigned run = excl;
                 for (int j = 0; j < 8; ++j) {

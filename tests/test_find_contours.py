@@ -304,6 +304,24 @@ def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("ranking", ["rulers", "jumping"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(["NONE", "SIMPLE"]),
+       offset=offsets)
+def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offset):
+    # The walk states are ranked by rulers from _RULER_MIN_SLOTS slots on and by pointer jumping below:
+    # each way is forced here on every image size.
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    saved = cc._RULER_MIN_SLOTS
+    cc._RULER_MIN_SLOTS = 0 if ranking == "rulers" else 1 << 62
+    try:
+        ours = cvgpu.findContours(img, mode, method, **kw)
+    finally:
+        cc._RULER_MIN_SLOTS = saved
+    assert same_result(ours, cv2.findContours(img, mode, method, **kw))
+
+
+@pytest.mark.gpu
 def test_device_input_gives_device_output():
     import cupy as cp
     ref = cv2.findContours(IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
