@@ -18,6 +18,7 @@ FINAL=$OUT
 # $OUT/device-run.tar.gz; the summaries (env.json, per-file.txt, compat-rows.json, bench.log) are
 # copied beside it.
 OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
+mkdir -p "$FINAL"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"

@@ -64,8 +64,8 @@ register("hough", "cvgpu.bench", "bench_hough", "HoughLines: edge-point and reso
 register("cuda", "cvgpu.bench", "bench_cuda_hough", "cuda.HoughLinesDetector vs OpenCV-CUDA's figures")
 register("radon", "cvgpu.bench", "bench_radon", "ximgproc.RadonTransform")
 register("contours", "cvgpu.contours", "bench_rows", "findContours")
-register("contours-huge", "cvgpu.contours", "huge_bench_rows", "findContours on a 20000 x 20000 sparse image")
 register("lms", "cvgpu.lms", "bench_rows", "LMS line fitting / Hough refinement")
+register("contours-huge", "cvgpu.contours", "huge_bench_rows", "findContours on a 20000 x 20000 sparse image")
 
 
 def _call_family(fn, quick, variants, progress):
