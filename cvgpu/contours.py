@@ -706,8 +706,10 @@ def huge_bench_rows(quick=False):
 # lists an overload returning contours alone, but the first one accepts every call the second
 # does, so Python always gets (contours, hierarchy)). Kernels: kernels/contours.cu, section
 # "findContoursLinkRuns"; model: tests/linkruns_model.py. Given output arrays, empty images (cv2
-# reads memory outside a 0-row Mat: its result is its own), non-array inputs and images with
-# h * (w + 1) >= 2^31 are cv2's.
+# reads memory outside a 0-row Mat: its result is its own) and non-array inputs are cv2's. As
+# findContours (see "huge images"): images beyond the kernels' int32 indices raise -211 (run end
+# points, 2 per run, number at most h * (w + 1); the flat pixel index h * w is below that), running
+# out of GPU memory raises cv2's -4 after one retry without the cached scratch.
 
 from . import _binding  # noqa: E402  (this section's own import, kept here)
 
@@ -765,9 +767,34 @@ def _lr_image(args, kwargs):
     arr = arr.reshape(mat.rows, mat.cols)
     if arr.dtype != np.uint8:
         arr = arr.view(np.uint8)
-    if arr.shape[0] * (arr.shape[1] + 1) >= (1 << 31) - 1:
-        raise _Forward
     return arr, device is not None
+
+
+_LR_MAX_NODES = (1 << 31) - 1
+
+
+def _lr_check_size(shape):
+    h, w = int(shape[0]), int(shape[1])
+    if h * (w + 1) >= _LR_MAX_NODES:
+        raise _errors.cv_error(
+            _errors.BAD_VALUE,
+            "cvgpu: the %d x %d image can have %d run end points, more than the %d that the GPU kernels "
+            "index with int32" % (h, w, h * (w + 1), _LR_MAX_NODES - 1), "findContoursLinkRuns")
+
+
+def _lr_run_gpu(cp, arr, grouped):
+    """_linkruns_gpu, with cv2's -4 when the GPU runs out of memory twice (the second time without
+    this thread's cached scratch and the pool's free blocks)."""
+    need = 0
+    for _ in range(2):
+        try:
+            return _linkruns_gpu(cp, arr, grouped=grouped)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            found = _OOM_BYTES.search(str(exc))
+            need = int(found.group(1).replace(",", "")) if found else 0
+        _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp)).bufs.clear()
+        cp.get_default_memory_pool().free_all_blocks()
+    raise _errors.out_of_memory(need)
 
 
 def _lr_cv2_call(args, kwargs, on_device):
@@ -792,8 +819,9 @@ def findContoursLinkRuns(*args, **kwargs):
     if cp is None:
         _backend.warn_fallback()
         return _lr_cv2_call(args, kwargs, False)
+    _lr_check_size(arr.shape)
     _backend.record("cuda")
-    points, offsets, layout, hier = _linkruns_gpu(cp, arr, grouped=not on_device)
+    points, offsets, layout, hier = _lr_run_gpu(cp, arr, not on_device)
     if on_device:
         return _device_views(cp, points, layout, hier)
     # The flat hierarchy is known from the count alone: built here rather than downloaded.

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import types
 
 import cv2
 import numpy as np
@@ -91,10 +92,22 @@ class _HostArray(np.ndarray):
         return np.array(self)
 
 
+class _OutOfMemory(Exception):
+    pass
+
+
 class _HostCupy:
     """The few CuPy calls cvgpu.contours._linkruns_gpu makes, on the host."""
     int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
     ndarray = _HostArray
+    cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=_OutOfMemory))
+    freed = 0
+
+    @classmethod
+    def get_default_memory_pool(cls):
+        def free_all_blocks():
+            cls.freed += 1
+        return types.SimpleNamespace(free_all_blocks=free_all_blocks)
 
     @staticmethod
     def zeros(shape, dtype):
@@ -254,3 +267,36 @@ def test_public_function_numpy_path(host_run, monkeypatch, grouped_min):
             assert cc._backend.last_call_backend() == "cuda"
             assert_same_contours(ours, ref)
     assert cc.findContoursLinkRuns(np.zeros((3, 4), np.uint8)) == ((), None)
+
+
+def test_size_limit_and_out_of_memory(host_run, monkeypatch):
+    # Beyond the int32 node indices: cv2.error -211 before the GPU is touched (as findContours).
+    # Out of GPU memory: one retry without the cached scratch, then cv2's -4.
+    monkeypatch.setattr(cc._backend, "cupy_module", lambda: _HostCupy())
+    img = nested_blobs(30, 40, 3, 3, 1)
+    monkeypatch.setattr(cc, "_LR_MAX_NODES", 30 * 41)
+    with pytest.raises(cv2.error) as e:
+        cc.findContoursLinkRuns(img)
+    assert e.value.code == -211 and e.value.func == "findContoursLinkRuns"
+    monkeypatch.setattr(cc, "_LR_MAX_NODES", 30 * 41 + 1)
+    assert_same_contours(cc.findContoursLinkRuns(img), cv2.findContoursLinkRuns(img))
+
+    real = cc._linkruns_gpu
+    calls = []
+
+    def failing(times):
+        def run(cp, arr, grouped=False):
+            calls.append(1)
+            if len(calls) <= times:
+                raise _OutOfMemory("Out of memory allocating 1,536 bytes (allocated so far: 0 bytes).")
+            return real(cp, arr, grouped=grouped)
+        return run
+    monkeypatch.setattr(cc, "_linkruns_gpu", failing(1))
+    _HostCupy.freed = 0
+    assert_same_contours(cc.findContoursLinkRuns(img), cv2.findContoursLinkRuns(img))
+    assert len(calls) == 2 and _HostCupy.freed == 1
+    calls.clear()
+    monkeypatch.setattr(cc, "_linkruns_gpu", failing(2))
+    with pytest.raises(cv2.error) as e:
+        cc.findContoursLinkRuns(img)
+    assert e.value.code == -4 and e.value.err == "Failed to allocate 1536 bytes" and len(calls) == 2
