@@ -837,7 +837,7 @@ def findContoursLinkRuns(*args, **kwargs):
 def _device_views(cp, points, offsets, hier):
     """cv2's return value on the device: one CuPy array per contour over the points' memory, made
     with the ndarray constructor, which costs about 2 us per contour where slicing costs 3.3 (H100
-    host, 8,388 contours: 17.9 against 27.4 ms; tests/bench_device_views.py)."""
+    host, 8,388 contours: 17.9 against 27.4 ms; iterating a (c, L, 1, 2) array per length 27.7)."""
     m = len(offsets) - 1
     if m <= 0:
         return (), None
