@@ -9,7 +9,7 @@ import cv2 as _cv2
 from . import cuda, ximgproc
 from ._backend import CvgpuFallbackWarning, backend, fallback_reason, last_call_backend
 from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
-from .contours import findContours, findContoursPacked
+from .contours import findContours, findContoursLinkRuns, findContoursPacked
 from .hough import HoughLines, HoughLinesWithAccumulator
 from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
 
@@ -18,7 +18,7 @@ cvgpu_version = "0.1.0"
 
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
         "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
-        "findContours", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
+        "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
 
 
 def __getattr__(name):

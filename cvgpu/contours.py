@@ -1015,4 +1015,258 @@ def labels_bench_rows(quick=False):
                     rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
                                  "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
                                  "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+
+
+# ---------------------------------------------------------------- findContoursLinkRuns
+#
+# cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy (cv2's binding also
+# lists an overload returning contours alone, but the first one accepts every call the second
+# does, so Python always gets (contours, hierarchy)). Kernels: kernels/contours.cu, section
+# "findContoursLinkRuns"; model: tests/linkruns_model.py. Given output arrays, empty images (cv2
+# reads memory outside a 0-row Mat: its result is its own) and non-array inputs are cv2's. As
+# findContours (see "huge images"): images beyond the kernels' int32 indices raise -211 (run end
+# points, 2 per run, number at most h * (w + 1); the flat pixel index h * w is below that), running
+# out of GPU memory raises cv2's -4 after one retry without the cached scratch.
+
+from . import _binding  # noqa: E402  (this section's own import, kept here)
+
+_LR_FUNC = "void cv::findContoursLinkRuns(InputArray, OutputArrayOfArrays, OutputArray)"
+_LR_TYPE_ERR = ("> Bad input image type, must be CV_8UC1 or CV_8SC1:\n"
+                ">     '_image.type() == CV_8UC1 || _image.type() == CV_8SC1'\n> where\n"
+                ">     '_image.type()' is %d (%s)\n")
+# cv2 5's depth codes of the numpy dtypes its binding accepts (int64 / uint64 arrive as CV_32S).
+_LR_DEPTHS = {"uint8": (0, "8U"), "int8": (1, "8S"), "uint16": (2, "16U"), "int16": (3, "16S"),
+              "int32": (4, "32S"), "int64": (4, "32S"), "uint64": (4, "32S"), "float32": (5, "32F"),
+              "float64": (6, "64F"), "float16": (7, "16F"), "bool": (9, "Bool"), "uint32": (12, "32U")}
+_LR_NAMES = ("image", "contours", "hierarchy")
+
+
+def _lr_binding_error(msg):
+    return _errors.bad_argument("findContoursLinkRuns", msg, msg, "Expected Ptr<cv::UMat> for argument 'image'",
+                                "Expected Ptr<cv::UMat> for argument 'image'")
+
+
+def _lr_image(args, kwargs):
+    """(2-D uint8 view of the image (host or CuPy), on_device) for the calls cvgpu computes; raises
+    cv2's error for images cv2 rejects; _Forward for everything that is cv2's."""
+    if len(args) > len(_LR_NAMES):
+        raise _Forward
+    bound = dict(zip(_LR_NAMES, args))
+    for k, v in kwargs.items():
+        if k not in _LR_NAMES or k in bound:
+            raise _Forward
+        bound[k] = v
+    if "image" not in bound or bound.get("contours") is not None or bound.get("hierarchy") is not None:
+        raise _Forward
+    image = bound["image"]
+    device = as_device_array(image)
+    arr = device if device is not None else image
+    if device is None and not isinstance(arr, np.ndarray):
+        raise _Forward
+    try:
+        if arr.ndim == 3 and arr.shape[2] == 0:
+            raise _binding.ConversionError("image unable to wrap channels, invalid count (0, must be in [1, %d])"
+                                           % _binding.CN_MAX)
+        # cv2 reads a non-native byte order by its kind and size (a '>u2' image is CV_16U).
+        dtype = arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype
+        mat = _binding.mat_header("image", arr, arr.shape, dtype)
+    except _binding.ConversionError as exc:
+        raise _lr_binding_error(str(exc)) from None
+    if arr.size == 0:
+        raise _Forward
+    depth, name = _LR_DEPTHS[dtype.name]
+    cn = mat.channels
+    if depth > 1 or cn != 1:
+        raise _errors.cv_error(_errors.UNSPECIFIED, _LR_TYPE_ERR % (depth + ((cn - 1) << 5), "CV_%sC%d" % (name, cn)),
+                               _LR_FUNC, "contours_link.cpp", 0)
+    if mat.rows < 0:  # an n-d Mat: Mat::size() asserts
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "operator()", "mat.inl.hpp", 0)
+    arr = arr.reshape(mat.rows, mat.cols)
+    if arr.dtype != np.uint8:
+        arr = arr.view(np.uint8)
+    return arr, device is not None
+
+
+_LR_MAX_NODES = (1 << 31) - 1
+
+
+def _lr_check_size(shape):
+    h, w = int(shape[0]), int(shape[1])
+    if h * (w + 1) >= _LR_MAX_NODES:
+        raise _errors.cv_error(
+            _errors.BAD_VALUE,
+            "cvgpu: the %d x %d image can have %d run end points, more than the %d that the GPU kernels "
+            "index with int32" % (h, w, h * (w + 1), _LR_MAX_NODES - 1), "findContoursLinkRuns")
+
+
+def _lr_run_gpu(cp, arr, grouped):
+    """_linkruns_gpu, with cv2's -4 when the GPU runs out of memory twice (the second time without
+    this thread's cached scratch and the pool's free blocks)."""
+    need = 0
+    for _ in range(2):
+        try:
+            return _linkruns_gpu(cp, arr, grouped=grouped)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            found = _OOM_BYTES.search(str(exc))
+            need = int(found.group(1).replace(",", "")) if found else 0
+        _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp)).bufs.clear()
+        cp.get_default_memory_pool().free_all_blocks()
+    raise _errors.out_of_memory(need)
+
+
+def _lr_cv2_call(args, kwargs, on_device):
+    _backend.record("cv2")
+    res = cv2.findContoursLinkRuns(*[_host(a) for a in args], **{k: _host(v) for k, v in kwargs.items()})
+    cp = _backend.cupy_module() if on_device else None
+    if cp is None or not isinstance(res, tuple) or len(res) != 2:
+        return res
+    contours, hier = res
+    return tuple(cp.asarray(c) for c in contours), (None if hier is None else cp.asarray(hier))
+
+
+@on_input_device(0, "image")
+def findContoursLinkRuns(*args, **kwargs):
+    """cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy"""
+    try:
+        arr, on_device = _lr_image(args, kwargs)
+    except _Forward:
+        image = args[0] if args else kwargs.get("image")
+        return _lr_cv2_call(args, kwargs, as_device_array(image) is not None)
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        return _lr_cv2_call(args, kwargs, False)
+    _lr_check_size(arr.shape)
+    _backend.record("cuda")
+    points, offsets, layout, hier = _lr_run_gpu(cp, arr, not on_device)
+    if on_device:
+        return _device_views(cp, points, layout, hier)
+    # The flat hierarchy is known from the count alone: built here rather than downloaded.
+    m = len(layout[0]) if offsets is None else len(layout) - 1
+    hier = np.full((m, 4), -1, dtype=np.int32)
+    hier[:-1, 0] = np.arange(1, m, dtype=np.int32)
+    hier[1:, 1] = np.arange(0, m - 1, dtype=np.int32)
+    if offsets is None:
+        return assemble_grouped(points.get(), layout[0], layout[1], hier)
+    return assemble(points.get(), layout, hier)
+
+
+def _device_views(cp, points, offsets, hier):
+    """cv2's return value on the device: one CuPy array per contour over the points' memory, made
+    with the ndarray constructor, which costs about 2 us per contour where slicing costs 3.3 (H100
+    host, 8,388 contours: 17.9 against 27.4 ms; iterating a (c, L, 1, 2) array per length 27.7)."""
+    m = len(offsets) - 1
+    if m <= 0:
+        return (), None
+    base = points.data
+    starts = (offsets[:-1] * 8).tolist()
+    lengths = np.diff(offsets).tolist()
+    nd, i32 = cp.ndarray, cp.int32
+    return tuple([nd((n, 1, 2), i32, base + o) for n, o in zip(lengths, starts)]), hier.reshape(1, m, 4)
+
+
+def _linkruns_gpu(cp, image, grouped=False):
+    """(points (2R, 2) int32, offsets (M + 1,) int64, the offsets on the host, hierarchy (M, 4)
+    int32), CuPy but for the host offsets. Host syncs: the run count, the contour count, the
+    offsets. With ``grouped`` (and enough contours) the points are laid out by length as
+    findContours lays them out: offsets is None and the host array is (order, lengths), see
+    assemble_grouped."""
+    h, w = image.shape
+    if isinstance(image, cp.ndarray):
+        src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+    else:
+        src = cp.asarray(np.ascontiguousarray(image))
+    pitch = src.strides[0]
+    ws = _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+    i32, i64 = np.int32, np.int64
+    npix = h * w
+    flags = ws.grown("flags", npix, cp.uint8)
+    cs = ws.grown("cs", npix, cp.int32)
+    _fn("lr_flags")(_grid(npix), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), flags))
+    cp.cumsum(flags[:npix], dtype=cp.int32, out=cs[:npix])
+    runs = int(cs[npix - 1:npix].get()[0])
+    if runs == 0:
+        return _empty(cp)
+    x0 = ws.grown("x0", runs, cp.int32)
+    x1 = ws.grown("x1", runs, cp.int32)
+    ry = ws.grown("ry", runs, cp.int32)
+    row_off = ws.grown("row_off", h + 1, cp.int32)
+    _fn("lr_runs")(_grid(npix), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), cs, x0, x1, ry, row_off))
+    n = 2 * runs
+    gn = _grid(n)
+    link = ws.grown("link", n, cp.int32)
+    a = ws.grown("nodes_a", 4 * n, cp.int32)      # LrNode records (successor, least key, its distance, pad)
+    b = ws.grown("nodes_b", 4 * n, cp.int32)
+    _fn("lr_link")(_grid(runs), (_BLOCK,), (i32(runs), i32(h), x0, x1, ry, row_off, link, a))
+    jump = _fn("lr_jump")
+    for k in range(max(1, (n - 1).bit_length())):
+        jump(gn, (_BLOCK,), (i32(n), i32(1 << k), a, b))
+        a, b = b, a
+    nodes = a
+    is_head = ws.grown("is_head", n, cp.int32)
+    lens = ws.grown("lens", n, cp.int32)
+    is_head[:n].fill(0)
+    lens[:n].fill(0)
+    _fn("lr_heads")(gn, (_BLOCK,), (i32(n), i32(runs), link, nodes, is_head, lens))
+    order = ws.grown("order", n, cp.int32)
+    ends = ws.grown("ends", n, cp.int32)
+    cp.cumsum(is_head[:n], out=order[:n])
+    cp.cumsum(lens[:n], out=ends[:n])
+    m = int(order[n - 1:n].get()[0])
+    offsets = cp.empty(m + 1, dtype=cp.int64)
+    hier = cp.empty((m, 4), dtype=cp.int32)
+    _fn("lr_offsets")(gn, (_BLOCK,), (i32(n), i32(m), is_head, order, lens, ends, offsets, hier))
+    points = cp.empty((n, 2), dtype=cp.int32)
+    if grouped and m >= _GROUPED_MIN:
+        # Contours ordered by (length, index), as findContours' numpy path (see assemble_grouped).
+        counts = offsets[1:] - offsets[:-1]
+        perm = cp.argsort(counts * m + cp.arange(m, dtype=cp.int64))
+        ps = cp.empty((2, m), dtype=cp.int32)
+        ps[0] = perm
+        ps[1] = counts[perm]
+        goff = cp.zeros(m + 1, dtype=cp.int64)
+        cp.cumsum(ps[1], out=goff[1:])
+        base = cp.empty(m, dtype=cp.int64)
+        base[perm] = goff[:-1]
+        layout = ps.get()
+        offsets = None
+    else:
+        base = offsets
+        layout = offsets.get()
+    _fn("lr_emit")(gn, (_BLOCK,), (i32(n), x0, x1, ry, nodes, lens, order, base, points))
+    return points, offsets, layout, hier
+
+
+def linkruns_bench_rows(quick=False):
+    """Speed rows of findContoursLinkRuns against cv2: the blobs and noisy (1% salt) images at
+    1232x1028 and 4x (4928x4112); numpy io (host clock, transfers and views included) and device
+    io (CuPy in, CuPy views out; CUDA events), with the packed device pipeline beside it."""
+    from . import bench
+    cp = _backend.cupy_module()
+    rows = []
+    reps = 3 if quick else 7
+    for s in ((1,) if quick else (1, 4)):
+        for label, noise in (("blobs", 0.0), ("noisy", 0.01)):
+            img = blobs_image(1028 * s, 1232 * s, seed=s, noise=noise)
+            h, w = img.shape
+            workload = "%s %dx%d" % (label, w, h)
+            ref = cv2.findContoursLinkRuns(img)
+            t_cv = bench.time_host(lambda: cv2.findContoursLinkRuns(img), max(1, reps // 2) if s == 4 else reps)
+            base = {"function": "findContoursLinkRuns", "workload": workload, "contours": len(ref[0])}
+            if cp is None:
+                rows.append(bench.timing_row(base, t_cv))
+                continue
+            ours = findContoursLinkRuns(img)
+            exact = len(ours[0]) == len(ref[0]) and all(
+                a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+                (ours[1] is None and ref[1] is None) or
+                (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+            t_np = bench.time_host(lambda: findContoursLinkRuns(img), reps)
+            d_img = cp.asarray(img)
+            t_packed = bench.time_device(cp, lambda: _linkruns_gpu(cp, d_img), reps)
+            rows.append(bench.timing_row(base, t_cv, t_np, "numpy", bool(exact),
+                                         packed_device_ms=t_packed["median"]))
+            t_dev = bench.time_device(cp, lambda: findContoursLinkRuns(d_img), reps)
+            rows.append(bench.timing_row(base, t_cv, t_dev, "device", bool(exact),
+                                         packed_device_ms=t_packed["median"]))
     return rows
