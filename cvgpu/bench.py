@@ -66,6 +66,8 @@ register("radon", "cvgpu.bench", "bench_radon", "ximgproc.RadonTransform")
 register("contours", "cvgpu.contours", "bench_rows", "findContours")
 register("lms", "cvgpu.lms", "bench_rows", "LMS line fitting / Hough refinement")
 register("contours-huge", "cvgpu.contours", "huge_bench_rows", "findContours on a 20000 x 20000 sparse image")
+register("contours-labels", "cvgpu.contours", "labels_bench_rows", "findContours on CV_32SC1 label images")
+register("linkruns", "cvgpu.contours", "linkruns_bench_rows", "findContoursLinkRuns")
 
 
 def _call_family(fn, quick, variants, progress):

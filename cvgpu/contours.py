@@ -1071,6 +1071,8 @@ def _lr_image(args, kwargs):
         dtype = arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype
         mat = _binding.mat_header("image", arr, arr.shape, dtype)
     except _binding.ConversionError as exc:
+        if "hierarchy" in bound:
+            raise _Forward from None   # the second overload's own complaint about it: cv2 raises it
         raise _lr_binding_error(str(exc)) from None
     if arr.size == 0:
         raise _Forward
