@@ -742,6 +742,7 @@ def huge_bench_rows(quick=False):
         rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
                      "cvgpu_ms": _median(t_dev), "io": "device", "exact": bool(exact),
                      "speedup": row["cv2_ms"] / _median(t_dev)})
+    return rows
 
 # ---------------------------------------------------------------- label images (CV_32SC1)
 #
@@ -1015,6 +1016,7 @@ def labels_bench_rows(quick=False):
                     rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
                                  "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
                                  "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+    return rows
 
 
 # ---------------------------------------------------------------- findContoursLinkRuns
