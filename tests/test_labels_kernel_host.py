@@ -13,7 +13,6 @@ compiler.
 """
 import ctypes
 import os
-import re
 import shutil
 import subprocess
 
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
+import kernel_host
 from cvgpu import contours as cc
 from labels_model import LabelUndefined, trace_borders
 from test_labels_model import FAMILIES, label_image, offsets
@@ -61,21 +61,8 @@ static inline double f32_to_f64(float a) { return (double)a; }
 using std::signbit;
 """
 
-_SIG = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(([^)]*)\)')
-
-
 def _signatures(src):
-    sig = {}
-    for name, params in _SIG.findall(src):
-        out = []
-        for p in params.split(","):
-            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
-            base, _, pname = p.rpartition(" ")
-            if pname.startswith("*"):
-                base, pname = base + "*", pname[1:]
-            out.append((base.replace(" *", "*"), pname))
-        sig[name] = out
-    return sig
+    return kernel_host.signatures(src)
 
 
 def _runners(sig):
@@ -145,29 +132,15 @@ class _HostCupy:
         return out
 
 
-_SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
-_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32,
-            "unsigned long long": np.uint64, "unsigned int": np.uint32}
+_POINTEE = dict(kernel_host.POINTEES, **{"unsigned long long": np.uint64, "unsigned int": np.uint32})
 
 
 def _launcher(lib, sig, name):
     fn = getattr(lib, "run_" + name)
     fn.restype = None
-    params = sig[name]
 
     def launch(grid, block, args):
-        assert len(args) == len(params), (name, len(args), params)
-        cargs = [ctypes.c_uint(grid[0]), ctypes.c_uint(block[0])]
-        for (kind, pname), a in zip(params, args):
-            if kind.endswith("*"):
-                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, pname)
-                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, pname, kind, a.dtype)
-                cargs.append(ctypes.c_void_p(a.ctypes.data))
-            else:
-                dtype, ctype = _SCALARS[kind]
-                assert type(a) is dtype, (name, pname, kind, type(a))
-                cargs.append(ctype(int(a)))
-        fn(*cargs)
+        fn(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *kernel_host.ctypes_args(name, sig[name], args, _POINTEE))
     return launch
 
 

@@ -12,7 +12,6 @@ build, memory, CuPy's scans). Skipped without a C++ compiler.
 """
 import ctypes
 import os
-import re
 import shutil
 import subprocess
 import types
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+import kernel_host
 from cvgpu import contours as cc
 from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
@@ -39,20 +39,11 @@ static uint3_ blockIdx, threadIdx, blockDim, gridDim;
 #define __restrict__ __restrict
 """
 
-_CTYPES = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
-_POINTEE = {"LrNode": np.int32, "int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
+_POINTEE = dict(kernel_host.POINTEES, LrNode=np.int32)
 
 
 def _signatures(src):
-    sig = {}
-    for name, params in re.findall(r'extern "C" __global__ void (lr_\w+)\(([^)]*)\)', src):
-        out = []
-        for p in params.split(","):
-            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
-            base, _, pname = p.rpartition(" ")
-            out.append((base.replace(" *", "*"), pname.lstrip("*")))
-        sig[name] = out
-    return sig
+    return kernel_host.signatures(src, r"lr_\w+")
 
 
 def _loops(src, sig):
@@ -144,19 +135,8 @@ def _launcher(lib, sig, name):
     fn.restype = None
 
     def launch(grid, block, args):
-        assert len(args) == len(sig[name]), (name, len(args), sig[name])
         assert len(grid) == 1 and len(block) == 1 and grid[0] >= 1
-        cargs = [ctypes.c_uint(grid[0]), ctypes.c_uint(block[0])]
-        for (kind, pname), a in zip(sig[name], args):
-            if kind.endswith("*"):
-                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, pname)
-                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, pname, a.dtype)
-                cargs.append(ctypes.c_void_p(a.ctypes.data))
-            else:
-                dtype, ctype = _CTYPES[kind]
-                assert type(a) is dtype, (name, pname, type(a))
-                cargs.append(ctype(int(a)))
-        fn(*cargs)
+        fn(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *kernel_host.ctypes_args(name, sig[name], args, _POINTEE))
     return launch
 
 

@@ -12,7 +12,6 @@ memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
 import ctypes
 import os
-import re
 import shutil
 import subprocess
 
@@ -22,6 +21,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cvgpu import contours as cc
+import kernel_host
 from test_contours_model import border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
@@ -237,20 +237,8 @@ class _HostCupy:
         return out
 
 
-_CTYPES = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
-_POINTEE = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8}
-
-
 def _signatures(src):
-    sig = {}
-    for name, params in re.findall(r'extern "C" __global__ void (tc89_\w+)\(([^)]*)\)', src):
-        out = []
-        for p in params.split(","):
-            p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
-            base, _, _ = p.rpartition(" ")
-            out.append(base)
-        sig[name] = out
-    return sig
+    return kernel_host.signatures(src, r"tc89_\w+")
 
 
 def _launcher(lib, sig, name):
@@ -258,17 +246,7 @@ def _launcher(lib, sig, name):
     fn.restype = None
 
     def launch(grid, block, args):
-        assert len(args) == len(sig[name]), (name, len(args), sig[name])
-        cargs = []
-        for kind, a in zip(sig[name], args):
-            if kind.endswith("*"):
-                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, kind)
-                assert a.dtype == _POINTEE[kind[:-1].strip()], (name, kind, a.dtype)
-                cargs.append(ctypes.c_void_p(a.ctypes.data))
-            else:
-                dtype, ctype = _CTYPES[kind]
-                assert type(a) is dtype, (name, kind, type(a))
-                cargs.append(ctype(int(a)))
+        cargs = kernel_host.ctypes_args(name, sig[name], args)
         for b in range(grid[0]):
             for t in range(block[0]):
                 lib.set_idx(b, block[0], t)
