@@ -262,6 +262,24 @@ def _empty(cp):
     return cp.zeros((0, 2), cp.int32), cp.zeros(1, cp.int64), np.zeros(1, np.int64), cp.zeros((0, 4), cp.int32)
 
 
+def _length_order(cp, counts, k, flag=None):
+    """Contours laid out by (length, output index), so the host can cut each run of equal lengths
+    into views with one C-level iteration (assemble_grouped): (ps, dst) with ps (2, k) int32 on the
+    device, the order and the lengths (plus one column holding ``flag``, a device scalar that rides
+    along in the same download), and dst (k,) int64, each contour's first point."""
+    perm = cp.argsort(counts.astype(cp.int64) * k + cp.arange(k, dtype=cp.int64))
+    ps = cp.zeros((2, k + (flag is not None)), dtype=cp.int32)
+    ps[0, :k] = perm
+    ps[1, :k] = counts[perm]
+    if flag is not None:
+        ps[0, k] = flag.astype(cp.int32)
+    goff = cp.zeros(k + 1, dtype=cp.int64)
+    cp.cumsum(ps[1, :k], out=goff[1:])
+    dst = cp.empty(k, dtype=cp.int64)
+    dst[perm] = goff[:-1]
+    return ps, dst
+
+
 def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     """(points (P,2) int32, offsets (M+1,) int64, the same offsets on the host, hierarchy (M,4) int32),
     CuPy but for the host offsets. Host syncs: one for the border counts, one for the offsets (and one
@@ -314,25 +332,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         _fn("flat_output")((-(-k // _BLOCK),), (_BLOCK,), (i32(k), sel, out_node, hier))
     else:
         k = m
-        pkey = cp.where(parent < 0, m, parent).astype(cp.int64)
-        key = pkey * (m + 1) + (m - 1 - cp.arange(m, dtype=cp.int64))
-        order = cp.argsort(key)
-        first_child = cp.full(m + 1, -1, dtype=cp.int32)
-        next_sib = cp.empty(m, dtype=cp.int32)
-        prev_sib = cp.empty(m, dtype=cp.int32)
-        _fn("sibling_links")(gm, (_BLOCK,), (order, i32(m), parent, first_child, next_sib, prev_sib))
-        ne = 2 * (m + 1)
-        et = cp.empty(2 * ne, dtype=cp.int32)
-        et2 = cp.empty_like(et)
-        ge = (-(-ne // _BLOCK),)
-        _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, et))
-        jump = _fn("rank_jump")
-        for _ in range(max(1, int(ne - 1).bit_length())):
-            jump(ge, (_BLOCK,), (i32(ne), et, et2))
-            et, et2 = et2, et
-        out_node = cp.empty(m, dtype=cp.int32)
-        hier = cp.empty((m, 4), dtype=cp.int32)
-        _fn("tree_output")(gm, (_BLOCK,), (i32(m), et, parent, first_child, next_sib, prev_sib, out_node, hier))
+        out_node, hier = _tree_order(cp, m, parent)
 
     gk = (-(-k // _BLOCK),)
     simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
@@ -365,14 +365,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     if grouped and k >= _GROUPED_MIN and method not in _TC89:
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped).
-        perm = cp.argsort(counts.astype(cp.int64) * k + cp.arange(k, dtype=cp.int64))
-        ps = cp.empty((2, k), dtype=cp.int32)
-        ps[0] = perm
-        ps[1] = counts[perm]
-        goff = cp.zeros(k + 1, dtype=cp.int64)
-        cp.cumsum(ps[1], out=goff[1:])
-        dst = cp.empty(k, dtype=cp.int64)
-        dst[perm] = goff[:-1]
+        ps, dst = _length_order(cp, counts, k)
         layout = ps.get()
         total = int(layout[1].sum(dtype=np.int64))
         offsets = None
@@ -641,24 +634,29 @@ def _release(cp):
 
 
 def _run_gpu(func, cp, image, mode, method, ox, oy, grouped=False):
-    """_gpu_contours (_gpu_labels for RETR_FLOODFILL) with the huge-image errors as cv2.error. On
-    running out of GPU memory the
-    cached scratch of earlier (other-sized) calls is dropped and the call tried once more; then
+    """_gpu_contours (_gpu_labels for RETR_FLOODFILL) with the huge-image errors as cv2.error (see
+    _retrying)."""
+    if mode == RETR_FLOODFILL:
+        return _retrying(func, cp, lambda: _gpu_labels(cp, image, method, ox, oy, grouped=grouped), _release)
+    return _retrying(func, cp, lambda: _gpu_contours(cp, image, mode, method, ox, oy, grouped=grouped), _release)
+
+
+def _retrying(func, cp, attempt, release):
+    """attempt() with cv2's errors: _TooLarge as -211; on running out of GPU memory, release(cp)
+    drops the cached scratch of earlier (other-sized) calls and the call is tried once more, then
     cv2's -4. The retry and the release happen outside the except blocks, so the failed attempt's
     arrays (held by the traceback) are gone by then."""
     need = 0
     for _ in range(2):
         too_large = None
         try:
-            if mode == RETR_FLOODFILL:
-                return _gpu_labels(cp, image, method, ox, oy, grouped=grouped)
-            return _gpu_contours(cp, image, mode, method, ox, oy, grouped=grouped)
+            return attempt()
         except cp.cuda.memory.OutOfMemoryError as exc:
             found = _OOM_BYTES.search(str(exc))
             need = int(found.group(1).replace(",", "")) if found else 0
         except _TooLarge as exc:
             too_large = str(exc)
-        _release(cp)
+        release(cp)
         if too_large is not None:
             raise _errors.cv_error(_errors.BAD_VALUE, too_large, func)
     raise _errors.out_of_memory(need)
@@ -921,21 +919,13 @@ def _gpu_labels(cp, image, method, ox, oy, grouped=False):
     if grouped and m >= _GROUPED_MIN and method not in _TC89:
         # Points laid out by (length, output index), as _gpu_contours does for assemble_grouped; the
         # last column carries the undefined-case flag (one download).
-        perm = cp.argsort(counts.astype(cp.int64) * m + cp.arange(m, dtype=cp.int64))
-        ps = cp.zeros((2, m + 1), dtype=cp.int32)
-        ps[0, :m] = perm
-        ps[1, :m] = counts[perm]
-        ps[0, m] = undefined.astype(cp.int32)
-        goff = cp.zeros(m + 1, dtype=cp.int64)
-        cp.cumsum(ps[1, :m], out=goff[1:])
-        offsets = cp.empty(m, dtype=cp.int64)
-        offsets[perm] = goff[:-1]
+        ps, dst = _length_order(cp, counts, m, flag=undefined)
         host = ps.get()
         if host[0, m]:
             raise _undefined_error()
         layout = host[:, :m]
         total = int(layout[1].sum(dtype=np.int64))
-        dst, offsets = offsets, None
+        offsets = None
     else:
         offsets = cp.zeros(m + 1, dtype=cp.int64)
         cp.cumsum(counts, out=offsets[1:])
@@ -1104,18 +1094,13 @@ def _lr_check_size(shape):
 
 
 def _lr_run_gpu(cp, arr, grouped):
-    """_linkruns_gpu, with cv2's -4 when the GPU runs out of memory twice (the second time without
-    this thread's cached scratch and the pool's free blocks)."""
-    need = 0
-    for _ in range(2):
-        try:
-            return _linkruns_gpu(cp, arr, grouped=grouped)
-        except cp.cuda.memory.OutOfMemoryError as exc:
-            found = _OOM_BYTES.search(str(exc))
-            need = int(found.group(1).replace(",", "")) if found else 0
-        _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp)).bufs.clear()
-        cp.get_default_memory_pool().free_all_blocks()
-    raise _errors.out_of_memory(need)
+    """_linkruns_gpu with cv2's -4 when the GPU runs out of memory twice (see _retrying)."""
+    return _retrying("findContoursLinkRuns", cp, lambda: _linkruns_gpu(cp, arr, grouped=grouped), _lr_release)
+
+
+def _lr_release(cp):
+    _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp)).bufs.clear()
+    cp.get_default_memory_pool().free_all_blocks()
 
 
 def _lr_cv2_call(args, kwargs, on_device):
@@ -1223,15 +1208,7 @@ def _linkruns_gpu(cp, image, grouped=False):
     points = cp.empty((n, 2), dtype=cp.int32)
     if grouped and m >= _GROUPED_MIN:
         # Contours ordered by (length, index), as findContours' numpy path (see assemble_grouped).
-        counts = offsets[1:] - offsets[:-1]
-        perm = cp.argsort(counts * m + cp.arange(m, dtype=cp.int64))
-        ps = cp.empty((2, m), dtype=cp.int32)
-        ps[0] = perm
-        ps[1] = counts[perm]
-        goff = cp.zeros(m + 1, dtype=cp.int64)
-        cp.cumsum(ps[1], out=goff[1:])
-        base = cp.empty(m, dtype=cp.int64)
-        base[perm] = goff[:-1]
+        ps, base = _length_order(cp, offsets[1:] - offsets[:-1], m)
         layout = ps.get()
         offsets = None
     else:

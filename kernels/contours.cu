@@ -279,10 +279,8 @@ extern "C" __global__ void euler_init(int m, const int* __restrict__ parent, con
 
 // One round of list ranking by pointer jumping, for the Euler tour and the walk states alike:
 // (successor, suffix sum) in one 8-byte record, one random gather per element and round.
-extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+__device__ __forceinline__ void jump_step(int i, const int2* __restrict__ src, int2* __restrict__ dst)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
     int2 a = src[i];
     if (a.x >= 0) {
         const int2 b = src[a.x];
@@ -290,6 +288,12 @@ extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* 
         a.y += b.y;
     }
     dst[i] = a;
+}
+
+extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* __restrict__ dst)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) jump_step(i, src, dst);
 }
 
 // Output order and hierarchy for TREE/CCOMP: pos(v) = m - (borders entered from v on).
@@ -489,14 +493,7 @@ extern "C" __global__ void rank_jump_n(int k, const int* __restrict__ live, cons
                                        int2* __restrict__ dst)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= k + *live) return;
-    int2 a = src[i];
-    if (a.x >= 0) {
-        const int2 b = src[a.x];
-        a.x = b.x;
-        a.y += b.y;
-    }
-    dst[i] = a;
+    if (i < k + *live) jump_step(i, src, dst);
 }
 
 // direct: the states themselves were ranked (rj = the jumped st, indexed by slot; rid, rloc unused),
