@@ -43,3 +43,32 @@ def ctypes_args(name, params, args, pointees=POINTEES):
             assert type(a) is dtype, (name, pname, kind, type(a))
             out.append(ctype(int(a)))
     return out
+
+
+class HostArray(np.ndarray):
+    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
+
+    def get(self):
+        return np.array(self)
+
+
+def host(a):
+    return np.asarray(a).view(HostArray)
+
+
+class HostCupy:
+    """The CuPy calls of the launch code in cvgpu/contours.py, on the host (the tests extend it)."""
+    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
+    ndarray = HostArray
+
+    zeros = staticmethod(lambda shape, dtype: host(np.zeros(shape, dtype)))
+    empty = staticmethod(lambda shape, dtype: host(np.empty(shape, dtype)))
+    arange = staticmethod(lambda n, dtype: host(np.arange(n, dtype=dtype)))
+    argsort = staticmethod(lambda a: host(np.argsort(a, kind="stable")))
+    asarray = staticmethod(lambda a: host(np.array(a)))
+    ascontiguousarray = staticmethod(lambda a: host(np.ascontiguousarray(a)))
+
+    @staticmethod
+    def cumsum(a, dtype=None, out=None):
+        np.cumsum(a, dtype=dtype, out=out)
+        return out

@@ -97,39 +97,19 @@ def host_kernels(tmp_path_factory):
     return ctypes.CDLL(str(so)), sig
 
 
-class _HostArray(np.ndarray):
-    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
-
-    def get(self):
-        return np.array(self)
+_h = kernel_host.host
 
 
-def _h(a):
-    return np.asarray(a).view(_HostArray)
-
-
-class _HostCupy:
+class _HostCupy(kernel_host.HostCupy):
     """The CuPy calls cvgpu.contours._gpu_labels (and _tc89, _tree_order) make, on the host."""
-    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
-    ndarray = _HostArray
-
-    zeros = staticmethod(lambda shape, dtype: _h(np.zeros(shape, dtype)))
+    # Scratch starts as garbage, as the GPU's reused workspace does.
     empty = staticmethod(lambda shape, dtype: _h(np.full(shape, -7, dtype) if np.dtype(dtype).kind == "i"
                                                  else np.zeros(shape, dtype)))
     full = staticmethod(lambda shape, v, dtype: _h(np.full(shape, v, dtype)))
     empty_like = staticmethod(lambda a: _h(np.empty_like(a)))
-    arange = staticmethod(lambda n, dtype: _h(np.arange(n, dtype=dtype)))
     flatnonzero = staticmethod(lambda a: _h(np.flatnonzero(a)))
-    argsort = staticmethod(lambda a: _h(np.argsort(a, kind="stable")))
     where = staticmethod(lambda c, a, b: _h(np.where(c, a, b)))
     concatenate = staticmethod(lambda xs: _h(np.concatenate([np.asarray(x) for x in xs])))
-    asarray = staticmethod(lambda a: _h(np.array(a)))
-    ascontiguousarray = staticmethod(lambda a: _h(np.ascontiguousarray(a)))
-
-    @staticmethod
-    def cumsum(a, out):
-        np.cumsum(a, out=out)
-        return out
 
 
 _POINTEE = dict(kernel_host.POINTEES, **{"unsigned long long": np.uint64, "unsigned int": np.uint32})

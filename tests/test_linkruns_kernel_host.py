@@ -76,21 +76,12 @@ def host_lib(tmp_path_factory):
     return ctypes.CDLL(str(so)), sig
 
 
-class _HostArray(np.ndarray):
-    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
-
-    def get(self):
-        return np.array(self)
-
-
 class _OutOfMemory(Exception):
     pass
 
 
-class _HostCupy:
+class _HostCupy(kernel_host.HostCupy):
     """The few CuPy calls cvgpu.contours._linkruns_gpu makes, on the host."""
-    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
-    ndarray = _HostArray
     cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=_OutOfMemory))
     freed = 0
 
@@ -99,35 +90,6 @@ class _HostCupy:
         def free_all_blocks():
             cls.freed += 1
         return types.SimpleNamespace(free_all_blocks=free_all_blocks)
-
-    @staticmethod
-    def zeros(shape, dtype):
-        return np.zeros(shape, dtype).view(_HostArray)
-
-    @staticmethod
-    def empty(shape, dtype):
-        return np.empty(shape, dtype).view(_HostArray)
-
-    @staticmethod
-    def asarray(a):
-        return np.array(a).view(_HostArray)
-
-    @staticmethod
-    def ascontiguousarray(a):
-        return np.ascontiguousarray(a).view(_HostArray)
-
-    @staticmethod
-    def cumsum(a, dtype=None, out=None):
-        np.cumsum(a, dtype=dtype, out=out)
-        return out
-
-    @staticmethod
-    def argsort(a):
-        return np.argsort(a, kind="stable").view(_HostArray)
-
-    @staticmethod
-    def arange(n, dtype):
-        return np.arange(n, dtype=dtype).view(_HostArray)
 
 
 def _launcher(lib, sig, name):
