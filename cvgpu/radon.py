@@ -347,16 +347,26 @@ def _check_memory(cp, need):
 
 
 def _gpu_radon(cp, plan, theta, start, crop, norm):
-    """The transform of ``plan.image`` (numpy or CuPy); returns a CuPy array."""
+    """The transform of ``plan.image`` (numpy or CuPy): a CuPy array, and for float input a device
+    flag set where the sinogram holds a NaN (None for 8-bit input, whose sums are integers)."""
     n, a_count, dtype = plan.n, plan.col_num, plan.dtype
     _check_memory(cp, n * a_count * (plan.out_dtype.itemsize + (1 if norm else 0)) + n * n * dtype.itemsize
                   + a_count * 48)
     out = _gpu_radon_u8_tex(cp, plan, theta, start, crop) if dtype == np.uint8 else None
     if out is None:
         out = _gpu_radon_plain(cp, plan, theta, start, crop)
-    if not norm:
-        return out
-    return _normalize(cp, out, plan)
+    nan_flag = _any_nan(cp, out) if plan.out_dtype == np.float64 else None
+    if norm:
+        out = _normalize(cp, out, plan)
+    return out, nan_flag
+
+
+def _any_nan(cp, out):
+    flag = cp.zeros(1, dtype=cp.int32)
+    count = out.size
+    _kernels.get_function("radon", "radon_any_nan")(
+        (max(1, min(_cdiv(count, 256), 1024)),), (256,), (out, np.int64(count), flag))
+    return flag
 
 
 def _gpu_radon_plain(cp, plan, theta, start, crop):
@@ -420,7 +430,7 @@ def _fallback(plan, a, src_value):
 CV2_MAJOR = int(cv2.__version__.split(".")[0])
 
 
-def _forward_to_old_cv2(a):
+def _cv2_computes(a):
     """cv2.ximgproc.RadonTransform itself (on a copy of src; device input goes through the host
     and comes back as CuPy)."""
     ximgproc = getattr(cv2, "ximgproc", None)
@@ -464,7 +474,7 @@ def RadonTransform(*args, **kwargs):
 
 def _radon(a):
     if CV2_MAJOR < 5:
-        return _deliver(_forward_to_old_cv2(a), a["dst"])
+        return _deliver(_cv2_computes(a), a["dst"])
     plan = _plan(a)
     cp = _backend.cupy_module()
     if plan is None:
@@ -475,13 +485,17 @@ def _radon(a):
     _backend.record("cuda")
     on_device = isinstance(a["src"], _DeviceMat)
     try:
-        result = _gpu_radon(cp, plan, a["theta"], a["start_angle"], a["crop"], a["norm"])
+        result, nan_flag = _gpu_radon(cp, plan, a["theta"], a["start_angle"], a["crop"], a["norm"])
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
     except cp.cuda.runtime.CUDARuntimeError as exc:
         if exc.status != 2:  # cudaErrorMemoryAllocation: a CUDA array is allocated outside CuPy's pool
             raise
         raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
+    # A float sinogram with NaN: cv2's answer depends on its CPU's SIMD path (kernels/radon.cu,
+    # radon_any_nan), so cv2 computes it. Reading the flag is this call's one wait for the GPU.
+    if nan_flag is not None and int(nan_flag.get()[0]):
+        return _deliver(_cv2_computes(a), a["dst"])
     if not on_device:
         result = _host_result(cp, result)
     return _deliver(result, a["dst"])

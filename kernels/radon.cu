@@ -426,3 +426,15 @@ extern "C" __global__ void radon_norm_f64(const double* __restrict__ radon, long
         }
     }
 }
+
+// Whether a float sinogram holds a NaN. cv2 then answers with its CPU's own SIMD quirks: the sign
+// and payload of each NaN follow the x86 operand order of the instruction that made it, and
+// normalize's minMaxIdx skips some NaNs and not others (it differs between CPUs with the same
+// wheel), so no GPU result matches cv2 on every machine and cv2 computes those calls.
+extern "C" __global__ void radon_any_nan(const double* __restrict__ radon, long long count, int* __restrict__ flag) {
+    bool found = false;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
+        found |= isnan(radon[i]);
+    if (__any_sync(0xffffffffu, found) && (threadIdx.x & 31) == 0)
+        *flag = 1;
+}

@@ -340,6 +340,44 @@ def test_gpu_dst_and_noncontiguous(compat):
     compat.check(FUNC, "cupy-io", cvgpu.ximgproc.RadonTransform(d), ref, reference=ref_name)
 
 
+@st.composite
+def nan_case(draw):
+    """A float image with NaN or +-inf pixels (or finite values that overflow), and parameters."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
+    seed = draw(st.integers(0, 2 ** 31 - 1))
+    rng = np.random.default_rng(seed)
+    img = make_image(dtype, h, w, seed, draw(st.integers(0, 3)))
+    specials = np.array([np.nan, np.inf, -np.inf, np.finfo(dtype).max, -np.finfo(dtype).max], dtype)
+    mask = rng.random((h, w)) < draw(st.sampled_from([0.0, 0.02, 0.2, 1.0]))
+    img[mask] = rng.choice(specials[:draw(st.integers(1, 5))], int(mask.sum()))
+    kw = dict(theta=draw(st.sampled_from([1.0, 7.5, 30.0, -3.3])), crop=draw(st.booleans()),
+              norm=draw(st.booleans()))
+    return img, kw
+
+
+@pytest.mark.gpu
+@needs_contrib
+@given(nan_case(), st.booleans())
+def test_gpu_nan_sinograms_match_cv2(compat, case, device_io):
+    """A float sinogram holding NaN is computed by cv2 (its NaN bits and normalize's NaN-skipping
+    minimum and maximum follow the CPU's SIMD path); every other float call stays on the GPU."""
+    import cupy as cp
+    img, kw = case
+    ref = cv2_radon(img, **kw)
+    before = img.copy()
+    ours = cvgpu.ximgproc.RadonTransform(cp.asarray(img) if device_io else img, **kw)
+    engine = cvgpu.last_call_backend()
+    if device_io:
+        assert isinstance(ours, cp.ndarray)
+        ours = ours.get()
+    assert np.array_equal(img, before, equal_nan=True)
+    nan_sinogram = bool(np.isnan(cv2_radon(img, **dict(kw, norm=False))).any())
+    assert engine == ("cv2" if nan_sinogram else "cuda")
+    variant = "NaN in the float sinogram (cv2 computes)" if nan_sinogram else "float with inf or overflow"
+    compat.check(FUNC, variant, ours, ref, reference="cv2-cpu", backend=engine)
+
+
 # ---------------------------------------------------------------- OpenCV < 5: cv2 computes
 
 @needs_contrib
