@@ -1130,6 +1130,13 @@ def _gpu_calls():
     ]
     if hasattr(cv2, "ximgproc"):
         calls.append(("RadonTransform", gray, lambda m, x: m.ximgproc.RadonTransform(x, theta=3), None))
+        wave = np.sin(np.arange(33 * 47, dtype=np.float32) * 0.1).reshape(33, 47)
+        calls.append(("RadonTransform-float-norm", wave,
+                      lambda m, x: m.ximgproc.RadonTransform(x, theta=2, norm=True), None))
+        holes = wave.astype(np.float64)
+        holes[5:9, 11] = np.nan  # a NaN sinogram: the GPU's flag is read, then cv2 computes
+        calls.append(("RadonTransform-nan-norm", holes,
+                      lambda m, x: m.ximgproc.RadonTransform(x, theta=2, norm=True), None))
     return calls
 
 
