@@ -396,8 +396,19 @@ __device__ __forceinline__ void norm_params(double smin, double smax, float* s32
     *b32 = __double2float_rn(shift);
 }
 
+// x86's cvtps2dq / cvtsd2si (cv2's v_round and cvRound) give INT_MIN, the "integer indefinite",
+// for NaN and for values outside int's range, where CUDA's conversions saturate: a sinogram value
+// beyond FLT_MAX turns into inf in the float conversion and cv2 saturates INT_MIN to 0, not 255.
+__device__ __forceinline__ int x86_round(float f) {
+    return (f >= -2147483648.0f && f < 2147483648.0f) ? __float2int_rn(f) : (-2147483647 - 1);
+}
+
+__device__ __forceinline__ int x86_round(double f) {
+    return (f >= -2147483648.5 && f < 2147483647.5) ? __double2int_rn(f) : (-2147483647 - 1);
+}
+
 __device__ __forceinline__ unsigned char to_u8(float v, float s32, float b32) {
-    const int r = __float2int_rn(f32_fma(v, s32, b32));
+    const int r = x86_round(f32_fma(v, s32, b32));
     return (unsigned char)(r < 0 ? 0 : (r > 255 ? 255 : r));
 }
 
@@ -419,7 +430,7 @@ extern "C" __global__ void radon_norm_f64(const double* __restrict__ radon, long
     const bool scalar = count < 16;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
         if (scalar) {
-            const int r = __double2int_rn(__fma_rn(radon[i], (double)s32, (double)b32));
+            const int r = x86_round(__fma_rn(radon[i], (double)s32, (double)b32));
             out[i] = (unsigned char)(r < 0 ? 0 : (r > 255 ? 255 : r));
         } else {
             out[i] = to_u8(__double2float_rn(radon[i]), s32, b32);

@@ -273,10 +273,29 @@ def normalize_u8(radon):
         # cvt_32f's AVX2 loop takes 16 elements a step and leaves a shorter (continuous) matrix
         # to its scalar line, where double * float + float is evaluated in double (fused by GCC).
         s, b = float(F32(scale)), float(F32(shift))
-        r = np.array([float(Fraction(v) * Fraction(s) + Fraction(b)) for v in radon.ravel().tolist()], F64)
-        return np.clip(np.rint(r), 0, 255).astype(np.uint8).reshape(radon.shape)
-    r = fma32(radon.astype(F32), F32(scale), F32(shift))
-    return np.clip(np.rint(r.astype(F64)), 0, 255).astype(np.uint8)
+        r = np.array([_fused(v, s, b) for v in radon.ravel().tolist()], F64)
+        return _x86_saturate_u8(r).reshape(radon.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = fma32(radon.astype(F32), F32(scale), F32(shift))
+    return _x86_saturate_u8(r.astype(F64))
+
+
+def _fused(v, s, b):
+    if not (math.isfinite(v) and math.isfinite(s) and math.isfinite(b)):
+        return v * s + b
+    try:
+        return float(Fraction(v) * Fraction(s) + Fraction(b))
+    except OverflowError:
+        return math.copysign(math.inf, float(Fraction(v) * Fraction(s) + Fraction(b) > 0) - 0.5)
+
+
+def _x86_saturate_u8(r):
+    """saturate_cast<uchar> of x86's round to int: NaN and values beyond int's range round to
+    INT_MIN (cvtps2dq's "integer indefinite"), which saturates to 0, not 255."""
+    with np.errstate(invalid="ignore"):
+        rounded = np.rint(r)
+        out_of_range = ~((rounded >= -2.0 ** 31) & (rounded < 2.0 ** 31))
+    return np.where(out_of_range, 0, np.clip(np.nan_to_num(rounded), 0, 255)).astype(np.uint8)
 
 
 # ---------------------------------------------------------------- the transform
