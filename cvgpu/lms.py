@@ -256,10 +256,11 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     _kernels.get_function("lms", "lms_sample")(
         (num_sms * 8,), (_THREADS,), args_p + (np.int32(nprob), sample_off, best))
 
-    def decide_and_eval():
+    def decide_and_eval(t_lo=0, t_hi=1 << 62):
         _kernels.get_function("lms", "lms_decide")(
             (num_sms * 8,), (_THREADS,),
-            args_p + (np.int32(nprob), decide_off, best, maxabs, cand, list_count, np.int64(capacity)))
+            args_p + (np.int32(nprob), decide_off, best, maxabs, cand, list_count, np.int64(capacity),
+                      np.int64(t_lo), np.int64(t_hi)))
         _kernels.get_function("lms", "lms_eval_list")(
             (num_sms * 8,), (_THREADS,),
             args_p + (cand, list_count, np.int64(capacity), best))
@@ -277,16 +278,19 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     finish()
 
     def settle(count_host):
-        """Rare: more candidates beat the sampled bound than the list held. Each round evaluates a
-        full list (the bound only drops), so the rounds end. Returns whether anything was redone."""
-        redone = False
-        while int(count_host) > capacity:
-            redone = True
+        """Rare: more candidates passed the decide test than the list held (many near-ties, or
+        points far from the origin, where the test's rounding allowance exceeds the widths; then
+        rerunning the whole test can overflow again every time). The candidates are then decided
+        and evaluated window by window: ``window`` per problem cannot overflow the list, and the
+        rounds end after the largest problem's last window. Returns whether anything was redone."""
+        if int(count_host) <= capacity:
+            return False
+        window = max(1, capacity // nprob)
+        for t_lo in range(0, int(m.max()), window):
             list_count.fill(0)
-            decide_and_eval()
-            finish()
-            count_host = int(list_count.get()[0])
-        return redone
+            decide_and_eval(t_lo, t_lo + window)
+        finish()
+        return True
 
     return out_f, out_n, list_count, settle
 

@@ -241,7 +241,8 @@ extern "C" __global__ void lms_decide(
     const float2* __restrict__ pts, const long long* __restrict__ start, const int* __restrict__ count,
     const int* __restrict__ mode, int nprob, const long long* __restrict__ unit_off,
     const unsigned long long* __restrict__ best, const float* __restrict__ maxabs,
-    int2* __restrict__ list, unsigned int* __restrict__ list_count, long long capacity)
+    int2* __restrict__ list, unsigned int* __restrict__ list_count, long long capacity,
+    long long t_lo, long long t_hi)
 {
     __shared__ float2 tile[LMS_TILE];
     const long long total = unit_off[nprob];
@@ -255,7 +256,8 @@ extern "C" __global__ void lms_decide(
         bool active = false;
         float A = 0.f, B = 0.f, C = 0.f, T = 0.f, e = 0.f;
         int cand_a = 0, cand_b = 0;
-        if (t < M && w0 > 0.0f) {
+        // [t_lo, t_hi): the window of candidates of a settling round (cvgpu/lms.py settle).
+        if (t < M && t >= t_lo && t < t_hi && w0 > 0.0f) {
             decode_pair(t, &cand_a, &cand_b);
             float dx, dy, norm;
             if (candidate_dir(P, cand_a, cand_b, md, &dx, &dy, &norm)) {

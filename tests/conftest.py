@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 import cvgpu
 
@@ -21,6 +21,9 @@ settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True
                           suppress_health_check=list(HealthCheck))
 settings.register_profile("device", max_examples=10_000, deadline=None,
                           suppress_health_check=list(HealthCheck))
+# Triage of a slow device run: the device profile without shrinking (a failure is reported at once).
+settings.register_profile("device-noshrink", parent=settings.get_profile("device"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 HAS_GPU = cvgpu.backend() == "cuda"

@@ -677,6 +677,36 @@ def test_gpu_fit_matches_cpu_brute_force_up_to_2000(case, mode_name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("kind,n,seed,scale,outliers", [("horizontal", 2000, 2000, 3, 0.45),
+                                                       ("horizontal", 1557, 1557, 3, 0.45),
+                                                       ("planted", 344, 47, 40, 0.0)])
+@pytest.mark.parametrize("mode_name", FIT_MODES)
+def test_gpu_far_from_origin_overflowing_the_list(kind, n, seed, scale, outliers, mode_name):
+    """Points 20000 from the origin spread over a few units: the decide test's rounding allowance
+    exceeds the widths, nearly every candidate passes and the list overflows on every full rerun
+    (these sets hung the fit before windowed settling; found by the n <= 2000 property)."""
+    xy = make_lms_set(kind, n, seed, scale, -20000, outliers)
+    line, hw = cvgpu.fitLineLMS(xy, mode_name)
+    check_against_cpu_brute(xy, mode_name, line, hw)
+
+
+@pytest.mark.gpu
+def test_gpu_windowed_settling_equals_one_pass(monkeypatch):
+    """A candidate list of 64 entries forces the windowed rounds on every set: same fits, bit for
+    bit, as with the full list."""
+    sets = [make_lms_set(kind, n, seed, 1000, 0, 0.3) for seed, (kind, n) in
+            enumerate([("planted", 120), ("int", 77), ("dups", 150), ("collinear", 60), ("equal", 40)])]
+    want = cvgpu.fitLineLMSBatch(sets, residual="auto")
+    singles = [cvgpu.fitLineLMS(xy, "perpendicular") for xy in sets]
+    monkeypatch.setattr(lms, "_cap_points", lambda npoints: 64)
+    got = cvgpu.fitLineLMSBatch(sets, residual="auto")
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    for xy, (line, hw) in zip(sets, singles):
+        again = cvgpu.fitLineLMS(xy, "perpendicular")
+        assert again[0].tobytes() == line.tobytes() and again[1] == hw
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("mode_name", FIT_MODES)
 def test_gpu_batch_of_large_sets_equals_single_fits(mode_name):
     # Large and degenerate sets in one launch (list and packed forms): bit-identical to one fit each.
