@@ -38,8 +38,10 @@ narrower than the bound (shrunk by 1e-5) holds h points; those that do (about M 
 average, whatever the data) are evaluated exactly. Work O(n^3) worst case, streaming; memory O(n).
 Results depend only on the point set (not on its position in a batch). Coordinates must be finite;
 at most 46,340 points per set. Host syncs: one per call (the output download, which also reads the
-candidate-list counter); device io: one small read of that counter; a list overflow (not seen in
-practice) adds rounds with one sync each.
+candidate-list counter); device io: one small read of that counter. A list overflow adds, without
+further syncs, one decide-and-evaluate round per window of the candidates; it happens where many
+candidates pass the test, e.g. points far from the origin spread over a few units (the test's
+rounding allowance grows with the coordinates).
 
 Without a GPU the same definitions are computed with numpy (O(n^3) time, slow for thousands of
 points) and a ``CvgpuFallbackWarning`` is issued once.
