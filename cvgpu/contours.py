@@ -29,7 +29,6 @@ cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` return
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
 import re
-import time
 
 import cv2
 import numpy as np
@@ -490,8 +489,34 @@ def worst_snake(h, w):
     return img
 
 
-def _median(xs):
-    return float(np.median(np.asarray(xs)))
+def _same_contours(ours, ref):
+    """Whether two (contours, hierarchy) results are equal, bit for bit."""
+    return len(ours[0]) == len(ref[0]) and all(
+        a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
+        (ours[1] is None and ref[1] is None) or
+        (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+
+
+def _find_contours_rows(cp, img, d_img, workload, mode, method, reps, cv2_reps=None):
+    """One workload's speed rows: findContours, cv2 against cvgpu with numpy io (host clock, cv2
+    timed in this run), and on a GPU the packed device form beside it (CuPy in and out, no
+    per-contour objects; CUDA events)."""
+    from . import bench
+    result = {}
+
+    def cv2_call():
+        result["ref"] = cv2.findContours(img, mode, method)
+
+    t_cv = bench.time_host(cv2_call, cv2_reps or reps, warmup=0)
+    ref = result["ref"]
+    base = {"function": "findContours", "workload": workload, "contours": len(ref[0])}
+    if cp is None:
+        return [bench.timing_row(base, t_cv)]
+    exact = _same_contours(findContours(img, mode, method), ref)  # also the numpy path's warm-up
+    t_np = bench.time_host(lambda: findContours(img, mode, method), reps, warmup=0)
+    t_dev = bench.time_device(cp, lambda: findContoursPacked(d_img, mode, method), reps, warmup=1)
+    return [bench.timing_row(base, t_cv, t_np, "numpy", exact, packed_device_ms=t_dev["median"]),
+            bench.timing_row(dict(base, function="findContoursPacked"), t_cv, t_dev, "device", exact)]
 
 
 def bench_rows(quick=False):
@@ -517,42 +542,8 @@ def bench_rows(quick=False):
                      ("TREE", RETR_TREE, "TC89_KCOS", CHAIN_APPROX_TC89_KCOS)]
         for mname, mode, meth_name, method in runs:
             workload = "%s %dx%d %s %s" % (noise_label, w, h, mname, meth_name)
-            t_cv = []
-            for _ in range(max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps):
-                t0 = time.perf_counter()
-                ref = cv2.findContours(img, mode, method)
-                t_cv.append((time.perf_counter() - t0) * 1e3)
-            row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
-                   "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
-            if cp is not None:
-                ours = findContours(img, mode, method)
-                exact = len(ours[0]) == len(ref[0]) and all(
-                    a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
-                    (ours[1] is None and ref[1] is None) or
-                    (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
-                t_gpu = []
-                for _ in range(reps):
-                    cp.cuda.Device().synchronize()
-                    t0 = time.perf_counter()
-                    findContours(img, mode, method)
-                    t_gpu.append((time.perf_counter() - t0) * 1e3)
-                start, end = cp.cuda.Event(), cp.cuda.Event()
-                t_dev = []
-                for _ in range(reps):
-                    start.record()
-                    findContoursPacked(d_img, mode, method)
-                    end.record()
-                    end.synchronize()
-                    t_dev.append(cp.cuda.get_elapsed_time(start, end))
-                row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact),
-                           speedup=_median(t_cv) / _median(t_gpu), packed_device_ms=_median(t_dev),
-                           contours=len(ref[0]))
-            rows.append(row)
-            if cp is not None:
-                # The packed device form beside it: CuPy in, CuPy out, no per-contour objects.
-                rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
-                             "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
-                             "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+            cv2_reps = max(1, reps // 2) if s == 4 and mode == RETR_TREE and noise else reps
+            rows += _find_contours_rows(cp, img, d_img, workload, mode, method, reps, cv2_reps)
     return rows
 
 
@@ -706,40 +697,7 @@ def huge_bench_rows(quick=False):
     rows = []
     for mname, mode, meth_name, method in runs:
         workload = "sparse 20000x20000 %s %s" % (mname, meth_name)
-        t_cv = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            ref = cv2.findContours(img, mode, method)
-            t_cv.append((time.perf_counter() - t0) * 1e3)
-        row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv), "io": "numpy",
-               "cvgpu_ms": None, "speedup": None, "exact": None, "contours": len(ref[0])}
-        rows.append(row)
-        if cp is None:
-            continue
-        ours = findContours(img, mode, method)
-        exact = len(ours[0]) == len(ref[0]) and all(
-            a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
-            (ours[1] is None and ref[1] is None) or
-            (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
-        t_gpu = []
-        for _ in range(reps):
-            cp.cuda.Device().synchronize()
-            t0 = time.perf_counter()
-            findContours(img, mode, method)
-            t_gpu.append((time.perf_counter() - t0) * 1e3)
-        findContoursPacked(d_img, mode, method)   # warm-up of the device form
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        t_dev = []
-        for _ in range(reps):
-            start.record()
-            findContoursPacked(d_img, mode, method)
-            end.record()
-            end.synchronize()
-            t_dev.append(cp.cuda.get_elapsed_time(start, end))
-        row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu))
-        rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
-                     "cvgpu_ms": _median(t_dev), "io": "device", "exact": bool(exact),
-                     "speedup": row["cv2_ms"] / _median(t_dev)})
+        rows += _find_contours_rows(cp, img, d_img, workload, mode, method, reps)
     return rows
 
 # ---------------------------------------------------------------- label images (CV_32SC1)
@@ -972,40 +930,7 @@ def labels_bench_rows(quick=False):
                          ("FLOODFILL", RETR_FLOODFILL, "TC89_L1", CHAIN_APPROX_TC89_L1)]
             for mname, mode, meth_name, method in runs:
                 workload = "labels-%s %dx%d %s %s (%d regions)" % (label, w, h, mname, meth_name, int(img.max()) + 1)
-                t_cv = []
-                for _ in range(reps):
-                    t0 = time.perf_counter()
-                    ref = cv2.findContours(img, mode, method)
-                    t_cv.append((time.perf_counter() - t0) * 1e3)
-                row = {"function": "findContours", "workload": workload, "cv2_ms": _median(t_cv),
-                       "io": "numpy", "cvgpu_ms": None, "speedup": None, "exact": None}
-                if cp is not None:
-                    ours = findContours(img, mode, method)
-                    exact = len(ours[0]) == len(ref[0]) and all(
-                        a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
-                        (ours[1] is None and ref[1] is None) or
-                        (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
-                    t_gpu = []
-                    for _ in range(reps):
-                        cp.cuda.Device().synchronize()
-                        t0 = time.perf_counter()
-                        findContours(img, mode, method)
-                        t_gpu.append((time.perf_counter() - t0) * 1e3)
-                    start, end = cp.cuda.Event(), cp.cuda.Event()
-                    t_dev = []
-                    for _ in range(reps):
-                        start.record()
-                        findContoursPacked(d_img, mode, method)
-                        end.record()
-                        end.synchronize()
-                        t_dev.append(cp.cuda.get_elapsed_time(start, end))
-                    row.update(cvgpu_ms=_median(t_gpu), exact=bool(exact), speedup=_median(t_cv) / _median(t_gpu),
-                               packed_device_ms=_median(t_dev), contours=len(ref[0]))
-                rows.append(row)
-                if cp is not None:
-                    rows.append({"function": "findContoursPacked", "workload": workload, "cv2_ms": row["cv2_ms"],
-                                 "cvgpu_ms": row["packed_device_ms"], "io": "device", "exact": row["exact"],
-                                 "speedup": row["cv2_ms"] / row["packed_device_ms"]})
+                rows += _find_contours_rows(cp, img, d_img, workload, mode, method, reps)
     return rows
 
 
@@ -1238,10 +1163,7 @@ def linkruns_bench_rows(quick=False):
                 rows.append(bench.timing_row(base, t_cv))
                 continue
             ours = findContoursLinkRuns(img)
-            exact = len(ours[0]) == len(ref[0]) and all(
-                a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(ours[0], ref[0])) and (
-                (ours[1] is None and ref[1] is None) or
-                (ours[1] is not None and ref[1] is not None and ours[1].tobytes() == ref[1].tobytes()))
+            exact = _same_contours(ours, ref)
             t_np = bench.time_host(lambda: findContoursLinkRuns(img), reps)
             d_img = cp.asarray(img)
             t_packed = bench.time_device(cp, lambda: _linkruns_gpu(cp, d_img), reps)
