@@ -4,12 +4,70 @@ read the kernels' signatures and turn a launch's arguments into ctypes values, c
 array has the dtype and every scalar the numpy type the kernel's parameter asks for (what the launch
 code in cvgpu/contours.py must pass on the GPU too)."""
 import ctypes
+import os
 import re
+import shutil
+import subprocess
 
 import numpy as np
+import pytest
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
 POINTEES = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32}
+
+# What the CUDA sections need on the host: one thread's indices (set by each test's loops), the
+# qualifiers as nothing, and the intrinsics they call with their host meaning (IEEE round-to-nearest
+# double arithmetic; the builds below keep g++ from contracting it into FMAs).
+PRELUDE = r"""
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+typedef unsigned char u8;
+struct int2 { int x, y; };
+static inline int2 make_int2(int x, int y) { int2 r; r.x = x; r.y = y; return r; }
+struct uint3_ { unsigned x; };
+static uint3_ blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __constant__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline int atomicMin(int* a, int v) { int o = *a; if (v < o) *a = v; return o; }
+static inline int atomicMax(int* a, int v) { int o = *a; if (v > o) *a = v; return o; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+static inline float __double2float_rn(double a) { return (float)a; }
+static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+static inline double f32_to_f64(float a) { return (double)a; }
+using std::signbit;
+"""
+
+
+def contours_source():
+    """kernels/contours.cu, as the tests' host builds compile it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "kernels", "contours.cu")) as f:
+        return f.read()
+
+
+def build(tmp_path_factory, name, text, defines=(), opt="-O2"):
+    """``text`` (a section of contours.cu and its drivers) compiled behind PRELUDE into a shared
+    library; the test is skipped where there is no C++ compiler."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler for the host build of the %s kernels" % name)
+    d = tmp_path_factory.mktemp(name + "host")
+    cpp, so = d / (name + ".cpp"), d / (name + ".so")
+    cpp.write_text("".join("#define %s\n" % m for m in defines) + PRELUDE + text)
+    subprocess.run([cxx, opt, "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so), str(cpp)],
+                   check=True, capture_output=True)
+    return ctypes.CDLL(str(so))
 
 
 def signatures(src, names=r"\w+"):

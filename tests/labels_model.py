@@ -61,6 +61,15 @@ class LabelUndefined(Exception):
     """cv2 indexes its contour tree with -1 here (undefined behaviour)."""
 
 
+def defined(img, offset=(0, 0)):
+    """Whether cv2's result for the label image is defined (its tree is never read at index -1)."""
+    try:
+        trace_borders(np.ascontiguousarray(img), offset)
+    except LabelUndefined:
+        return False
+    return True
+
+
 def i32(v):
     return ((v + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 

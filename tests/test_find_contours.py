@@ -271,15 +271,17 @@ def images(draw, big=True):
 offsets = st.one_of(st.just(None), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)))
 
 
-def check_case(compat, img, mode_name, method_name, offset):
+def check_case(compat, img, mode_name, method_name, offset, modes=MODES, variant="%s/%s"):
+    """cvgpu.findContours against cv2 (compat row ``variant % (mode_name, method_name)``); the
+    image is left unchanged."""
     keep = img.copy()
-    mode, method = MODES[mode_name], METHODS[method_name]
+    mode, method = modes[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
     ref = cv2.findContours(img, mode, method, **kw)
     ours = cvgpu.findContours(img, mode, method, **kw)
     assert cvgpu.last_call_backend() == "cuda"
     assert type(ours[0]) is tuple
-    compat.check("findContours", "%s/%s" % (mode_name, method_name), signature(ours), signature(ref))
+    compat.check("findContours", variant % (mode_name, method_name), signature(ours), signature(ref))
     assert np.array_equal(img, keep)
 
 

@@ -18,23 +18,14 @@ from hypothesis import assume, given, note, strategies as st
 import cvgpu
 from cvgpu import contours as cc
 from conftest import HAS_GPU
-from labels_model import LabelUndefined, trace_borders
-from test_find_contours import outcome, same_result, signature
+from labels_model import defined
+from test_find_contours import METHODS, check_case as find_contours_case, outcome, same_result
 from test_labels_model import FAMILIES, label_image, offsets
 
 MODES = {"FLOODFILL": cv2.RETR_FLOODFILL, "CCOMP": cv2.RETR_CCOMP}
-METHODS = {"NONE": cv2.CHAIN_APPROX_NONE, "SIMPLE": cv2.CHAIN_APPROX_SIMPLE,
-           "TC89_L1": cv2.CHAIN_APPROX_TC89_L1, "TC89_KCOS": cv2.CHAIN_APPROX_TC89_KCOS}
 LAB = label_image("blocks", 30, 40, 3, 5)
 U8 = (LAB > 1).astype(np.uint8)
 
-
-def defined(img, offset=(0, 0)):
-    try:
-        trace_borders(np.ascontiguousarray(img), offset)
-    except LabelUndefined:
-        return False
-    return True
 
 
 # ---------------------------------------------------------------- CPU: errors raised by cvgpu
@@ -103,15 +94,7 @@ def label_images(draw):
 
 
 def check_case(compat, img, mode_name, method_name, offset):
-    keep = img.copy()
-    mode, method = MODES[mode_name], METHODS[method_name]
-    kw = {} if offset is None else {"offset": offset}
-    ref = cv2.findContours(img, mode, method, **kw)
-    ours = cvgpu.findContours(img, mode, method, **kw)
-    assert cvgpu.last_call_backend() == "cuda"
-    assert type(ours[0]) is tuple
-    compat.check("findContours", "labels-%s-%s" % (mode_name, method_name), signature(ours), signature(ref))
-    assert np.array_equal(img, keep)
+    find_contours_case(compat, img, mode_name, method_name, offset, modes=MODES, variant="labels-%s-%s")
 
 
 @pytest.mark.gpu

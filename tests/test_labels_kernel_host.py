@@ -12,9 +12,6 @@ own execution (NVRTC build, real concurrency of the atomics, memory). Skipped wi
 compiler.
 """
 import ctypes
-import os
-import shutil
-import subprocess
 
 import cv2
 import numpy as np
@@ -23,43 +20,12 @@ from hypothesis import assume, given, strategies as st
 
 import kernel_host
 from cvgpu import contours as cc
-from labels_model import LabelUndefined, trace_borders
+from labels_model import defined
 from test_labels_model import FAMILIES, label_image, offsets
 from test_contours_model import assert_same_contours
 
 METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
 START = "// Sibling links from the nodes"
-
-PRELUDE = r"""
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <algorithm>
-#define CVGPU_LABELS_HOST 1
-typedef unsigned char u8;
-struct int2 { int x, y; };
-static inline int2 make_int2(int x, int y) { int2 r; r.x = x; r.y = y; return r; }
-struct uint3_ { unsigned x; };
-static uint3_ blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __constant__
-#define __forceinline__ inline
-#define __restrict__ __restrict
-static inline int min(int a, int b) { return a < b ? a : b; }
-static inline int max(int a, int b) { return a > b ? a : b; }
-static inline int atomicMin(int* a, int v) { int o = *a; if (v < o) *a = v; return o; }
-static inline int atomicMax(int* a, int v) { int o = *a; if (v > o) *a = v; return o; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __ddiv_rn(double a, double b) { return a / b; }
-static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
-static inline float __double2float_rn(double a) { return (float)a; }
-static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
-static inline double f32_to_f64(float a) { return (double)a; }
-using std::signbit;
-"""
 
 def _signatures(src):
     return kernel_host.signatures(src)
@@ -81,20 +47,11 @@ def _runners(sig):
 
 @pytest.fixture(scope="module")
 def host_kernels(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of the kernels")
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = open(os.path.join(here, "..", "kernels", "contours.cu")).read()
-    body = src[src.index(START):]
+    body = kernel_host.contours_source()
+    body = body[body.index(START):]
     sig = _signatures(body)
-    d = tmp_path_factory.mktemp("labelshost")
-    cpp = d / "labels.cpp"
-    cpp.write_text(PRELUDE + body + "\n" + _runners(sig))
-    so = d / "labels.so"
-    subprocess.run([cxx, "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so), str(cpp)],
-                   check=True, capture_output=True)
-    return ctypes.CDLL(str(so)), sig
+    return kernel_host.build(tmp_path_factory, "labels", body + "\n" + _runners(sig),
+                             defines=["CVGPU_LABELS_HOST 1"]), sig
 
 
 _h = kernel_host.host
@@ -138,13 +95,6 @@ def run_labels(hcp, img, method, offset=(0, 0)):
     points, offsets_d, layout, hier = cc._gpu_labels(hcp, arr, method, int(offset[0]), int(offset[1]))
     return cc.assemble(np.asarray(points), np.asarray(layout), np.asarray(hier))
 
-
-def defined(img, offset=(0, 0)):
-    try:
-        trace_borders(np.ascontiguousarray(img), offset)
-    except LabelUndefined:
-        return False
-    return True
 
 
 def check(hcp, img, offset=(0, 0), methods=METHODS):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from labels_model import LabelUndefined, find_contours_labels, trace_borders
+from labels_model import LabelUndefined, defined, find_contours_labels, trace_borders
 from test_contours_model import assert_same_contours
 
 METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
@@ -60,13 +60,6 @@ offsets = st.one_of(st.just((0, 0)), st.tuples(st.integers(-5000, 5000), st.inte
                     st.tuples(st.sampled_from([2**31 - 1, 2**31 - 7, -2**31, -2**31 + 3, 0]),
                               st.sampled_from([2**31 - 2, -2**31, -2**31 + 1, 0])))
 
-
-def defined(img, offset=(0, 0)):
-    try:
-        trace_borders(img, offset)
-    except LabelUndefined:
-        return False
-    return True
 
 
 def check(img, offset=(0, 0), methods=METHODS):

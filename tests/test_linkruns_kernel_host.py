@@ -11,9 +11,6 @@ What stays for the gpu tests in test_find_contours_linkruns.py: the GPU's own ex
 build, memory, CuPy's scans). Skipped without a C++ compiler.
 """
 import ctypes
-import os
-import shutil
-import subprocess
 import types
 
 import cv2
@@ -26,18 +23,6 @@ from cvgpu import contours as cc
 from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
 MARK = "// ---------------------------------------------------------------- findContoursLinkRuns"
-
-PRELUDE = r"""
-#define LR_HOST_GRID
-typedef unsigned char u8;
-struct int2 { int x, y; };
-struct uint3_ { unsigned x; };
-static uint3_ blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__ __restrict
-"""
 
 _POINTEE = dict(kernel_host.POINTEES, LrNode=np.int32)
 
@@ -60,20 +45,12 @@ def _loops(src, sig):
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of the findContoursLinkRuns kernels")
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = open(os.path.join(here, "..", "kernels", "contours.cu")).read()
+    src = kernel_host.contours_source()
     assert MARK in src
     section = src[src.index(MARK):]
     sig = _signatures(section)
-    d = tmp_path_factory.mktemp("lrhost")
-    cpp = d / "lr.cpp"
-    cpp.write_text(PRELUDE + section + _loops(section, sig))
-    so = d / "lr.so"
-    subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-o", str(so), str(cpp)], check=True, capture_output=True)
-    return ctypes.CDLL(str(so)), sig
+    return kernel_host.build(tmp_path_factory, "linkruns", section + _loops(section, sig),
+                             defines=["LR_HOST_GRID"]), sig
 
 
 class _OutOfMemory(Exception):

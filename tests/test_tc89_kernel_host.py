@@ -12,8 +12,6 @@ memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
 import ctypes
 import os
-import shutil
-import subprocess
 
 import cv2
 import numpy as np
@@ -27,32 +25,6 @@ from test_contours_model import border_shapes, checkerboard, lines, nested_blobs
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
 TC89 = [cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
 MARK = "// ---------------------------------------------------------------- Teh-Chin"
-
-PRELUDE = r"""
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-typedef unsigned char u8;
-struct int2 { int x, y; };
-struct uint3_ { unsigned x; };
-static uint3_ blockIdx, threadIdx, blockDim;
-#define __global__
-#define __device__
-#define __constant__
-#define __forceinline__ inline
-#define __restrict__ __restrict
-static inline int min(int a, int b) { return a < b ? a : b; }
-static inline int atomicMax(int* a, int v) { const int o = *a; if (v > o) *a = v; return o; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __ddiv_rn(double a, double b) { return a / b; }
-static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
-static inline float __double2float_rn(double a) { return (float)a; }
-static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
-static inline double f32_to_f64(float a) { return (double)a; }
-using std::signbit;
-"""
 
 DRIVER = r"""
 extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
@@ -102,19 +74,9 @@ extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of the TC89 kernels")
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = open(os.path.join(here, "..", "kernels", "contours.cu")).read()
+    src = kernel_host.contours_source()
     assert MARK in src
-    d = tmp_path_factory.mktemp("tc89host")
-    cpp = d / "tc89.cpp"
-    cpp.write_text(PRELUDE + src[src.index(MARK):] + DRIVER)
-    so = d / "tc89.so"
-    subprocess.run([cxx, "-O1", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so),
-                    str(cpp)], check=True, capture_output=True)
-    lib = ctypes.CDLL(str(so))
+    lib = kernel_host.build(tmp_path_factory, "tc89", src[src.index(MARK):] + DRIVER, opt="-O1")
     lib.host_tc89.restype = ctypes.c_longlong
     return lib
 
