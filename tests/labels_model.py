@@ -61,6 +61,16 @@ class LabelUndefined(Exception):
     """cv2 indexes its contour tree with -1 here (undefined behaviour)."""
 
 
+# A 6 x 6 label image on which cv2 reads its contour tree at index -1: a hole whose LNBD lies on an
+# input pixel with the flag bits set that no border visited (found by search; cv2 returned garbage
+# on it and crashed on similar images).
+UNDEFINED_IMAGE = np.array([[5, -1073741824, 0, 1, 5, -1073741824],
+                            [-1, 2147483647, -5, 1073741824, 2147483647, 5],
+                            [2147483647, -2147483648, 1073741823, 1073741825, 1, 0],
+                            [-5, 5, -5, 1073741825, 5, 2147483647],
+                            [1073741824, 5, 1, 2147483647, 1, 1073741824],
+                            [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32)
+
 def defined(img, offset=(0, 0)):
     """Whether cv2's result for the label image is defined (its tree is never read at index -1)."""
     try:

@@ -18,7 +18,7 @@ from hypothesis import assume, given, note, strategies as st
 import cvgpu
 from cvgpu import contours as cc
 from conftest import HAS_GPU
-from labels_model import defined
+from labels_model import UNDEFINED_IMAGE, defined
 from test_find_contours import METHODS, check_case as find_contours_case, outcome, same_result
 from test_labels_model import FAMILIES, label_image, offsets
 
@@ -169,12 +169,7 @@ def test_views_read_only_and_device_io():
 
 @pytest.mark.gpu
 def test_undefined_case_raises_without_cv2():
-    img = np.array([[5, -1073741824, 0, 1, 5, -1073741824],
-                    [-1, 2147483647, -5, 1073741824, 2147483647, 5],
-                    [2147483647, -2147483648, 1073741823, 1073741825, 1, 0],
-                    [-5, 5, -5, 1073741825, 5, 2147483647],
-                    [1073741824, 5, 1, 2147483647, 1, 1073741824],
-                    [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32)
+    img = UNDEFINED_IMAGE.copy()
     assert not defined(img)
     with pytest.raises(cv2.error):
         cvgpu.findContours(img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_NONE)

@@ -20,7 +20,7 @@ from hypothesis import assume, given, strategies as st
 
 import kernel_host
 from cvgpu import contours as cc
-from labels_model import defined
+from labels_model import UNDEFINED_IMAGE, defined
 from test_labels_model import FAMILIES, label_image, offsets
 from test_contours_model import assert_same_contours
 
@@ -163,12 +163,7 @@ def test_many_random(host_gpu):
 
 
 def test_undefined_raises(host_gpu):
-    img = np.array([[5, -1073741824, 0, 1, 5, -1073741824],
-                    [-1, 2147483647, -5, 1073741824, 2147483647, 5],
-                    [2147483647, -2147483648, 1073741823, 1073741825, 1, 0],
-                    [-5, 5, -5, 1073741825, 5, 2147483647],
-                    [1073741824, 5, 1, 2147483647, 1, 1073741824],
-                    [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32)
+    img = UNDEFINED_IMAGE.copy()
     with pytest.raises(cv2.error):
         run_labels(host_gpu, img, cv2.CHAIN_APPROX_NONE)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from labels_model import LabelUndefined, defined, find_contours_labels, trace_borders
+from labels_model import UNDEFINED_IMAGE, LabelUndefined, defined, find_contours_labels, trace_borders
 from test_contours_model import assert_same_contours
 
 METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
@@ -131,9 +131,4 @@ def test_undefined_case_is_detected():
     # A hole whose LNBD lies on an input pixel with the flag bits set that no border visited
     # (found by search; cv2 returned garbage on it and crashed on similar images).
     with pytest.raises(LabelUndefined):
-        trace_borders(np.array([[5, -1073741824, 0, 1, 5, -1073741824],
-                                [-1, 2147483647, -5, 1073741824, 2147483647, 5],
-                                [2147483647, -2147483648, 1073741823, 1073741825, 1, 0],
-                                [-5, 5, -5, 1073741825, 5, 2147483647],
-                                [1073741824, 5, 1, 2147483647, 1, 1073741824],
-                                [-1073741824, 1, -2147483648, -2147483648, -5, -1]], np.int32))
+        trace_borders(UNDEFINED_IMAGE.copy())
