@@ -97,6 +97,14 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
     return __float2int_rn(f32_fma(x, c, f32_mul(y, s))) + shift;
 }
 
+// The same for |x * cos + y * sin| <= 2^22 (the voting blocks prove it, see `safe`).
+__device__ __forceinline__ int ch_bin_small(point_t p, float c, float s, int shift)
+{
+    const float x = (float)(long long)(p & POINT_MASK);
+    const float y = (float)(long long)(p >> POINT_SHIFT);
+    return f32_round_small(f32_fma(x, c, f32_mul(y, s))) + shift;
+}
+
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
 extern "C" __global__ void ch_trig_table(int numangle, float theta, float irho, float* __restrict__ out)
 {
@@ -165,7 +173,8 @@ __device__ __forceinline__ void ch_vote_block(
             ch_trig(n0 + k, theta, irho, &c[k], &s[k]);
         const float bound = fabsf(c[k]) * (float)(cols - 1) + fabsf(s[k]) * (float)(rows - 1);
         const float reach = bound * 1.000001f + 2.0f;
-        safe = safe && reach <= (float)(shift + 1) && (float)(shift + 1) + reach <= (float)hi_col;
+        safe = safe && reach <= (float)(shift + 1) && (float)(shift + 1) + reach <= (float)hi_col &&
+               reach <= F32_ROUND_MAGIC_LIMIT;
     }
     __syncthreads();
 
@@ -181,7 +190,7 @@ __device__ __forceinline__ void ch_vote_block(
                 p_next = points[ahead + lane];
 #pragma unroll
             for (int k = 0; k < K; k++)
-                atomicAdd(&rows_sh[k * width + ch_bin(p, c[k], s[k], shift) + 1], 1);
+                atomicAdd(&rows_sh[k * width + ch_bin_small(p, c[k], s[k], shift) + 1], 1);
         }
     }
     for (; base < end; base += blockDim.x) {

@@ -63,6 +63,12 @@ __device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
     return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
 }
 
+// The same bin for |j * cos + i * sin| <= 2^22 (the voting blocks prove it, see `safe`).
+__device__ __forceinline__ int hough_bin_small(float x, float y, float c, float s)
+{
+    return f32_round_small(f32_add(f32_mul(x, c), f32_mul(y, s)));
+}
+
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
     return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
@@ -156,7 +162,8 @@ __device__ __forceinline__ void hough_vote_block(
         // the products and the sum moves it by far less than the margin. NaN fails the test.
         const float bound = fabsf(c[k]) * (float)(cols - 1) + fabsf(s[k]) * (float)(rows - 1);
         const float reach = bound * 1.000001f + 2.0f;
-        safe = safe && reach <= (float)offset && (float)offset + reach <= (float)(width - 1);
+        safe = safe && reach <= (float)offset && (float)offset + reach <= (float)(width - 1) &&
+               reach <= F32_ROUND_MAGIC_LIMIT;
     }
     // Angles whose bin moves by less than HOUGH_STEEP per pixel along x: a warp's 32 neighbouring
     // pixels of a row fall into 32 * HOUGH_STEEP + 1 bins or fewer, and plain atomics on one
@@ -188,7 +195,7 @@ __device__ __forceinline__ void hough_vote_block(
             const float y = (float)(long long)(p >> POINT_SHIFT);
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                const int col = hough_bin_xy(x, y, c[k], s[k]) + offset;
+                const int col = hough_bin_small(x, y, c[k], s[k]) + offset;
                 if (steep[k]) {
                     // Neighbouring lanes share a bin: one atomic per run of equal bins.
                     const int prev = __shfl_up_sync(FULL_MASK, col, 1);
