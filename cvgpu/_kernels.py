@@ -92,6 +92,15 @@ def device_properties():
     return props
 
 
+def resident_blocks(fn, threads, dynamic_shared):
+    """Blocks of ``fn`` that fit on one SM at once (CUDA's occupancy calculator), 0 when unknown."""
+    cp = cupy_module()
+    try:
+        return int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, threads, dynamic_shared))
+    except Exception:  # an older CuPy without the binding, or a kernel object without .kernel
+        return 0
+
+
 def capture_graph(cp, call_dev, call_pinned, nbytes, launch):
     """``launch(call)``: kernel launches that read their per-call values from device memory at
     ``call``, captured as one CUDA graph whose first node copies those ``nbytes`` from pinned

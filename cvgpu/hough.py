@@ -267,20 +267,34 @@ def vote_variant(numrho, max_shared):
     return "shared" if (numrho + 2) * 4 <= max_shared else "global"
 
 
-def vote_config(numangle, numrho, npix, num_sms, max_shared):
-    """(angles per block: 1, 2 or 4, most point slices) of the shared-memory voting kernel: about
-    one wave of blocks. Measured on the H100 (ncu, vote kernel alone, 1024^2 segments, 164k
-    points): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7; 10k points:
-    8-9 us for all. 4096^2 / 82k (rows too long for three 4-row blocks per SM): 1 x 4 41.3 us,
-    1 x 8 41.4, 2 x 8 66.9. Slices actually used shrink on the device to >= VOTE_MIN_POINTS
-    points each."""
+def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None):
+    """(angles per block: 1, 2 or 4, most point slices) of the shared-memory voting kernel: one wave
+    of blocks. ``resident(k)``: how many blocks of the k-angle kernel fit on one SM at once (the
+    CUDA occupancy calculator; 0 when unknown, then shared memory and threads decide).
+
+    Measured on the H100 (graph replays of the vote kernel alone, 1024^2 segments, 164k points):
+    4 angles per block, 9 slices gave 405 blocks where 3 per SM fit (396 at once), and the 9-block
+    second wave doubled the time (ncu: 1.02 waves, 44.8 us); one wave is the rule since. Earlier
+    (ncu): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7. Slices actually
+    used shrink on the device to >= VOTE_MIN_POINTS points each."""
     row_bytes = (numrho + 2) * 4
     # The kernels exist for 1, 2 and 4 angles per block (a partial last group is allowed).
     per_block = 4 if 3 * (4 * row_bytes + 1024) <= max_shared and numangle >= 4 else 1
     groups = _cdiv(numangle, per_block)
-    blocks_per_sm = max(1, min(3, (max_shared + 1024) // (per_block * row_bytes + 1024)))
-    splits = max(1, min(16, _cdiv(num_sms * blocks_per_sm, groups), _cdiv(npix, VOTE_MIN_POINTS)))
+    per_sm = resident(per_block) if resident is not None else 0
+    if per_sm <= 0:
+        per_sm = min((max_shared + 1024) // (per_block * row_bytes + 1024), 2048 // _VOTE_THREADS)
+    splits = max(1, min(16, (num_sms * max(1, per_sm)) // groups, _cdiv(npix, VOTE_MIN_POINTS)))
     return per_block, splits
+
+
+def vote_residency(family, name_format, options, numrho):
+    """``resident`` for vote_config: blocks per SM of ``name_format % k`` with k rows of shared memory."""
+    def resident(k):
+        smem = k * (numrho + 2) * 4
+        fn = _kernels.get_function(family, name_format % k, options, max_dynamic_shared=smem)
+        return _kernels.resident_blocks(fn, _VOTE_THREADS, smem)
+    return resident
 
 
 VOTE_MIN_POINTS = 4096
@@ -352,7 +366,9 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                     (collect_grid(rows, cols, accum_cells, num_sms),), (256,), (np.int32(cols),),
                     (np.int64(rows),), (points, weights_arg, counters, accum, np.int64(accum_cells), _NULL))
     if variant == "shared":
-        per_block, splits = config or vote_config(numangle, numrho, npix, num_sms, max_shared)
+        per_block, splits = config or vote_config(
+            numangle, numrho, npix, num_sms, max_shared,
+            vote_residency("hough", "hough_vote_shared_%d", options, numrho))
         smem = per_block * (numrho + 2) * 4
         fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
         plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),

@@ -58,6 +58,10 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
+#ifndef HOUGH_UNROLL
+#define HOUGH_UNROLL 4  // point loads in flight per voting thread (see kernels/hough.cu)
+#endif
+
 // counters[0]: number of points; counters[1]: ch_maxima's finished-block ticket.
 // Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
@@ -144,7 +148,7 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 
 // grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows and adds its nonzero cells to the accumulator. One
-// point load serves K angles and the next point is loaded while this one votes; plain shared
+// point load serves K angles and HOUGH_UNROLL loads are in flight at once; plain shared
 // atomics, and no range test where every bin of the block provably lands in [0, hi_col] (the
 // shape and the measurements of kernels/hough.cu's hough_vote_block).
 template <int K>
@@ -182,12 +186,19 @@ __device__ __forceinline__ void ch_vote_block(
     int base = begin + (threadIdx.x & ~31);
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);
-        point_t p_next = base < full_end ? points[base + lane] : 0;
+        for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
+            point_t p[HOUGH_UNROLL];
+#pragma unroll
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+                p[u] = points[base + u * (int)blockDim.x + lane];
+#pragma unroll
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    atomicAdd(&rows_sh[k * width + ch_bin_small(p[u], c[k], s[k], shift) + 1], 1);
+        }
         for (; base < full_end; base += blockDim.x) {
-            const point_t p = p_next;
-            const int ahead = base + (int)blockDim.x;
-            if (ahead < full_end)
-                p_next = points[ahead + lane];
+            const point_t p = points[base + lane];
 #pragma unroll
             for (int k = 0; k < K; k++)
                 atomicAdd(&rows_sh[k * width + ch_bin_small(p, c[k], s[k], shift) + 1], 1);

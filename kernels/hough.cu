@@ -28,6 +28,10 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
+#ifndef HOUGH_UNROLL
+#define HOUGH_UNROLL 4
+#endif
+
 #ifndef HOUGH_STEEP
 #define HOUGH_STEEP 0.125f
 #endif
@@ -124,11 +128,42 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
         hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
 }
 
+// One point's votes for the K angles of a block whose bins provably stay in their rows (`safe`);
+// all 32 lanes of the warp take part.
+template <int K>
+__device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const float* s, const bool* steep,
+                                                int offset, int width, int* rows_sh, int lane)
+{
+    const float x = (float)(long long)(p & POINT_MASK);
+    const float y = (float)(long long)(p >> POINT_SHIFT);
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        const int col = hough_bin_small(x, y, c[k], s[k]) + offset;
+        if (steep[k]) {
+            // Neighbouring lanes share a bin: one atomic per run of equal bins.
+            const int prev = __shfl_up_sync(FULL_MASK, col, 1);
+            const bool head = lane == 0 || col != prev;
+            const unsigned heads = __ballot_sync(FULL_MASK, head);
+            if (head) {
+                const unsigned later = heads & ~((2u << lane) - 1u);
+                atomicAdd(&rows_sh[k * width + col], (later ? __ffs(later) - 1 : 32) - lane);
+            }
+        } else {
+            atomicAdd(&rows_sh[k * width + col], 1);
+        }
+    }
+}
+
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.
 // Measured on the H100 (ncu, 1024^2 segments, 164k points), why it is shaped so:
-//  - one point load serves K angles, and the next point is loaded while this one votes (one angle
-//    per block was bound by load latency: 90 us);
+//  - one point load serves K angles, and HOUGH_UNROLL loads are in flight at once (one angle per
+//    block loading one point at a time was bound by load latency: 90 us). Graph replays of the
+//    kernel alone, H100, prefetching one point ahead -> 4 loads per group: 1024^2 10k 7.5 -> 7.2 us,
+//    164k 34.8 -> 35.5 (the same), 2048^2 82k 25.6 -> 20.1, 4096^2 82k 28.8 -> 24.0, 8192^2 82k
+//    69.4 -> 36.7 (one angle per block there, so the latency was exposed most);
+//  - the grid is one wave (see cvgpu.hough.vote_config): at 1024^2 / 164k, 405 blocks of which
+//    3 fit per SM left a second wave of 9 blocks that doubled the kernel's time (ncu);
 //  - plain shared atomics (51 us) beat merging equal bins of neighbouring lanes first (66 us):
 //    the merge costs more instructions than the conflicts it saves;
 //  - the instruction count per vote is what remains, so blocks whose bins provably stay inside
@@ -185,31 +220,19 @@ __device__ __forceinline__ void hough_vote_block(
 
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);  // whole warps of 32 points
-        point_t p_next = base < full_end ? points[base + lane] : 0;
-        for (; base < full_end; base += blockDim.x) {
-            const point_t p = p_next;
-            const int ahead = base + (int)blockDim.x;
-            if (ahead < full_end)
-                p_next = points[ahead + lane];
-            const float x = (float)(long long)(p & POINT_MASK);
-            const float y = (float)(long long)(p >> POINT_SHIFT);
+        // HOUGH_UNROLL warps' worth of points per iteration, all loads issued before any vote: the
+        // loop waits one memory latency per group instead of per point (see the measurements above).
+        for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
+            point_t p[HOUGH_UNROLL];
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                const int col = hough_bin_small(x, y, c[k], s[k]) + offset;
-                if (steep[k]) {
-                    // Neighbouring lanes share a bin: one atomic per run of equal bins.
-                    const int prev = __shfl_up_sync(FULL_MASK, col, 1);
-                    const bool head = lane == 0 || col != prev;
-                    const unsigned heads = __ballot_sync(FULL_MASK, head);
-                    if (head) {
-                        const unsigned later = heads & ~((2u << lane) - 1u);
-                        atomicAdd(&rows_sh[k * width + col], (later ? __ffs(later) - 1 : 32) - lane);
-                    }
-                } else {
-                    atomicAdd(&rows_sh[k * width + col], 1);
-                }
-            }
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+                p[u] = points[base + u * (int)blockDim.x + lane];
+#pragma unroll
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+                hough_vote_safe<K>(p[u], c, s, steep, offset, width, rows_sh, lane);
         }
+        for (; base < full_end; base += blockDim.x)
+            hough_vote_safe<K>(points[base + lane], c, s, steep, offset, width, rows_sh, lane);
         // The last, partial warp (if any) goes through the general loop below.
     }
     for (; base < end; base += blockDim.x) {

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
-from ..hough import VOTE_MIN_POINTS, aligned4, collect_grid, vote_config  # shared shapes and rules
+from ..hough import VOTE_MIN_POINTS, aligned4, collect_grid, vote_config, vote_residency  # shared rules
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -255,7 +255,9 @@ class HoughLinesDetector:
 
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
         if width * 4 <= max_optin - 1024:
-            per_block_angles, splits = self._vote_config or vote_config(numangle, numrho, npix, num_sms, max_optin)
+            per_block_angles, splits = self._vote_config or vote_config(
+                numangle, numrho, npix, num_sms, max_optin,
+                vote_residency("cuda_hough", "ch_vote_shared_%d", options, numrho))
             smem = per_block_angles * width * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
                                        max_dynamic_shared=smem)
