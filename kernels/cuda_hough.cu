@@ -101,12 +101,17 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
     return __float2int_rn(f32_fma(x, c, f32_mul(y, s))) + shift;
 }
 
-// The same for |x * cos + y * sin| <= 2^22 (the voting blocks prove it, see `safe`).
-__device__ __forceinline__ int ch_bin_small(point_t p, float c, float s, int shift)
+// One point's votes for the K angles of a block whose bins provably lie in [0, hi_col] with
+// |x * cos + y * sin| <= 2^22 (`safe`): kaddr[k] is row k's shared address of column shift + 1
+// less 4 * F32_ROUND_MAGIC_BITS, so the biased rounding result is the address's only variable part.
+template <int K>
+__device__ __forceinline__ void ch_vote_safe(point_t p, const float* c, const float* s, const unsigned* kaddr)
 {
-    const float x = (float)(long long)(p & POINT_MASK);
-    const float y = (float)(long long)(p >> POINT_SHIFT);
-    return f32_round_small(f32_fma(x, c, f32_mul(y, s))) + shift;
+    const float x = (float)(unsigned)(p & POINT_MASK);
+    const float y = (float)(unsigned)(p >> POINT_SHIFT);
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        hough_shared_add((f32_round_small_biased(f32_fma(x, c[k], f32_mul(y, s[k]))) << 2) + kaddr[k], 1);
 }
 
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
@@ -186,6 +191,12 @@ __device__ __forceinline__ void ch_vote_block(
     int base = begin + (threadIdx.x & ~31);
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);
+        // Row k's shared address of column shift + 1, less the rounding bias (see hough_shared_add).
+        unsigned kaddr[K];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + shift + 1) -
+                       4u * (unsigned)F32_ROUND_MAGIC_BITS;
         for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
             point_t p[HOUGH_UNROLL];
 #pragma unroll
@@ -193,16 +204,10 @@ __device__ __forceinline__ void ch_vote_block(
                 p[u] = points[base + u * (int)blockDim.x + lane];
 #pragma unroll
             for (int u = 0; u < HOUGH_UNROLL; u++)
-#pragma unroll
-                for (int k = 0; k < K; k++)
-                    atomicAdd(&rows_sh[k * width + ch_bin_small(p[u], c[k], s[k], shift) + 1], 1);
+                ch_vote_safe<K>(p[u], c, s, kaddr);
         }
-        for (; base < full_end; base += blockDim.x) {
-            const point_t p = points[base + lane];
-#pragma unroll
-            for (int k = 0; k < K; k++)
-                atomicAdd(&rows_sh[k * width + ch_bin_small(p, c[k], s[k], shift) + 1], 1);
-        }
+        for (; base < full_end; base += blockDim.x)
+            ch_vote_safe<K>(points[base + lane], c, s, kaddr);
     }
     for (; base < end; base += blockDim.x) {
         const int i = base + lane;

@@ -67,12 +67,6 @@ __device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
     return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
 }
 
-// The same bin for |j * cos + i * sin| <= 2^22 (the voting blocks prove it, see `safe`).
-__device__ __forceinline__ int hough_bin_small(float x, float y, float c, float s)
-{
-    return f32_round_small(f32_add(f32_mul(x, c), f32_mul(y, s)));
-}
-
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
     return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
@@ -128,30 +122,54 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
         hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
 }
 
-// One point's votes for the K angles of a block whose bins provably stay in their rows (`safe`);
-// all 32 lanes of the warp take part.
-template <int K>
+// One point's votes for the K angles of a block whose bins provably stay in their rows (`safe`).
+// kaddr[k]: shared address of row k's column `offset`, less 4 * F32_ROUND_MAGIC_BITS (mod 2^32), so
+// that the biased rounding result is the address's only variable part. MERGE: some angle of the
+// block is steep (see `steep` below); all 32 lanes of the warp take part then.
+template <int K, bool MERGE>
 __device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const float* s, const bool* steep,
-                                                int offset, int width, int* rows_sh, int lane)
+                                                const unsigned* kaddr, int lane)
 {
-    const float x = (float)(long long)(p & POINT_MASK);
-    const float y = (float)(long long)(p >> POINT_SHIFT);
+    const float x = (float)(unsigned)(p & POINT_MASK);
+    const float y = (float)(unsigned)(p >> POINT_SHIFT);
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        const int col = hough_bin_small(x, y, c[k], s[k]) + offset;
-        if (steep[k]) {
+        const unsigned addr = (f32_round_small_biased(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) << 2) + kaddr[k];
+        if (MERGE && steep[k]) {
             // Neighbouring lanes share a bin: one atomic per run of equal bins.
-            const int prev = __shfl_up_sync(FULL_MASK, col, 1);
-            const bool head = lane == 0 || col != prev;
+            const unsigned prev = __shfl_up_sync(FULL_MASK, addr, 1);
+            const bool head = lane == 0 || addr != prev;
             const unsigned heads = __ballot_sync(FULL_MASK, head);
             if (head) {
                 const unsigned later = heads & ~((2u << lane) - 1u);
-                atomicAdd(&rows_sh[k * width + col], (later ? __ffs(later) - 1 : 32) - lane);
+                hough_shared_add(addr, (later ? __ffs(later) - 1 : 32) - lane);
             }
         } else {
-            atomicAdd(&rows_sh[k * width + col], 1);
+            hough_shared_add(addr, 1);
         }
     }
+}
+
+// Votes of the whole-warp groups of points from `base` (this warp's first point) to full_end;
+// returns where the warp stopped. HOUGH_UNROLL warps' worth of points per iteration, all loads
+// issued before any vote: the loop waits one memory latency per group, not per point.
+template <int K, bool MERGE>
+__device__ __forceinline__ int hough_vote_run(const point_t* __restrict__ points, int base, int full_end,
+                                              const float* c, const float* s, const bool* steep,
+                                              const unsigned* kaddr, int lane)
+{
+    for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
+        point_t p[HOUGH_UNROLL];
+#pragma unroll
+        for (int u = 0; u < HOUGH_UNROLL; u++)
+            p[u] = points[base + u * (int)blockDim.x + lane];
+#pragma unroll
+        for (int u = 0; u < HOUGH_UNROLL; u++)
+            hough_vote_safe<K, MERGE>(p[u], c, s, steep, kaddr, lane);
+    }
+    for (; base < full_end; base += blockDim.x)
+        hough_vote_safe<K, MERGE>(points[base + lane], c, s, steep, kaddr, lane);
+    return base;
 }
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
@@ -220,19 +238,19 @@ __device__ __forceinline__ void hough_vote_block(
 
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);  // whole warps of 32 points
-        // HOUGH_UNROLL warps' worth of points per iteration, all loads issued before any vote: the
-        // loop waits one memory latency per group instead of per point (see the measurements above).
-        for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
-            point_t p[HOUGH_UNROLL];
+        unsigned kaddr[K];
+        bool any_steep = false;
 #pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                p[u] = points[base + u * (int)blockDim.x + lane];
-#pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                hough_vote_safe<K>(p[u], c, s, steep, offset, width, rows_sh, lane);
+        for (int k = 0; k < K; k++) {
+            kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + offset) -
+                       4u * (unsigned)F32_ROUND_MAGIC_BITS;
+            any_steep = any_steep || steep[k];
         }
-        for (; base < full_end; base += blockDim.x)
-            hough_vote_safe<K>(points[base + lane], c, s, steep, offset, width, rows_sh, lane);
+        // Block-uniform: most blocks have no steep angle and vote with straight-line code.
+        if (any_steep)
+            base = hough_vote_run<K, true>(points, base, full_end, c, s, steep, kaddr, lane);
+        else
+            base = hough_vote_run<K, false>(points, base, full_end, c, s, steep, kaddr, lane);
         // The last, partial warp (if any) goes through the general loop below.
     }
     for (; base < end; base += blockDim.x) {
