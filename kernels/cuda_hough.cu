@@ -197,17 +197,20 @@ __device__ __forceinline__ void ch_vote_block(
         for (int k = 0; k < K; k++)
             kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + shift + 1) -
                        4u * (unsigned)F32_ROUND_MAGIC_BITS;
-        for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
+        int at, last;
+        hough_warp_range(begin, full_end, &at, &last);
+        for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
             point_t p[HOUGH_UNROLL];
 #pragma unroll
             for (int u = 0; u < HOUGH_UNROLL; u++)
-                p[u] = points[base + u * (int)blockDim.x + lane];
+                p[u] = points[at + 32 * u + lane];
 #pragma unroll
             for (int u = 0; u < HOUGH_UNROLL; u++)
                 ch_vote_safe<K>(p[u], c, s, kaddr);
         }
-        for (; base < full_end; base += blockDim.x)
-            ch_vote_safe<K>(points[base + lane], c, s, kaddr);
+        for (; at < last; at += 32)
+            ch_vote_safe<K>(points[at + lane], c, s, kaddr);
+        base = full_end + (threadIdx.x & ~31);  // the partial last chunk: the loop below, warp 0
     }
     for (; base < end; base += blockDim.x) {
         const int i = base + lane;

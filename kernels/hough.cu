@@ -150,26 +150,25 @@ __device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const
     }
 }
 
-// Votes of the whole-warp groups of points from `base` (this warp's first point) to full_end;
-// returns where the warp stopped. HOUGH_UNROLL warps' worth of points per iteration, all loads
-// issued before any vote: the loop waits one memory latency per group, not per point.
+// Votes of this warp's points [first, last) (whole chunks of 32), HOUGH_UNROLL chunks per
+// iteration with all loads issued before any vote: the loop waits one memory latency per group.
 template <int K, bool MERGE>
-__device__ __forceinline__ int hough_vote_run(const point_t* __restrict__ points, int base, int full_end,
-                                              const float* c, const float* s, const bool* steep,
-                                              const unsigned* kaddr, int lane)
+__device__ __forceinline__ void hough_vote_run(const point_t* __restrict__ points, int first, int last,
+                                               const float* c, const float* s, const bool* steep,
+                                               const unsigned* kaddr, int lane)
 {
-    for (; base + (HOUGH_UNROLL - 1) * (int)blockDim.x < full_end; base += HOUGH_UNROLL * (int)blockDim.x) {
+    int at = first;
+    for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
         point_t p[HOUGH_UNROLL];
 #pragma unroll
         for (int u = 0; u < HOUGH_UNROLL; u++)
-            p[u] = points[base + u * (int)blockDim.x + lane];
+            p[u] = points[at + 32 * u + lane];
 #pragma unroll
         for (int u = 0; u < HOUGH_UNROLL; u++)
             hough_vote_safe<K, MERGE>(p[u], c, s, steep, kaddr, lane);
     }
-    for (; base < full_end; base += blockDim.x)
-        hough_vote_safe<K, MERGE>(points[base + lane], c, s, steep, kaddr, lane);
-    return base;
+    for (; at < last; at += 32)
+        hough_vote_safe<K, MERGE>(points[at + lane], c, s, steep, kaddr, lane);
 }
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
@@ -246,12 +245,15 @@ __device__ __forceinline__ void hough_vote_block(
                        4u * (unsigned)F32_ROUND_MAGIC_BITS;
             any_steep = any_steep || steep[k];
         }
+        int first, last;
+        hough_warp_range(begin, full_end, &first, &last);
         // Block-uniform: most blocks have no steep angle and vote with straight-line code.
         if (any_steep)
-            base = hough_vote_run<K, true>(points, base, full_end, c, s, steep, kaddr, lane);
+            hough_vote_run<K, true>(points, first, last, c, s, steep, kaddr, lane);
         else
-            base = hough_vote_run<K, false>(points, base, full_end, c, s, steep, kaddr, lane);
-        // The last, partial warp (if any) goes through the general loop below.
+            hough_vote_run<K, false>(points, first, last, c, s, steep, kaddr, lane);
+        // The last, partial chunk (if any) goes through the general loop below, in warp 0.
+        base = full_end + (threadIdx.x & ~31);
     }
     for (; base < end; base += blockDim.x) {
         const int i = base + lane;
