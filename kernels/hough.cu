@@ -32,10 +32,6 @@ typedef unsigned int point_t;
 #define HOUGH_UNROLL 4
 #endif
 
-#ifndef HOUGH_STEEP
-#define HOUGH_STEEP 0.125f
-#endif
-
 // counters[0]: number of points, counters[1]: number of local maxima, counters[2]: finished
 // blocks of hough_maxima_emit, whose last block sets all three back to zero, so a workspace is
 // ready for the next call without a memset.
@@ -124,68 +120,35 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
 
 // One point's votes for the K angles of a block whose bins provably stay in their rows (`safe`).
 // kaddr[k]: shared address of row k's column `offset`, less 4 * F32_ROUND_MAGIC_BITS (mod 2^32), so
-// that the biased rounding result is the address's only variable part. MERGE: some angle of the
-// block is steep (see `steep` below); all 32 lanes of the warp take part then.
-template <int K, bool MERGE>
-__device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const float* s, const bool* steep,
-                                                const unsigned* kaddr, int lane)
+// that the biased rounding result is the address's only variable part.
+template <int K>
+__device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const float* s, const unsigned* kaddr)
 {
     const float x = (float)(unsigned)(p & POINT_MASK);
     const float y = (float)(unsigned)(p >> POINT_SHIFT);
 #pragma unroll
-    for (int k = 0; k < K; k++) {
-        const unsigned addr = (f32_round_small_biased(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) << 2) + kaddr[k];
-        if (MERGE && steep[k]) {
-            // Neighbouring lanes share a bin: one atomic per run of equal bins.
-            const unsigned prev = __shfl_up_sync(FULL_MASK, addr, 1);
-            const bool head = lane == 0 || addr != prev;
-            const unsigned heads = __ballot_sync(FULL_MASK, head);
-            if (head) {
-                const unsigned later = heads & ~((2u << lane) - 1u);
-                hough_shared_add(addr, (later ? __ffs(later) - 1 : 32) - lane);
-            }
-        } else {
-            hough_shared_add(addr, 1);
-        }
-    }
-}
-
-// Votes of this warp's points [first, last) (whole chunks of 32), HOUGH_UNROLL chunks per
-// iteration with all loads issued before any vote: the loop waits one memory latency per group.
-template <int K, bool MERGE>
-__device__ __forceinline__ void hough_vote_run(const point_t* __restrict__ points, int first, int last,
-                                               const float* c, const float* s, const bool* steep,
-                                               const unsigned* kaddr, int lane)
-{
-    int at = first;
-    for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
-        point_t p[HOUGH_UNROLL];
-#pragma unroll
-        for (int u = 0; u < HOUGH_UNROLL; u++)
-            p[u] = points[at + 32 * u + lane];
-#pragma unroll
-        for (int u = 0; u < HOUGH_UNROLL; u++)
-            hough_vote_safe<K, MERGE>(p[u], c, s, steep, kaddr, lane);
-    }
-    for (; at < last; at += 32)
-        hough_vote_safe<K, MERGE>(points[at + lane], c, s, steep, kaddr, lane);
+    for (int k = 0; k < K; k++)
+        hough_shared_add((f32_round_small_biased(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) << 2) + kaddr[k], 1);
 }
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.
-// Measured on the H100 (ncu, 1024^2 segments, 164k points), why it is shaped so:
-//  - one point load serves K angles, and HOUGH_UNROLL loads are in flight at once (one angle per
-//    block loading one point at a time was bound by load latency: 90 us). Graph replays of the
-//    kernel alone, H100, prefetching one point ahead -> 4 loads per group: 1024^2 10k 7.5 -> 7.2 us,
-//    164k 34.8 -> 35.5 (the same), 2048^2 82k 25.6 -> 20.1, 4096^2 82k 28.8 -> 24.0, 8192^2 82k
-//    69.4 -> 36.7 (one angle per block there, so the latency was exposed most);
-//  - the grid is one wave (see cvgpu.hough.vote_config): at 1024^2 / 164k, 405 blocks of which
-//    3 fit per SM left a second wave of 9 blocks that doubled the kernel's time (ncu);
-//  - plain shared atomics (51 us) beat merging equal bins of neighbouring lanes first (66 us):
-//    the merge costs more instructions than the conflicts it saves;
-//  - the instruction count per vote is what remains, so blocks whose bins provably stay inside
-//    their rows (bound of |x cos| + |y sin| over the image) vote with no range test, and the
-//    unweighted full-warp iterations carry no per-lane activity test.
+// Why it is shaped so, measured on the H100 (graph replays of the vote kernel alone, 1024^2
+// horizontal segments unless said otherwise; the earlier steps with ncu):
+//  - one point load serves K angles (one angle per block was bound by load latency: 90 us);
+//  - HOUGH_UNROLL = 4 point loads in flight per thread instead of one prefetched: 2048^2 / 82k
+//    25.6 -> 20.1 us, 4096^2 / 82k 28.8 -> 24.0, 8192^2 / 82k 69.4 -> 36.7 (one angle per block
+//    there, so the latency was exposed most); 1024^2 unchanged;
+//  - one wave of blocks (cvgpu.hough.vote_config): 405 blocks where 396 fit left a 9-block second
+//    wave (ncu: 44.8 us at 164k points);
+//  - straight-line votes: round with one add (f32_round_small_biased), a 32-bit shared address
+//    with row, offset and bias in one constant per angle, no per-vote branch: 164k 35.2 -> 30.1;
+//  - each warp votes a contiguous run of points (hough_warp_range), and equal bins of neighbouring
+//    lanes are no longer merged before the atomic (that merge, for |cos| < 1/8, had been worth it
+//    only while all warps of a block worked on one row): 10k 7.9 -> 7.5, 164k 30.2 -> 17.9,
+//    512^2 / 82k 16.6 -> 12.3, 4096^2 / 82k 24.3 -> 17.4;
+//  - blocks whose bins provably stay inside their rows (bound of |x cos| + |y sin| over the image)
+//    vote with no range test, and the unweighted full-warp iterations carry no activity test.
 template <int K>
 __device__ __forceinline__ void hough_vote_block(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,
@@ -217,17 +180,6 @@ __device__ __forceinline__ void hough_vote_block(
         safe = safe && reach <= (float)offset && (float)offset + reach <= (float)(width - 1) &&
                reach <= F32_ROUND_MAGIC_LIMIT;
     }
-    // Angles whose bin moves by less than HOUGH_STEEP per pixel along x: a warp's 32 neighbouring
-    // pixels of a row fall into 32 * HOUGH_STEEP + 1 bins or fewer, and plain atomics on one
-    // address replay once per lane. Their votes are merged per run first (block-uniform branch).
-    // Vote kernel alone, H100, 1024^2 segments 10k / 82k / 164k points (one run, CUDA events):
-    // no merging 18.4 / 33.1 / 46.1 us; below 1/16: 24.0 / 34.2 / 52.3 (noise); below 1/8:
-    // 16.2 / 30.8 / 45.1; below 1/4: 16.1 / 32.8 / 50.6; below 1/2: 20.2 / 37.5 / 55.6; every
-    // angle: 22.1 / 43.4 / 66.1 (the merge's instructions cost more than the replays they save).
-    bool steep[K];
-#pragma unroll
-    for (int k = 0; k < K; k++)
-        steep[k] = fabsf(c[k]) < HOUGH_STEEP;
     __syncthreads();
 
     const long long row_base = (long long)(n0 + 1) * width;
@@ -238,20 +190,23 @@ __device__ __forceinline__ void hough_vote_block(
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);  // whole warps of 32 points
         unsigned kaddr[K];
-        bool any_steep = false;
 #pragma unroll
-        for (int k = 0; k < K; k++) {
+        for (int k = 0; k < K; k++)
             kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + offset) -
                        4u * (unsigned)F32_ROUND_MAGIC_BITS;
-            any_steep = any_steep || steep[k];
+        int at, last;
+        hough_warp_range(begin, full_end, &at, &last);
+        for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
+            point_t p[HOUGH_UNROLL];
+#pragma unroll
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+                p[u] = points[at + 32 * u + lane];
+#pragma unroll
+            for (int u = 0; u < HOUGH_UNROLL; u++)
+                hough_vote_safe<K>(p[u], c, s, kaddr);
         }
-        int first, last;
-        hough_warp_range(begin, full_end, &first, &last);
-        // Block-uniform: most blocks have no steep angle and vote with straight-line code.
-        if (any_steep)
-            hough_vote_run<K, true>(points, first, last, c, s, steep, kaddr, lane);
-        else
-            hough_vote_run<K, false>(points, first, last, c, s, steep, kaddr, lane);
+        for (; at < last; at += 32)
+            hough_vote_safe<K>(points[at + lane], c, s, kaddr);
         // The last, partial chunk (if any) goes through the general loop below, in warp 0.
         base = full_end + (threadIdx.x & ~31);
     }
