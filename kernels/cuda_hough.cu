@@ -391,6 +391,7 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const long long end = min(cells, begin + range_len);
     unsigned long long* my_seg = seg + (long long)blockIdx.x * seg_cap;
     int written = 0;  // uniform across the block
+    const bool narrow = end + (long long)blockDim.x * CH_ITEMS < (1ll << 32);
     for (long long chunk = begin; chunk < end; chunk += (long long)blockDim.x * CH_ITEMS) {
         const long long first = chunk + (long long)threadIdx.x * CH_ITEMS;
         unsigned long long found[CH_ITEMS];
@@ -399,7 +400,7 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
         for (int k = 0; k < CH_ITEMS; k++) {
             const long long cell = first + k;
             if (cell < end) {
-                const int n = (int)(cell / numrho);
+                const int n = (int)hough_udiv(cell, numrho, narrow);
                 const int r = (int)(cell - (long long)n * numrho);
                 const long long idx = (long long)(n + 1) * width + r + 1;
                 const int v = accum[idx];

@@ -289,6 +289,7 @@ __device__ __forceinline__ void hough_find_maxima(
 {
     const int width = numrho + 2;
     const long long cells = (long long)numangle * numrho;
+    const bool narrow = cells + (long long)gridDim.x * blockDim.x < (1ll << 32);
     const int lane = threadIdx.x & 31;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < cells;
          base += (long long)gridDim.x * blockDim.x) {
@@ -297,7 +298,7 @@ __device__ __forceinline__ void hough_find_maxima(
         unsigned int flat = 0;
         int v = 0;
         if (cell < cells) {
-            int n = (int)(cell / numrho);
+            int n = (int)hough_udiv(cell, numrho, narrow);
             int r = (int)(cell - (long long)n * numrho);
             long long idx = (long long)(n + 1) * width + r + 1;
             v = accum[idx];

@@ -18,6 +18,14 @@
 // took 8 us; a loop of load-then-ballot waits a memory latency per iteration (16 us); one atomic
 // per block reserves the block's slots (one counter hit by every warp serialised in L2: 22 us at
 // 164k points). All of a thread's loads are issued before any is used.
+// a / b for 0 <= a, 0 < b, in 32 bits when `narrow` (a and b below 2^32: every image that fits in
+// memory). A 64-bit division is emulated in some 70 instructions; per chunk of the collection and
+// per accumulator cell of the maxima scan it made those kernels instruction-bound on large images.
+__device__ __forceinline__ long long hough_udiv(long long a, long long b, bool narrow)
+{
+    return narrow ? (long long)((unsigned)a / (unsigned)b) : a / b;
+}
+
 __device__ __forceinline__ void hough_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows_ll, int aligned4,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter,
@@ -39,79 +47,84 @@ __device__ __forceinline__ void hough_collect(
     const int nwarps = blockDim.x >> 5;
     const long long chunks_per_row = (cols + 127) >> 7;
     const long long nchunks = rows_ll * chunks_per_row;
-    const long long first_chunk = (long long)blockIdx.x * nwarps * HOUGH_POINTS_ITEMS;
-    if (first_chunk >= nchunks)
-        return;  // a block launched only to help zero the accumulator (block-uniform)
-    unsigned int px[HOUGH_POINTS_ITEMS];  // 4 pixels, little-endian: byte j is pixel x + j
-    int y[HOUGH_POINTS_ITEMS], x[HOUGH_POINTS_ITEMS];
+    const long long per_tile = (long long)nwarps * HOUGH_POINTS_ITEMS;
+    const bool narrow = nchunks + per_tile * gridDim.x < (1ll << 32);
+    // Tiles of per_tile chunks, grid-strided: a grid of a few blocks per SM instead of one block per
+    // tile (16k blocks at 8192^2) saves the block scheduling (see cvgpu.hough.collect_grid).
+    for (long long first_chunk = (long long)blockIdx.x * per_tile; first_chunk < nchunks;
+         first_chunk += (long long)gridDim.x * per_tile) {
+        unsigned int px[HOUGH_POINTS_ITEMS];  // 4 pixels, little-endian: byte j is pixel x + j
+        int y[HOUGH_POINTS_ITEMS], x[HOUGH_POINTS_ITEMS];
 #pragma unroll
-    for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
-        const long long chunk = first_chunk + (long long)it * nwarps + warp;
-        px[it] = 0;
-        y[it] = 0;
-        x[it] = 0;
-        if (chunk < nchunks) {
-            const long long row = chunk / chunks_per_row;
-            y[it] = (int)row;
-            x[it] = (int)((chunk - row * chunks_per_row) << 7) + 4 * lane;
-            const unsigned char* src = img + row * step + x[it];
-            if (aligned4) {
-                if (x[it] < cols)
-                    px[it] = *reinterpret_cast<const unsigned int*>(src);
-            } else {
+        for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
+            const long long chunk = first_chunk + (long long)it * nwarps + warp;
+            px[it] = 0;
+            y[it] = 0;
+            x[it] = 0;
+            if (chunk < nchunks) {
+                const long long row = hough_udiv(chunk, chunks_per_row, narrow);
+                y[it] = (int)row;
+                x[it] = (int)((chunk - row * chunks_per_row) << 7) + 4 * lane;
+                const unsigned char* src = img + row * step + x[it];
+                if (aligned4) {
+                    if (x[it] < cols)
+                        px[it] = *reinterpret_cast<const unsigned int*>(src);
+                } else {
 #pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (x[it] + j < cols)
-                        px[it] |= (unsigned int)src[j] << (8 * j);
+                    for (int j = 0; j < 4; j++)
+                        if (x[it] + j < cols)
+                            px[it] |= (unsigned int)src[j] << (8 * j);
+                }
             }
         }
-    }
-    // Per item: 4-bit hit mask of the lane; ranks in raster order from 4 ballots.
-    unsigned int bits[HOUGH_POINTS_ITEMS][4];
-    int count = 0;
+        // Per item: 4-bit hit mask of the lane; ranks in raster order from 4 ballots.
+        unsigned int bits[HOUGH_POINTS_ITEMS][4];
+        int count = 0;
 #pragma unroll
-    for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
+        for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            bits[it][j] = __ballot_sync(0xffffffffu, ((px[it] >> (8 * j)) & 0xffu) != 0);
-            count += __popc(bits[it][j]);
-        }
-    }
-    if (lane == 0)
-        warp_base[warp] = count;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        int total = 0;
-        for (int w = 0; w < nwarps; w++) {
-            const int c = warp_base[w];
-            warp_base[w] = total;
-            total += c;
-        }
-        block_base = total ? atomicAdd(counter, total) : 0;
-    }
-    __syncthreads();
-    int slot = block_base + warp_base[warp];
-    const unsigned int below = (1u << lane) - 1u;
-#pragma unroll
-    for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
-        // Pixels of lanes below come first, then this lane's own earlier pixels.
-        int at = slot;
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-            at += __popc(bits[it][j] & below);
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const unsigned int v = (px[it] >> (8 * j)) & 0xffu;
-            if (v) {
-                points[at] = ((point_t)y[it] << POINT_SHIFT) | (point_t)(x[it] + j);
-                if (weights)
-                    weights[at] = (unsigned char)v;
-                at++;
+            for (int j = 0; j < 4; j++) {
+                bits[it][j] = __ballot_sync(0xffffffffu, ((px[it] >> (8 * j)) & 0xffu) != 0);
+                count += __popc(bits[it][j]);
             }
         }
+        if (lane == 0)
+            warp_base[warp] = count;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int total = 0;
+            for (int w = 0; w < nwarps; w++) {
+                const int c = warp_base[w];
+                warp_base[w] = total;
+                total += c;
+            }
+            block_base = total ? atomicAdd(counter, total) : 0;
+        }
+        __syncthreads();
+        int slot = block_base + warp_base[warp];
+        const unsigned int below = (1u << lane) - 1u;
 #pragma unroll
-        for (int j = 0; j < 4; j++)
-            slot += __popc(bits[it][j]);
+        for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
+            // Pixels of lanes below come first, then this lane's own earlier pixels.
+            int at = slot;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                at += __popc(bits[it][j] & below);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const unsigned int v = (px[it] >> (8 * j)) & 0xffu;
+                if (v) {
+                    points[at] = ((point_t)y[it] << POINT_SHIFT) | (point_t)(x[it] + j);
+                    if (weights)
+                        weights[at] = (unsigned char)v;
+                    at++;
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                slot += __popc(bits[it][j]);
+        }
+        __syncthreads();  // warp_base and block_base are reused by the next tile
     }
 }
 
