@@ -49,8 +49,7 @@ __device__ __forceinline__ void hough_collect(
     const long long nchunks = rows_ll * chunks_per_row;
     const long long per_tile = (long long)nwarps * HOUGH_POINTS_ITEMS;
     const bool narrow = nchunks + per_tile * gridDim.x < (1ll << 32);
-    // Tiles of per_tile chunks, grid-strided: a grid of a few blocks per SM instead of one block per
-    // tile (16k blocks at 8192^2) saves the block scheduling (see cvgpu.hough.collect_grid).
+    // Tiles of per_tile chunks, grid-strided, so that any grid covers the image.
     for (long long first_chunk = (long long)blockIdx.x * per_tile; first_chunk < nchunks;
          first_chunk += (long long)gridDim.x * per_tile) {
         unsigned int px[HOUGH_POINTS_ITEMS];  // 4 pixels, little-endian: byte j is pixel x + j
