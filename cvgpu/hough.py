@@ -435,7 +435,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     host_view[0] = -1
     stream = cp.cuda.get_current_stream()
     # Device results need an array of their own; host results are read from pinned memory.
-    out_dev = None if to_host else cp.empty(plan.out_floats, dtype=cp.float32)
+    out_dev = None if to_host else cp.cuda.alloc(plan.out_floats * 4)  # memory only: one array at the end
     step = d_image.strides[0]
     try:
         graph = plan.graph
@@ -448,7 +448,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             call[1] = step
             call[2] = aligned4(d_image, step)
             call[3] = threshold
-            call[4] = 0 if out_dev is None else out_dev.data.ptr
+            call[4] = 0 if out_dev is None else out_dev.ptr
             graph.launch(stream)
         else:
             fn, grid, block, head, middle, tail = plan.collect
@@ -458,7 +458,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             fn(grid, block, args, shared_mem=smem)
             fn, head, middle, tail = plan.emit
             fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle
-               + (_NULL if out_dev is None else out_dev,) + tail, shared_mem=_SORT_CAPACITY * 8)
+               + (_NULL if out_dev is None else np.uint64(out_dev.ptr),) + tail, shared_mem=_SORT_CAPACITY * 8)
         stream.synchronize()  # the one host sync: the line count decides the shape
     except BaseException:
         # A launch that did not run leaves the counters as they were: start the next call clean.
@@ -472,7 +472,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     if count <= _SORT_CAPACITY:
         if to_host:
             return host_view[1:1 + count * per_line].view(np.float32).reshape(shape).copy()
-        return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev.data)
+        return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev)
     # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
     sorted_keys = cp.sort(plan.keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)

@@ -93,8 +93,7 @@ def _capture(cp, buf, launch):
 _device_info = {}
 
 
-def _device_consts(cp):
-    dev = cp.cuda.Device().id
+def _device_consts(cp, dev):
     info = _device_info.get(dev)
     if info is None:
         num_sms, max_optin = _kernels.device_properties()
@@ -129,6 +128,7 @@ class HoughLinesDetector:
         self._buf = None
         self._sizes = {}
         self._vote_config = None  # (angles per block, splits) to force, for the benchmark sweep
+        self._last_plane = None   # (GpuMat array, its 2-D view) of the last detect
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, rho):
@@ -181,7 +181,7 @@ class HoughLinesDetector:
         if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
                 and stream is None:
             lines, stream = None, lines
-        image = _device_image(src)
+        image = self._plane(src)
         if image is None:  # an empty GpuMat / array: no points
             return _deliver(GpuMat(), lines)
         rows, cols = image.shape
@@ -210,9 +210,10 @@ class HoughLinesDetector:
         return _deliver(result, lines)
 
     def _buffers(self, cp, rows, cols, numangle, numrho):
-        num_sms, max_optin, per_block, cap = _device_consts(cp)
+        dev = cp.cuda.runtime.getDevice()
+        num_sms, max_optin, per_block, cap = _device_consts(cp, dev)
         wide = rows > 0x10000 or cols > 0x10000
-        key = (cp.cuda.Device().id, rows, cols, numangle, numrho, wide)
+        key = (dev, rows, cols, numangle, numrho, wide)
         buf = self._buf
         if buf is not None and buf.key == key:
             return buf, cap
@@ -338,7 +339,9 @@ class HoughLinesDetector:
             # The pinned buffer is reused by the next detect: the mirror keeps copies.
             lines_h = host[1:1 + 2 * count].view(np.float32).reshape(1, count, 2).copy()
             votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + count].reshape(1, count).copy()
-            return _lines_mat(out[:, :count, :], (lines_h, votes_h))
+            # out[:, :count, :] as a direct view (CuPy's slicing costs several us of host time).
+            return _lines_mat(cp.ndarray((2, count, 2), dtype=cp.float32, memptr=out.data, strides=out.strides),
+                              (lines_h, votes_h))
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
@@ -369,12 +372,28 @@ class HoughLinesDetector:
     def _options(buf):
         return ("-DCVGPU_WIDE_POINTS",) if buf.key[-1] else ()
 
+    def _plane(self, src):
+        """_device_image(src), reusing the 2-D view of the GpuMat's array the last detect made."""
+        if type(src) is GpuMat and src._type == CV_8UC1 and src._arr is not None:
+            arr = src._arr
+            cached = self._last_plane
+            if cached is not None and cached[0] is arr:
+                return cached[1]
+            image = upload_2d(arr[:, :, 0])
+            self._last_plane = (arr, image)
+            return image
+        return _device_image(src)
+
     # ------------------------------------------------------------ downloadResults
     def downloadResults(self, d_lines, h_lines=None, h_votes=None, stream=None):
         """downloadResults(d_lines[, h_lines[, h_votes[, stream]]]) -> h_lines, h_votes
 
         h_lines: 1 x N CV_32FC2 (numpy (1, N, 2) float32); h_votes: 1 x N CV_32SC1 ((1, N) int32).
         Both None when d_lines is empty."""
+        if type(d_lines) is GpuMat and h_lines is None and h_votes is None and stream is None:
+            mirror = d_lines._host_mirror
+            if mirror is not None and d_lines._arr is not None and mirror[0].shape[1] == d_lines._arr.shape[1]:
+                return mirror[0].copy(), mirror[1].copy()  # detect's own result: the pinned copy it made
         if h_votes is not None and _looks_like_stream(h_votes) and stream is None:
             h_votes, stream = None, h_votes
         if not isinstance(d_lines, GpuMat):
