@@ -58,9 +58,6 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-#ifndef HOUGH_UNROLL
-#define HOUGH_UNROLL 4  // point loads in flight per voting thread (see kernels/hough.cu)
-#endif
 
 // counters[0]: number of points; counters[1]: ch_maxima's finished-block ticket.
 // Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
@@ -101,18 +98,13 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
     return __float2int_rn(f32_fma(x, c, f32_mul(y, s))) + shift;
 }
 
-// One point's votes for the K angles of a block whose bins provably lie in [0, hi_col] with
-// |x * cos + y * sin| <= 2^22 (`safe`): kaddr[k] is row k's shared address of column shift + 1
-// less 4 * F32_ROUND_MAGIC_BITS, so the biased rounding result is the address's only variable part.
-template <int K>
-__device__ __forceinline__ void ch_vote_safe(point_t p, const float* c, const float* s, const unsigned* kaddr)
-{
-    const float x = (float)(unsigned)(p & POINT_MASK);
-    const float y = (float)(unsigned)(p >> POINT_SHIFT);
-#pragma unroll
-    for (int k = 0; k < K; k++)
-        hough_shared_add((f32_round_small_biased(f32_fma(x, c[k], f32_mul(y, s[k]))) << 2) + kaddr[k], 1);
-}
+// OpenCV-CUDA's float32 sum: x * cos fused with the rounded y * sin (see the header).
+struct HoughSumCuda {
+    __device__ __forceinline__ float operator()(float x, float y, float c, float s) const
+    {
+        return f32_fma(x, c, f32_mul(y, s));
+    }
+};
 
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
 extern "C" __global__ void ch_trig_table(int numangle, float theta, float irho, float* __restrict__ out)
@@ -191,25 +183,7 @@ __device__ __forceinline__ void ch_vote_block(
     int base = begin + (threadIdx.x & ~31);
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);
-        // Row k's shared address of column shift + 1, less the rounding bias (see hough_shared_add).
-        unsigned kaddr[K];
-#pragma unroll
-        for (int k = 0; k < K; k++)
-            kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + shift + 1) -
-                       4u * (unsigned)F32_ROUND_MAGIC_BITS;
-        int at, last;
-        hough_warp_range(begin, full_end, &at, &last);
-        for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
-            point_t p[HOUGH_UNROLL];
-#pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                p[u] = points[at + 32 * u + lane];
-#pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                ch_vote_safe<K>(p[u], c, s, kaddr);
-        }
-        for (; at < last; at += 32)
-            ch_vote_safe<K>(points[at + lane], c, s, kaddr);
+        hough_vote_safe_run<K>(points, begin, full_end, c, s, width, shift + 1, rows_sh, HoughSumCuda());
         base = full_end + (threadIdx.x & ~31);  // the partial last chunk: the loop below, warp 0
     }
     for (; base < end; base += blockDim.x) {

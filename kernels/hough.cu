@@ -28,10 +28,6 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-#ifndef HOUGH_UNROLL
-#define HOUGH_UNROLL 4
-#endif
-
 // counters[0]: number of points, counters[1]: number of local maxima, counters[2]: finished
 // blocks of hough_maxima_emit, whose last block sets all three back to zero, so a workspace is
 // ready for the next call without a memset.
@@ -118,18 +114,13 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
         hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
 }
 
-// One point's votes for the K angles of a block whose bins provably stay in their rows (`safe`).
-// kaddr[k]: shared address of row k's column `offset`, less 4 * F32_ROUND_MAGIC_BITS (mod 2^32), so
-// that the biased rounding result is the address's only variable part.
-template <int K>
-__device__ __forceinline__ void hough_vote_safe(point_t p, const float* c, const float* s, const unsigned* kaddr)
-{
-    const float x = (float)(unsigned)(p & POINT_MASK);
-    const float y = (float)(unsigned)(p >> POINT_SHIFT);
-#pragma unroll
-    for (int k = 0; k < K; k++)
-        hough_shared_add((f32_round_small_biased(f32_add(f32_mul(x, c[k]), f32_mul(y, s[k]))) << 2) + kaddr[k], 1);
-}
+// cv2's float32 sum: two rounded products and a rounded add (hough_bin_xy without the rounding).
+struct HoughSumCv2 {
+    __device__ __forceinline__ float operator()(float x, float y, float c, float s) const
+    {
+        return f32_add(f32_mul(x, c), f32_mul(y, s));
+    }
+};
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.
@@ -189,24 +180,7 @@ __device__ __forceinline__ void hough_vote_block(
 
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);  // whole warps of 32 points
-        unsigned kaddr[K];
-#pragma unroll
-        for (int k = 0; k < K; k++)
-            kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + offset) -
-                       4u * (unsigned)F32_ROUND_MAGIC_BITS;
-        int at, last;
-        hough_warp_range(begin, full_end, &at, &last);
-        for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
-            point_t p[HOUGH_UNROLL];
-#pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                p[u] = points[at + 32 * u + lane];
-#pragma unroll
-            for (int u = 0; u < HOUGH_UNROLL; u++)
-                hough_vote_safe<K>(p[u], c, s, kaddr);
-        }
-        for (; at < last; at += 32)
-            hough_vote_safe<K>(points[at + lane], c, s, kaddr);
+        hough_vote_safe_run<K>(points, begin, full_end, c, s, width, offset, rows_sh, HoughSumCv2());
         // The last, partial chunk (if any) goes through the general loop below, in warp 0.
         base = full_end + (threadIdx.x & ~31);
     }

@@ -164,3 +164,50 @@ __device__ __forceinline__ void hough_warp_range(int begin, int full_end, int* w
     *wbegin = begin + 32 * (int)((long long)chunks * warp / nwarps);
     *wend = begin + 32 * (int)((long long)chunks * (warp + 1) / nwarps);
 }
+
+// One point's votes for K angles (see hough_vote_safe_run).
+template <int K, typename Sum>
+__device__ __forceinline__ void hough_vote_point(point_t p, const float* c, const float* s, const unsigned* kaddr,
+                                                 Sum sum)
+{
+    const float x = (float)(unsigned)(p & POINT_MASK);
+    const float y = (float)(unsigned)(p >> POINT_SHIFT);
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        hough_shared_add((f32_round_small_biased(sum(x, y, c[k], s[k])) << 2) + kaddr[k], 1);
+}
+
+#ifndef HOUGH_UNROLL
+#define HOUGH_UNROLL 4  // point loads in flight per voting thread (measurements: kernels/hough.cu)
+#endif
+
+// The voting blocks' loop over their provably in-row points, for both semantics: this warp's
+// contiguous run of whole 32-point chunks of [begin, full_end), HOUGH_UNROLL chunks per iteration
+// with all loads issued before any vote. `sum(x, y, c, s)` is the semantics' float32 x*c + y*s (its
+// |value| <= 2^22, see `safe` in the callers); column0 is the shared-row column of bin 0. The row,
+// column0 and the rounding bias fold into one address constant per angle (hough_shared_add).
+template <int K, typename Sum>
+__device__ __forceinline__ void hough_vote_safe_run(const point_t* __restrict__ points, int begin, int full_end,
+                                                    const float* c, const float* s, int width, int column0,
+                                                    int* rows_sh, Sum sum)
+{
+    const int lane = threadIdx.x & 31;
+    unsigned kaddr[K];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        kaddr[k] = (unsigned)__cvta_generic_to_shared(rows_sh) + 4u * (unsigned)(k * width + column0) -
+                   4u * (unsigned)F32_ROUND_MAGIC_BITS;
+    int at, last;
+    hough_warp_range(begin, full_end, &at, &last);
+    for (; at + 32 * HOUGH_UNROLL <= last; at += 32 * HOUGH_UNROLL) {
+        point_t p[HOUGH_UNROLL];
+#pragma unroll
+        for (int u = 0; u < HOUGH_UNROLL; u++)
+            p[u] = points[at + 32 * u + lane];
+#pragma unroll
+        for (int u = 0; u < HOUGH_UNROLL; u++)
+            hough_vote_point<K>(p[u], c, s, kaddr, sum);
+    }
+    for (; at < last; at += 32)
+        hough_vote_point<K>(points[at + lane], c, s, kaddr, sum);
+}
