@@ -519,6 +519,8 @@ def test_find_contours_fuzz_matches_cv2(inp, mode, method, offset, extra, form, 
         kwargs["offset"] = OFFSETS[offset]
     pos = [MODES[mode], METHODS[method]]
     img_ref, img_ours = make(inp), make(inp)
+    if undefined_empty_8bit(img_ref):
+        return
     ours = outcome(call_forms(cvgpu.findContours, CONTOUR_PARAMS, [img_ours] + pos, kwargs, form))
     if cv2_undefined(ours):
         return
@@ -526,6 +528,16 @@ def test_find_contours_fuzz_matches_cv2(inp, mode, method, offset, extra, form, 
     record_event(ref)
     assert_same(ours, ref, "findContours %r %r %r form=%s" % (inp, pos, kwargs, form), function="findContours")
     assert_unchanged(img_ours, inp, "cvgpu.findContours modified its input")
+
+
+def undefined_empty_8bit(img):
+    """cv2 reads memory outside an empty 8-bit image (its answer changes from call to call, e.g. a
+    0 x 5 int8 image gave different points in two calls); cvgpu hands such calls to cv2 unchanged:
+    nothing to compare."""
+    if isinstance(img, np.ndarray) and img.size == 0 and img.dtype in (np.uint8, np.int8):
+        event("empty 8-bit image: undefined in cv2")
+        return True
+    return False
 
 
 def _packed_reference(image, mode, method, offset):
@@ -545,6 +557,8 @@ def _packed_reference(image, mode, method, offset):
 def test_find_contours_packed_fuzz_matches_cv2(inp, mode, method, offset):
     args = (MODES[mode], METHODS[method], OFFSETS[offset])
     img = make(inp)
+    if undefined_empty_8bit(img):
+        return
     ours = outcome(lambda: cvgpu.findContoursPacked(img, *args))
     if cv2_undefined(ours):
         return
@@ -563,10 +577,7 @@ LINK_RUNS_EXTRA = [{}, {}, {}, {"contours": None}, {"hierarchy": None}, {"foo": 
 def test_find_contours_link_runs_fuzz_matches_cv2(inp, extra, form):
     kwargs = dict(LINK_RUNS_EXTRA[extra])
     img_ref, img_ours = make(inp), make(inp)
-    if isinstance(img_ref, np.ndarray) and img_ref.size == 0 and img_ref.dtype in (np.uint8, np.int8):
-        # cv2 reads memory outside an empty 8-bit image (its answer changes from call to call):
-        # cvgpu hands such calls to cv2 unchanged; nothing to compare.
-        event("empty 8-bit image: undefined in cv2")
+    if undefined_empty_8bit(img_ref):
         return
     ref = outcome(call_forms(cv2.findContoursLinkRuns, LINK_RUNS_PARAMS, [img_ref], kwargs, form))
     ours = outcome(call_forms(cvgpu.findContoursLinkRuns, LINK_RUNS_PARAMS, [img_ours], kwargs, form))
