@@ -390,10 +390,6 @@ class HoughLinesDetector:
 
         h_lines: 1 x N CV_32FC2 (numpy (1, N, 2) float32); h_votes: 1 x N CV_32SC1 ((1, N) int32).
         Both None when d_lines is empty."""
-        if type(d_lines) is GpuMat and h_lines is None and h_votes is None and stream is None:
-            mirror = d_lines._host_mirror
-            if mirror is not None and d_lines._arr is not None and mirror[0].shape[1] == d_lines._arr.shape[1]:
-                return mirror[0].copy(), mirror[1].copy()  # detect's own result: the pinned copy it made
         if h_votes is not None and _looks_like_stream(h_votes) and stream is None:
             h_votes, stream = None, h_votes
         if not isinstance(d_lines, GpuMat):
