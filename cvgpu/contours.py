@@ -53,14 +53,20 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def _bind(args, kwargs):
-    if len(args) > len(_NAMES):
+def _by_name(names, args, kwargs):
+    """The call's arguments by parameter name; _Forward where cv2's binding must judge them."""
+    if len(args) > len(names):
         raise _Forward
-    bound = dict(zip(_NAMES, args))
+    bound = dict(zip(names, args))
     for k, v in kwargs.items():
-        if k not in _NAMES or k in bound:
+        if k not in names or k in bound:
             raise _Forward
         bound[k] = v
+    return bound
+
+
+def _bind(args, kwargs):
+    bound = _by_name(_NAMES, args, kwargs)
     for k in ("image", "mode", "method"):
         if k not in bound:
             raise _Forward
@@ -966,13 +972,7 @@ def _lr_binding_error(msg):
 def _lr_image(args, kwargs):
     """(2-D uint8 view of the image (host or CuPy), on_device) for the calls cvgpu computes; raises
     cv2's error for images cv2 rejects; _Forward for everything that is cv2's."""
-    if len(args) > len(_LR_NAMES):
-        raise _Forward
-    bound = dict(zip(_LR_NAMES, args))
-    for k, v in kwargs.items():
-        if k not in _LR_NAMES or k in bound:
-            raise _Forward
-        bound[k] = v
+    bound = _by_name(_LR_NAMES, args, kwargs)
     if "image" not in bound or bound.get("contours") is not None or bound.get("hierarchy") is not None:
         raise _Forward
     image = bound["image"]
