@@ -30,6 +30,7 @@ BAD_SIZE = -201
 BAD_VALUE = -211
 UNSUPPORTED_FORMAT = -210
 NOT_IMPLEMENTED = -213
+GPU_API_ERROR = -217
 
 
 def cv_error(code, err, func, file="cvgpu", line=0):

@@ -122,3 +122,19 @@ def capture_graph(cp, call_dev, call_pinned, nbytes, launch):
         return graph
     except Exception:  # no capture on this platform or CuPy
         return False
+
+
+def await_published(flag_view, unset, stream):
+    """Wait until a kernel on ``stream`` has published a result flag at flag_view[0] (pinned host
+    memory, ``unset`` before the launch). The kernels write everything the host then reads before
+    the flag, fenced (__threadfence_system), so the host may go on as soon as the flag changes, a
+    few microseconds before the stream could report completion (measured in cvgpu.hough). Every
+    4096 polls the stream is asked: a finished stream that left the flag unset (a failed launch)
+    is synchronised, which raises its error; if none is raised the flag is still ``unset`` and the
+    caller reports it."""
+    polls = 0
+    while flag_view[0] == unset:
+        polls += 1
+        if polls & 4095 == 0 and stream.done:
+            stream.synchronize()
+            return

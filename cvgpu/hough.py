@@ -301,10 +301,11 @@ def vote_residency(family, name_format, options, numrho):
 VOTE_MIN_POINTS = 4096
 
 
+
 class _Workspace:
     """Per thread and device: scratch reused by every call (no allocation or memset per call),
-    and the launch plans built over it. counters[0:3] are zero between calls:
-    hough_maxima_emit resets them."""
+    and the launch plans built over it. The counters are zero between calls: hough_maxima_emit
+    resets them."""
 
     def __init__(self, cp):
         self.cp = cp
@@ -459,7 +460,13 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             fn, head, middle, tail = plan.emit
             fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle
                + (_NULL if out_dev is None else np.uint64(out_dev.ptr),) + tail, shared_mem=_SORT_CAPACITY * 8)
-        stream.synchronize()  # the one host sync: the line count decides the shape
+        # The one host sync: the line count decides the shape. Polling the count that the last
+        # kernel publishes instead of cudaStreamSynchronize (H100, device-resident 1024^2 / 164k
+        # points: 47.8 -> 44.9 us per call; 10k: 33.5 -> 31.1).
+        _kernels.await_published(host_view, -1, stream)
+        if host_view[0] < 0:
+            raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines",
+                                   "hough.cpp", 0)
     except BaseException:
         # A launch that did not run leaves the counters as they were: start the next call clean.
         cp.cuda.get_current_stream().synchronize()

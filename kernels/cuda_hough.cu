@@ -415,9 +415,10 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const int count = max_lines <= 0 ? 0 : min(K, max_lines);
     if (K > smem_cap) {
         if (threadIdx.x == 0) {
-            host[0] = -(K + 1);
             counters[0] = 0;
             counters[1] = 0;
+            __threadfence_system();
+            host[0] = -(K + 1);
         }
         return;
     }
@@ -461,12 +462,15 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     int* host_votes = host + 1 + 2 * out_cap;
     for (int i = threadIdx.x; i < count; i += blockDim.x)
         ch_write_line(keys[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+    // The host polls host[0] (cvgpu._kernels.await_published): the lines and the reset counters
+    // reach it first.
     __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0) {
-        host[0] = count;
         counters[0] = 0;
         counters[1] = 0;
+        __threadfence_system();
+        host[0] = count;
     }
 }
 

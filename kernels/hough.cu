@@ -5,7 +5,8 @@
 //   hough_vote_shared     one block per (group of angles, slice of points), votes in shared rows
 //   hough_vote_global     same votes with global atomics, for rows too long for shared memory
 //   hough_maxima_emit     cv2's 4-neighbour local-maximum rule, appends sort keys; the last block
-//                         sorts them (bitonic, shared memory) and writes the lines (device + pinned host)
+//                         orders them in shared memory and writes the lines (device + pinned host),
+//                         then publishes the count in pinned memory, which the host polls
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
 //
 // Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul, kernels/ieee_f32.cuh):
@@ -28,9 +29,9 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-// counters[0]: number of points, counters[1]: number of local maxima, counters[2]: finished
-// blocks of hough_maxima_emit, whose last block sets all three back to zero, so a workspace is
-// ready for the next call without a memset.
+// counters[0]: number of points; counters[2..3]: hough_maxima_emit's 64-bit tally (local maxima,
+// finished blocks). Its last block sets them back to zero, so a workspace is ready for the next
+// call without a memset.
 
 #include "hough_points.cuh"
 
@@ -255,10 +256,11 @@ __device__ __forceinline__ unsigned long long hough_key(int votes, unsigned int 
     return ((unsigned long long)ordered << 32) | flat;
 }
 
-// Appends the keys of cv2's local maxima (4-neighbour rule, strict on the left/top) to keys.
+// Appends the keys of cv2's local maxima (4-neighbour rule, strict on the left/top) to keys; each
+// warp with maxima reserves its slots in the low 32 bits of *tally (see hough_maxima_emit).
 __device__ __forceinline__ void hough_find_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    unsigned long long* __restrict__ keys, int* __restrict__ counters)
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally)
 {
     const int width = numrho + 2;
     const long long cells = (long long)numangle * numrho;
@@ -284,7 +286,7 @@ __device__ __forceinline__ void hough_find_maxima(
             continue;
         int warp_base = 0;
         if (lane == 0)
-            warp_base = atomicAdd(&counters[1], __popc(hits));
+            warp_base = (int)(unsigned)atomicAdd(tally, (unsigned long long)__popc(hits));
         warp_base = __shfl_sync(FULL_MASK, warp_base, 0);
         if (is_max)
             keys[warp_base + __popc(hits & ((1u << lane) - 1u))] = hough_key(v, flat);
@@ -319,11 +321,18 @@ __device__ __forceinline__ void hough_write_line(
         out[2] = (float)votes;
 }
 
-// Finds the local maxima over the whole grid; the last block to finish then sorts the keys in
+// Finds the local maxima over the whole grid; the last block to finish then orders the keys in
 // shared memory when they fit (capacity keys), writes the lines to out_dev and, when out_host is
-// given (pinned, device-visible), to out_host too, with the count at host_count. Larger results
-// are left to the host path (keys sorted by CuPy). One launch instead of two saves a launch's
-// host time and the gap between kernels. counters[2] is the finished-block ticket.
+// given (pinned, device-visible), to out_host too, and publishes the count at host_count (pinned)
+// last, so the host may poll it instead of synchronising. Larger results are left to the host
+// path (keys sorted by CuPy). counters[2..3], one 64-bit tally: low 32 bits the maxima reserved so
+// far, high 32 bits the finished blocks; a block's ticket therefore also returns every other
+// block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
+// every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
+// are distinct: one flat index each) with one barrier instead of a bitonic network. Measured on
+// the H100 against the previous tail (ticket, then a read of the count, bitonic network for any
+// count, every thread fencing): whole-pipeline graph 33.6 -> 32.0 us at 1024^2 / 164k points
+// (6 lines), 21.9 -> 20.3 at 10k, 25.3 -> 24.5 at 512^2 / 82k.
 extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int capacity,
@@ -338,70 +347,90 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
         threshold = (int)call[3];
         out_dev = reinterpret_cast<float*>(call[4]);
     }
-    hough_find_maxima(accum, numangle, numrho, threshold, keys, counters);
+    unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
+    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
-        s_is_last = atomicAdd(&counters[2], 1) == (int)gridDim.x - 1;
+        const unsigned long long before = atomicAdd(tally, 1ull << 32);
+        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
+        s_count = (int)(unsigned)before;
     }
     __syncthreads();
     if (!s_is_last)
         return;
     __threadfence();
-    if (threadIdx.x == 0)
-        s_count = __ldcg(&counters[1]);
-    __syncthreads();
     const int count = s_count;
-    if (count > capacity) {
-        // The host sorts keys[0, count) itself; the counters are ready for the next call.
-        if (threadIdx.x == 0) {
-            *host_count = count;
-            counters[0] = 0;
-            counters[1] = 0;
-            counters[2] = 0;
-        }
-        return;
-    }
-    int padded = 1;
-    while (padded < count)
-        padded <<= 1;
-    for (int i = threadIdx.x; i < padded; i += blockDim.x)
-        sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
-    __syncthreads();
-    for (int size = 2; size <= padded; size <<= 1) {
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-            for (int i = threadIdx.x; i < padded; i += blockDim.x) {
-                int j = i ^ stride;
-                if (j > i) {
-                    bool ascending = (i & size) == 0;
-                    unsigned long long a = sorted[i], b = sorted[j];
-                    if ((a > b) == ascending) {
-                        sorted[i] = b;
-                        sorted[j] = a;
-                    }
-                }
+    const int per_line = with_votes ? 3 : 2;
+    bool wrote = false;
+    if (count <= capacity) {
+        if (count <= (int)blockDim.x) {
+            unsigned long long key = 0;
+            if ((int)threadIdx.x < count) {
+                key = __ldcg(&keys[threadIdx.x]);
+                sorted[threadIdx.x] = key;
             }
             __syncthreads();
+            if ((int)threadIdx.x < count) {
+                int rank = 0;
+                for (int j = 0; j < count; j++)
+                    rank += sorted[j] < key;
+                float line[3];
+                hough_write_line(key, numrho, rho, theta, min_theta, rho_mode, with_votes, line);
+                for (int k = 0; k < per_line; k++) {
+                    if (out_dev)
+                        out_dev[rank * per_line + k] = line[k];
+                    if (out_host)
+                        out_host[rank * per_line + k] = line[k];
+                }
+                wrote = true;
+            }
+        } else {
+            int padded = 1;
+            while (padded < count)
+                padded <<= 1;
+            for (int i = threadIdx.x; i < padded; i += blockDim.x)
+                sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
+            __syncthreads();
+            for (int size = 2; size <= padded; size <<= 1) {
+                for (int stride = size >> 1; stride > 0; stride >>= 1) {
+                    for (int i = threadIdx.x; i < padded; i += blockDim.x) {
+                        int j = i ^ stride;
+                        if (j > i) {
+                            bool ascending = (i & size) == 0;
+                            unsigned long long a = sorted[i], b = sorted[j];
+                            if ((a > b) == ascending) {
+                                sorted[i] = b;
+                                sorted[j] = a;
+                            }
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+            for (int i = threadIdx.x; i < count; i += blockDim.x) {
+                float line[3];
+                hough_write_line(sorted[i], numrho, rho, theta, min_theta, rho_mode, with_votes, line);
+                for (int k = 0; k < per_line; k++) {
+                    if (out_dev)
+                        out_dev[i * per_line + k] = line[k];
+                    if (out_host)
+                        out_host[i * per_line + k] = line[k];
+                }
+                wrote = true;
+            }
         }
     }
-    const int per_line = with_votes ? 3 : 2;
-    for (int i = threadIdx.x; i < count; i += blockDim.x) {
-        float line[3];
-        hough_write_line(sorted[i], numrho, rho, theta, min_theta, rho_mode, with_votes, line);
-        for (int k = 0; k < per_line; k++) {
-            if (out_dev)
-                out_dev[i * per_line + k] = line[k];
-            if (out_host)
-                out_host[i * per_line + k] = line[k];
-        }
-    }
+    // A polling host reads the lines as soon as it sees the count: they are fenced before it.
+    if (wrote)
+        __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0) {
-        *host_count = count;
         // The workspace's counters start at zero for the next call (no memset launch).
         counters[0] = 0;
-        counters[1] = 0;
-        counters[2] = 0;
+        *tally = 0ull;
+        __threadfence_system();
+        *host_count = count;
     }
 }
 

@@ -324,7 +324,8 @@ class HoughLinesDetector:
                 graph.launch(stream)
             else:
                 launch(image, np.int64(step), np.int32(aligned4(image, step)), out, _NULL)
-            stream.synchronize()  # the one host sync: the line count
+            # The one host sync: the line count, polled where ch_maxima publishes it (as cvgpu.hough).
+            _kernels.await_published(host, _INT_MIN, stream)
         except BaseException:
             buf.counters.fill(0)
             raise
