@@ -415,14 +415,15 @@ def _capture_graph(cp, ws, plan):
 
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False):
+               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None):
     """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
     lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
     d_image = upload_2d(image)
     ws = _workspace(cp)
-    key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
-           to_host, force_variant, force_config)
+    if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
+        key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
+               to_host, force_variant, force_config)
     plan = ws.plans.get(key)
     if plan is None:
         if len(ws.plans) > 32:
@@ -495,9 +496,10 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
 _plans = {}
 
 
-def _fast_plan(rows, cols, rho, theta):
-    """Sizes of a default-parameter call, cached; None when the call needs cv2's checks."""
-    key = (rows, cols, rho, theta)
+def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
+    """Sizes of a default-parameter call and its _gpu_lines plan key, cached; None when the call
+    needs cv2's checks."""
+    key = (rows, cols, rho, theta, with_votes, to_host)
     plan = _plans.get(key)
     if plan is None:
         rho32, theta32 = np.float32(rho), np.float32(theta)
@@ -507,7 +509,9 @@ def _fast_plan(rows, cols, rho, theta):
             return None
         if len(_plans) > 256:
             _plans.clear()
-        plan = _plans[key] = (numangle, numrho, rho32, theta32)
+        gpu_key = (rows, cols, numangle, numrho, float(rho32), float(theta32), 0.0, False, with_votes, to_host,
+                   None, None)
+        plan = _plans[key] = (numangle, numrho, rho32, theta32, gpu_key)
     return plan
 
 
@@ -537,14 +541,14 @@ def _fast_hough(with_votes, args):
     rows, cols = image.shape
     if rows == 0 or cols == 0:
         return _NOT_FAST
-    plan = _fast_plan(rows, cols, rho, theta)
+    plan = _fast_plan(rows, cols, rho, theta, with_votes, to_host)
     if plan is None:
         return _NOT_FAST
-    numangle, numrho, rho32, theta32 = plan
+    numangle, numrho, rho32, theta32, gpu_key = plan
     _backend.record("cuda")
     try:
         return _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
-                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes)
+                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
 
