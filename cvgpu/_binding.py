@@ -2,7 +2,9 @@
 
 cv2 parses ``(*args, **kwargs)`` against the C++ signature, converts each argument in declaration
 order and, when no overload accepts them, raises ``cv2.error`` code -5 listing every overload's
-complaint. cvgpu's public functions run their arguments through :func:`parse` so that a call cv2
+complaint. A function with a single overload (no array argument, so no Mat/UMat pair) raises the
+complaint itself instead: CPython's TypeError for the argument binding, the converter's TypeError,
+ValueError or OverflowError for a value (``parse(..., overloads=1)``). cvgpu's public functions run their arguments through :func:`parse` so that a call cv2
 rejects is rejected here with the same message, and a call cv2 accepts is read the same way
 (``None`` for a number is 0, ``rho`` is a double, ``threshold`` a C int, and so on).
 """
@@ -30,7 +32,12 @@ class Param:
 
 
 class ConversionError(Exception):
-    """An argument cv2's binding rejects, with its message."""
+    """An argument cv2's binding rejects, with its message; ``python_type`` is the Python exception
+    that carries the message out of a binding with a single overload."""
+
+    def __init__(self, message, python_type=TypeError):
+        super().__init__(message)
+        self.python_type = python_type
 
 
 # CPython's OverflowError text of PyLong_AsLong (numpy's npy_intp is a C long on LP64).
@@ -53,7 +60,7 @@ def _to_double(name, value):
         try:
             return float(value)
         except OverflowError:
-            raise ConversionError("int too large to convert to float") from None
+            raise ConversionError("int too large to convert to float", OverflowError) from None
     if isinstance(value, float):
         return float(value)
     if isinstance(value, complex):
@@ -70,6 +77,23 @@ def _to_double(name, value):
     raise ConversionError("Argument '%s' can not be treated as a double" % name)
 
 
+def _to_float(name, value):
+    # cv2's pyopencv_to(float): Python numbers (np.float64 and np.complex128 are ones) read as for a
+    # double, then narrowed; numpy scalars only when numpy casts them safely to float32 (so int32 and
+    # float64 scalars of numpy's own types are refused, float16 accepted); 0-d arrays never.
+    if value is None:
+        return 0.0
+    if _is_bool(value):
+        raise ConversionError("Argument '%s' must be float, not bool" % name)
+    if isinstance(value, (int, float, complex)):
+        return _to_double(name, value)
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        if isinstance(value, np.generic) and np.can_cast(value.dtype, np.float32):
+            return float(value)
+        raise ConversionError("Argument '%s' can not be safely parsed to 'float'" % name)
+    raise ConversionError("Argument '%s' can't be treated as a float" % name)
+
+
 def _to_int(name, value):
     # cv2's pyopencv_to(int): Python ints and numpy integer scalars through numpy's
     # PyArray_PyIntAsInt (operator.index, then a C long, then a C int).
@@ -83,9 +107,9 @@ def _to_int(name, value):
         except TypeError as exc:
             raise ConversionError(str(exc)) from None
         if not _LONG_MIN <= value <= _LONG_MAX:
-            raise ConversionError(LONG_OVERFLOW)
+            raise ConversionError(LONG_OVERFLOW, OverflowError)
         if not _INT_MIN <= value <= _INT_MAX:
-            raise ConversionError("integer won't fit into a C int")
+            raise ConversionError("integer won't fit into a C int", ValueError)
         return value
     raise ConversionError("Argument '%s' is required to be an integer" % name)
 
@@ -98,24 +122,31 @@ def _to_bool(name, value):
     raise ConversionError("Argument '%s' is not convertable to bool" % name)
 
 
-_CONVERTERS = {"double": _to_double, "int": _to_int, "bool": _to_bool}
+_CONVERTERS = {"double": _to_double, "float": _to_float, "int": _to_int, "bool": _to_bool}
 
 
 PENDING = "_pending"  # key of parse's result: the message of a Python error left pending, if any
 
 
-def parse(func_name, params, args, kwargs, convert_array, order=None):
+def parse(func_name, params, args, kwargs, convert_array, order=None, overloads=2):
     """Bind and convert like cv2's binding; ``convert_array(name, value)`` handles array params.
+    ``overloads``: 2 for a function cv2 binds as a Mat and a UMat overload (its errors are cv2.error
+    -5 listing both), 1 for one overload (the Python exception itself, see the module docstring).
 
     cv2 converts in the C++ signature's order (``order``: parameter names; by default the Python
     order), so the first argument it rejects in that order names the error: HoughLines' ``lines``
     before ``rho``. An int beyond a C long given for an array leaves its Python error pending (see
     Pending): the next given double (or an int read as -1) fails with it; if none does, the result
     carries it under PENDING and the caller raises what cv2 raises once the call has run."""
+    def binding_error(msg):
+        return TypeError(msg) if overloads == 1 else _errors.bad_argument(func_name, msg, msg)
+
     n_params = len(params)
     if len(args) + len(kwargs) > n_params:
-        msg = "%s() takes at most %d arguments (%d given)" % (func_name, n_params, len(args) + len(kwargs))
-        raise _errors.bad_argument(func_name, msg, msg)
+        # CPython's PyArg_ParseTupleAndKeywords wording: "keyword " when no argument is positional.
+        msg = "%s() takes at most %d %sargument%s (%d given)" % (
+            func_name, n_params, "" if args else "keyword ", "" if n_params == 1 else "s", len(args) + len(kwargs))
+        raise binding_error(msg)
     raw = {}
     remaining = dict(kwargs)
     given = set()
@@ -128,16 +159,16 @@ def parse(func_name, params, args, kwargs, convert_array, order=None):
             given.add(p.name)
         elif p.default is REQUIRED:
             msg = "%s() missing required argument '%s' (pos %d)" % (func_name, p.name, i + 1)
-            raise _errors.bad_argument(func_name, msg, msg)
+            raise binding_error(msg)
         else:
             raw[p.name] = p.default
     for i, p in enumerate(params[: len(args)]):
         if p.name in remaining:
             msg = "argument for %s() given by name ('%s') and position (%d)" % (func_name, p.name, i + 1)
-            raise _errors.bad_argument(func_name, msg, msg)
+            raise binding_error(msg)
     if remaining:
         msg = "'%s' is an invalid keyword argument for %s()" % (next(iter(remaining)), func_name)
-        raise _errors.bad_argument(func_name, msg, msg)
+        raise binding_error(msg)
     out = {}
     pending = None
     by_name = {p.name: p for p in params}
@@ -161,6 +192,8 @@ def parse(func_name, params, args, kwargs, convert_array, order=None):
                     value = value.value
                 out[p.name] = value
         except ConversionError as exc:
+            if overloads == 1:
+                raise exc.python_type(str(exc)) from None
             first = str(exc)
             # The UMat overload fails at the first array argument that is not a UMat-convertible array.
             second = "Expected Ptr<cv::UMat> for argument '%s'" % p.name if p.kind in ("mat", "outmat") else first

@@ -33,9 +33,11 @@ _INT_MIN = -(1 << 31)
 SMEM_CAP = 8192
 _THREADS = 256
 
+# cv::cuda::createHoughLinesDetector(float rho, float theta, int threshold, bool doSort, int maxLines):
+# one overload (no array argument), so its binding raises the converters' own Python errors.
 _PARAMS = [
-    _binding.Param("rho", "double"),
-    _binding.Param("theta", "double"),
+    _binding.Param("rho", "float"),
+    _binding.Param("theta", "float"),
     _binding.Param("threshold", "int"),
     _binding.Param("doSort", "bool", False),
     _binding.Param("maxLines", "int", 4096),
@@ -113,23 +115,25 @@ def _device_consts(cp, dev):
     return info
 
 
-def _setter_value(method, convert, name, value):
-    """A setter's argument converted as cv2 converts it; a value it rejects raises cv2.error -5 with
-    cv2's conversion message, as createHoughLinesDetector does. (cv2's own bindings of functions
-    with a single overload raise the converter's TypeError / ValueError / OverflowError instead.)"""
-    try:
-        return convert(name, value)
-    except _binding.ConversionError as exc:
-        raise _errors.bad_argument("cuda_HoughLinesDetector." + method, str(exc), str(exc)) from None
+def _setter_value(method, param, args, kwargs):
+    """A setter's one argument bound and converted as cv2's binding of that method does (one
+    overload: CPython's TypeError for the binding, the converter's own error for the value)."""
+    return _binding.parse("cuda_HoughLinesDetector." + method, [param], args, kwargs, None, overloads=1)[param.name]
+
+
+def _float32(value):
+    """static_cast<float>(double): round to nearest, inf beyond float32's range (no warning)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.float32(value)
 
 
 class HoughLinesDetector:
     """cv2.cuda.HoughLinesDetector (create it with cvgpu.cuda.createHoughLinesDetector)."""
 
     def __init__(self, rho, theta, threshold, doSort=False, maxLines=4096):
-        self._rho = np.float32(rho)
+        self._rho = _float32(rho)
         self._irho = _inverse(self._rho)
-        self._theta = np.float32(theta)
+        self._theta = _float32(theta)
         self._threshold = int(threshold)
         self._do_sort = bool(doSort)
         self._max_lines = int(maxLines)
@@ -139,33 +143,38 @@ class HoughLinesDetector:
         self._last_plane = None   # (GpuMat array, its 2-D view) of the last detect
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
-    def setRho(self, rho):
-        self._rho = np.float32(_setter_value("setRho", _binding._to_double, "rho", rho))
+    def setRho(self, *args, **kwargs):
+        """setRho(rho) -> None"""
+        self._rho = _float32(_setter_value("setRho", _binding.Param("rho", "float"), args, kwargs))
         self._irho = _inverse(self._rho)
 
     def getRho(self):
         return float(self._rho)
 
-    def setTheta(self, theta):
-        self._theta = np.float32(_setter_value("setTheta", _binding._to_double, "theta", theta))
+    def setTheta(self, *args, **kwargs):
+        """setTheta(theta) -> None"""
+        self._theta = _float32(_setter_value("setTheta", _binding.Param("theta", "float"), args, kwargs))
 
     def getTheta(self):
         return float(self._theta)
 
-    def setThreshold(self, threshold):
-        self._threshold = _setter_value("setThreshold", _binding._to_int, "threshold", threshold)
+    def setThreshold(self, *args, **kwargs):
+        """setThreshold(threshold) -> None"""
+        self._threshold = _setter_value("setThreshold", _binding.Param("threshold", "int"), args, kwargs)
 
     def getThreshold(self):
         return self._threshold
 
-    def setDoSort(self, doSort):
-        self._do_sort = _setter_value("setDoSort", _binding._to_bool, "doSort", doSort)
+    def setDoSort(self, *args, **kwargs):
+        """setDoSort(doSort) -> None"""
+        self._do_sort = _setter_value("setDoSort", _binding.Param("doSort", "bool"), args, kwargs)
 
     def getDoSort(self):
         return self._do_sort
 
-    def setMaxLines(self, maxLines):
-        self._max_lines = _setter_value("setMaxLines", _binding._to_int, "maxLines", maxLines)
+    def setMaxLines(self, *args, **kwargs):
+        """setMaxLines(maxLines) -> None"""
+        self._max_lines = _setter_value("setMaxLines", _binding.Param("maxLines", "int"), args, kwargs)
 
     def getMaxLines(self):
         return self._max_lines
@@ -505,5 +514,5 @@ def createHoughLinesDetector(*args, **kwargs):
     """createHoughLinesDetector(rho, theta, threshold[, doSort[, maxLines]]) -> retval
 
     rho and theta are stored as float32, threshold and maxLines as int (as OpenCV)."""
-    a = _binding.parse("createHoughLinesDetector", _PARAMS, args, kwargs, lambda name, value: value)
+    a = _binding.parse("createHoughLinesDetector", _PARAMS, args, kwargs, None, overloads=1)
     return HoughLinesDetector(a["rho"], a["theta"], a["threshold"], a["doSort"], a["maxLines"])
