@@ -38,20 +38,23 @@ def kernel_source(family):
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 
-def get_function(family, name, options=(), max_dynamic_shared=None):
-    """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device."""
+def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=False):
+    """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device.
+    ``cooperative``: from a module of its own whose kernels CuPy launches with
+    cuLaunchCooperativeKernel (all blocks resident at once, or the launch fails)."""
     cp = cupy_module()
     device = cp.cuda.Device().id
-    fkey = (device, family, tuple(options), name)
+    fkey = (device, family, tuple(options), bool(cooperative), name)
     fn = _functions.get(fkey)
     if fn is None:
         with _lock:
             fn = _functions.get(fkey)
             if fn is None:
-                mkey = fkey[:3]
+                mkey = fkey[:4]
                 module = _modules.get(mkey)
                 if module is None:
-                    module = cp.RawModule(code=kernel_source(family), options=_BASE_OPTIONS + tuple(options))
+                    module = cp.RawModule(code=kernel_source(family), options=_BASE_OPTIONS + tuple(options),
+                                          enable_cooperative_groups=bool(cooperative))
                     _modules[mkey] = module
                 fn = module.get_function(name)
                 _functions[fkey] = fn

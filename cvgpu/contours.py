@@ -238,6 +238,7 @@ class _Workspace:
         self.cp = cp
         self.counter = cp.zeros(1, dtype=cp.uint32)
         self.total = cp.zeros(1, dtype=cp.uint64)
+        self.barrier = cp.zeros(2, dtype=cp.uint32)  # rank_jump_rounds' grid barrier (left reusable)
         self.bufs = {}
 
     def grown(self, name, size, dtype):
@@ -261,6 +262,49 @@ _RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
 # but 1.17 instead of 0.77 ms at 1232x1028 (1.1M slots).
 _RULER_MIN_SLOTS = 1 << 22
 _RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
+
+
+_cooperative = {}  # device -> blocks of rank_jump_rounds resident at once (0: one launch a round)
+
+
+def _rank_jump_cooperative(cp):
+    """(rank_jump_rounds, the most blocks of it resident at once) on the current device, or None
+    where it cannot be launched cooperatively."""
+    device = cp.cuda.runtime.getDevice()
+    fn = _kernels.get_function("contours", "rank_jump_rounds", cooperative=True)
+    resident = _cooperative.get(device)
+    if resident is None:
+        num_sms, _ = _kernels.device_properties()
+        resident = _cooperative[device] = num_sms * _kernels.resident_blocks(fn, _BLOCK, 0)
+    return (fn, resident) if resident else None
+
+
+def _jump_rounds(cp, n, rounds, a, b, k=0, live=None):
+    """``rounds`` rounds of list ranking by pointer jumping (rank_jump) over the first n records of
+    a, b as (successor, suffix sum) int pairs, or over k + live[0] of them (n is then a bound).
+    Returns (result, spare). One cooperative launch does every round (rank_jump_rounds), where
+    each round had been a launch of its own: 12 to 30 launches at ~10 us of host time each
+    bounded findContours on small images. Where the device refuses a cooperative launch, one
+    launch a round, as before; the rounds and results are the same."""
+    i32 = np.int32
+    coop = _rank_jump_cooperative(cp)
+    if coop is not None:
+        fn, resident = coop
+        try:
+            fn((max(1, min(resident, -(-n // _BLOCK))),), (_BLOCK,),
+               (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a, b,
+                _workspace(cp).barrier))
+            return (b, a) if rounds & 1 else (a, b)
+        except cp.cuda.driver.CUDADriverError:  # no cooperative launch here (driver, MPS): launch nothing
+            _cooperative[cp.cuda.runtime.getDevice()] = 0
+    grid = (max(1, -(-n // _BLOCK)),)
+    for _ in range(rounds):
+        if live is None:
+            _fn("rank_jump")(grid, (_BLOCK,), (i32(n), a, b))
+        else:
+            _fn("rank_jump_n")(grid, (_BLOCK,), (i32(k), live, a, b))
+        a, b = b, a
+    return a, b
 
 
 def _empty(cp):
@@ -358,11 +402,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     _fn("state_init")(gs, (_BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir, rid))
     if direct:
         st2 = ws.grown("st2", 2 * slots, cp.int32)
-        jump = _fn("rank_jump")
-        for _ in range(max(1, slots.bit_length())):
-            jump(gs, (_BLOCK,), (i32(slots), st, st2))
-            st, st2 = st2, st
-        rj = st
+        rj, _ = _jump_rounds(cp, slots, max(1, slots.bit_length()), st, st2)
     else:
         rj = _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc)
     counts = cp.empty(k, dtype=cp.int32)
@@ -405,11 +445,7 @@ def _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc):
     gr = (-(-nr // _BLOCK),)
     _fn("ruler_walk")(gr, (_BLOCK,), (i32(slots), i32(nblk), i32(k), st, sdir, head_of, head_slot, rank, rid, rloc,
                                       rj))
-    jump = _fn("rank_jump_n")
-    live = rank[nblk - 1:nblk]
-    for _ in range(max(1, nr.bit_length())):
-        jump(gr, (_BLOCK,), (i32(k), live, rj, rj2))
-        rj, rj2 = rj2, rj
+    rj, _ = _jump_rounds(cp, nr, max(1, nr.bit_length()), rj, rj2, k=k, live=rank[nblk - 1:nblk])
     return rj
 
 
@@ -771,10 +807,7 @@ def _tree_order(cp, m, parent):
     et2 = cp.empty_like(et)
     ge = (-(-ne // _BLOCK),)
     _fn("euler_init")(ge, (_BLOCK,), (i32(m), parent, first_child, next_sib, et))
-    jump = _fn("rank_jump")
-    for _ in range(max(1, int(ne - 1).bit_length())):
-        jump(ge, (_BLOCK,), (i32(ne), et, et2))
-        et, et2 = et2, et
+    et, _ = _jump_rounds(cp, ne, max(1, int(ne - 1).bit_length()), et, et2)
     out_node = cp.empty(m, dtype=cp.int32)
     hier = cp.empty((m, 4), dtype=cp.int32)
     _fn("tree_output")(gm, (_BLOCK,), (i32(m), et, parent, first_child, next_sib, prev_sib, out_node, hier))
@@ -834,10 +867,7 @@ def _gpu_labels(cp, image, method, ox, oy, grouped=False):
     st = cyc2             # free after the min-jumping
     st2 = cp.empty((slots, 2), dtype=cp.int32)
     _fn("lab_rank_init")(gs, (_BLOCK,), (i32(slots), nxt, cyc, sdir, simple, leader, st))
-    jump = _fn("rank_jump")
-    for _ in range(rounds):
-        jump(gs, (_BLOCK,), (i32(slots), st, st2))
-        st, st2 = st2, st
+    st, st2 = _jump_rounds(cp, slots, rounds, st, st2)
 
     ids = slots + e_count
     t_old = cp.full(ids, _LAB_INF, dtype=cp.int32)

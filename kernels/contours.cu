@@ -238,6 +238,59 @@ extern "C" __global__ void border_parents(const int* __restrict__ starts, int m,
     parent[d] = p;
 }
 
+// A barrier over the whole grid, for a cooperative launch (every block resident). bar[0] counts the
+// arrived blocks and is back at 0 after each barrier; bar[1] is the generation, bumped by the last
+// block to arrive, which releases the others. The fences order each block's writes before its
+// arrival and everyone's after the release, at GPU scope.
+__device__ __forceinline__ void grid_barrier(unsigned int* bar)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned int* gen = bar + 1;
+        const unsigned int seen = *gen;
+        __threadfence();
+        if (atomicAdd(&bar[0], 1u) == gridDim.x - 1) {
+            atomicExch(&bar[0], 0u);
+            __threadfence();
+            atomicAdd(&bar[1], 1u);
+        } else {
+            while (*gen == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// `rounds` rounds of rank_jump (below) in one cooperative launch, a grid barrier between rounds, over the
+// first n elements (or k + *live of them, as rank_jump_n): the same rounds and results as one
+// launch a round, without the ~10 us of host time each launch costs, which dominated small images.
+// Round r reads a and writes b when r is even, the other way round when odd (the result is in b
+// after an odd number of rounds). The loads bypass L1 (__ldcg): other blocks wrote them in this
+// kernel. (It sits before the tree kernels, out of the host builds of tests/test_*_kernel_host.py,
+// whose threads run one after another and could not pass a grid barrier.)
+extern "C" __global__ void rank_jump_rounds(int n, int k, const int* __restrict__ live, int rounds,
+                                            int2* a, int2* b, unsigned int* bar)
+{
+    const int count = live != nullptr ? k + *live : n;
+    const int stride = gridDim.x * blockDim.x;
+    for (int r = 0; r < rounds; r++) {
+        const int2* src = (r & 1) ? b : a;
+        int2* dst = (r & 1) ? a : b;
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+            int2 v = __ldcg(&src[i]);
+            if (v.x >= 0) {
+                const int2 w = __ldcg(&src[v.x]);
+                v.x = w.x;
+                v.y += w.y;
+            }
+            dst[i] = v;
+        }
+        if (r + 1 < rounds)
+            grid_barrier(bar);
+    }
+}
+
 // Sibling links from the nodes sorted by (parent, descending discovery). Node m is the frame.
 extern "C" __global__ void sibling_links(const long long* __restrict__ sorted, int m,
                                          const int* __restrict__ parent, int* __restrict__ first_child,
@@ -295,6 +348,7 @@ extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) jump_step(i, src, dst);
 }
+
 
 // Output order and hierarchy for TREE/CCOMP: pos(v) = m - (borders entered from v on).
 extern "C" __global__ void tree_output(int m, const int2* __restrict__ et, const int* __restrict__ parent,

@@ -86,6 +86,8 @@ def host_gpu(host_kernels, monkeypatch):
     lib, sig = host_kernels
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
     monkeypatch.setattr(cc, "_workspace", lambda cp: cc._Workspace(cp))
+    # The host's threads run one after another: no grid barrier, so one launch per jumping round.
+    monkeypatch.setattr(cc, "_rank_jump_cooperative", lambda cp: None)
     return _HostCupy()
 
 
