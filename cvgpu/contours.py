@@ -370,7 +370,9 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
 
     if mode in (RETR_LIST, RETR_EXTERNAL):
         if mode == RETR_EXTERNAL:
-            sel = cp.flatnonzero((hole[:m] == 0) & (parent < 0))
+            flag = cp.empty(m, dtype=cp.uint8)
+            _fn("external_flags")(gm, (_BLOCK,), (i32(m), hole, parent, flag))
+            sel = cp.flatnonzero(flag)
         else:
             sel = cp.arange(m, dtype=cp.int64)
         k = int(sel.size)
@@ -795,8 +797,8 @@ def _tree_order(cp, m, parent):
     siblings newest first (the kernels of the 8-bit TREE/CCOMP path)."""
     i32 = np.int32
     gm = (-(-m // _BLOCK),)
-    pkey = cp.where(parent < 0, m, parent).astype(cp.int64)
-    key = pkey * (m + 1) + (m - 1 - cp.arange(m, dtype=cp.int64))
+    key = cp.empty(m, dtype=cp.int64)
+    _fn("tree_sort_keys")(gm, (_BLOCK,), (i32(m), parent, key))
     order = cp.argsort(key)
     first_child = cp.full(m + 1, -1, dtype=cp.int32)
     next_sib = cp.empty(m, dtype=cp.int32)

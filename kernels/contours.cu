@@ -308,6 +308,17 @@ extern "C" __global__ void sibling_links(const long long* __restrict__ sorted, i
     prev_sib[v] = (pprev == pv) ? (int)sorted[j - 1] : -1;
 }
 
+// Sort keys of the tree order, (parent, then discovery descending) in one int64: the frame's
+// children (parent -1) under m. One launch where CuPy's where / astype / arange and arithmetic took
+// seven.
+extern "C" __global__ void tree_sort_keys(int m, const int* __restrict__ parent, long long* __restrict__ key)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const long long p = parent[i] < 0 ? (long long)m : (long long)parent[i];
+    key[i] = p * ((long long)m + 1) + (long long)(m - 1 - i);
+}
+
 // Euler tour of the border tree (enter v = v, exit v = v + m + 1) with weight 1 on entering a
 // border: suffix sums by pointer jumping give each border's pre-order index.
 extern "C" __global__ void euler_init(int m, const int* __restrict__ parent, const int* __restrict__ first_child,
@@ -365,6 +376,15 @@ extern "C" __global__ void tree_output(int m, const int2* __restrict__ et, const
     hier[4 * pos + 1] = pv >= 0 ? m - et[pv].y : -1;
     hier[4 * pos + 2] = fc >= 0 ? m - et[fc].y : -1;
     hier[4 * pos + 3] = pa >= 0 ? m - et[pa].y : -1;
+}
+
+// RETR_EXTERNAL's borders: the outer ones (not holes) whose parent is the frame (one launch where
+// CuPy's comparisons and & took three).
+extern "C" __global__ void external_flags(int m, const u8* __restrict__ hole, const int* __restrict__ parent,
+                                          u8* __restrict__ flag)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) flag[i] = hole[i] == 0 && parent[i] < 0;
 }
 
 // LIST / EXTERNAL: the selected borders in reverse discovery order, chained next/previous.
