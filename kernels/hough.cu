@@ -321,6 +321,23 @@ __device__ __forceinline__ void hough_write_line(
         out[2] = (float)votes;
 }
 
+// Line `index` of the output from its key, to the device result and, when given, to the pinned host
+// copy.
+__device__ __forceinline__ void hough_store_line(
+    unsigned long long key, int index, int numrho, float rho, float theta, float min_theta, int rho_mode,
+    int with_votes, float* out_dev, float* out_host)
+{
+    const int per_line = with_votes ? 3 : 2;
+    float line[3];
+    hough_write_line(key, numrho, rho, theta, min_theta, rho_mode, with_votes, line);
+    for (int k = 0; k < per_line; k++) {
+        if (out_dev)
+            out_dev[index * per_line + k] = line[k];
+        if (out_host)
+            out_host[index * per_line + k] = line[k];
+    }
+}
+
 // Finds the local maxima over the whole grid; the last block to finish then orders the keys in
 // shared memory when they fit (capacity keys), writes the lines to out_dev and, when out_host is
 // given (pinned, device-visible), to out_host too, and publishes the count at host_count (pinned)
@@ -361,7 +378,6 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
         return;
     __threadfence();
     const int count = s_count;
-    const int per_line = with_votes ? 3 : 2;
     bool wrote = false;
     if (count <= capacity) {
         if (count <= (int)blockDim.x) {
@@ -375,14 +391,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
                 int rank = 0;
                 for (int j = 0; j < count; j++)
                     rank += sorted[j] < key;
-                float line[3];
-                hough_write_line(key, numrho, rho, theta, min_theta, rho_mode, with_votes, line);
-                for (int k = 0; k < per_line; k++) {
-                    if (out_dev)
-                        out_dev[rank * per_line + k] = line[k];
-                    if (out_host)
-                        out_host[rank * per_line + k] = line[k];
-                }
+                hough_store_line(key, rank, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;
             }
         } else {
@@ -409,14 +418,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
                 }
             }
             for (int i = threadIdx.x; i < count; i += blockDim.x) {
-                float line[3];
-                hough_write_line(sorted[i], numrho, rho, theta, min_theta, rho_mode, with_votes, line);
-                for (int k = 0; k < per_line; k++) {
-                    if (out_dev)
-                        out_dev[i * per_line + k] = line[k];
-                    if (out_host)
-                        out_host[i * per_line + k] = line[k];
-                }
+                hough_store_line(sorted[i], i, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;
             }
         }
