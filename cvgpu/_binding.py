@@ -70,11 +70,20 @@ def _to_double(name, value):
         if to_float is None:
             raise ConversionError("must be real number, not %s" % type(value).__name__)
         return float(to_float(value))
-    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        if isinstance(value, np.generic) and np.can_cast(value.dtype, np.float64):
-            return float(value)
-        raise ConversionError("Argument '%s' can not be safely parsed to 'double'" % name)
+    if _is_numpy_scalar(value):
+        return _numpy_scalar_as(name, value, np.float64, "double")
     raise ConversionError("Argument '%s' can not be treated as a double" % name)
+
+
+def _is_numpy_scalar(value):
+    return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _numpy_scalar_as(name, value, dtype, c_type):
+    # cv2's parseNumpyScalar: a numpy scalar that numpy casts safely to the C type; never a 0-d array.
+    if isinstance(value, np.generic) and np.can_cast(value.dtype, dtype):
+        return float(value)
+    raise ConversionError("Argument '%s' can not be safely parsed to '%s'" % (name, c_type))
 
 
 def _to_float(name, value):
@@ -87,10 +96,8 @@ def _to_float(name, value):
         raise ConversionError("Argument '%s' must be float, not bool" % name)
     if isinstance(value, (int, float, complex)):
         return _to_double(name, value)
-    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        if isinstance(value, np.generic) and np.can_cast(value.dtype, np.float32):
-            return float(value)
-        raise ConversionError("Argument '%s' can not be safely parsed to 'float'" % name)
+    if _is_numpy_scalar(value):
+        return _numpy_scalar_as(name, value, np.float32, "float")
     raise ConversionError("Argument '%s' can't be treated as a float" % name)
 
 

@@ -360,7 +360,6 @@ extern "C" __global__ void rank_jump(int n, const int2* __restrict__ src, int2* 
     if (i < n) jump_step(i, src, dst);
 }
 
-
 // Output order and hierarchy for TREE/CCOMP: pos(v) = m - (borders entered from v on).
 extern "C" __global__ void tree_output(int m, const int2* __restrict__ et, const int* __restrict__ parent,
                                        const int* __restrict__ first_child, const int* __restrict__ next_sib,

@@ -115,10 +115,15 @@ def _device_consts(cp, dev):
     return info
 
 
-def _setter_value(method, param, args, kwargs):
+# The setters' one parameter each, required (OpenCV: setRho(float rho), ..., setMaxLines(int maxLines)).
+_SETTER_PARAMS = {p.name: _binding.Param(p.name, p.kind) for p in _PARAMS}
+
+
+def _setter_value(method, name, args, kwargs):
     """A setter's one argument bound and converted as cv2's binding of that method does (one
     overload: CPython's TypeError for the binding, the converter's own error for the value)."""
-    return _binding.parse("cuda_HoughLinesDetector." + method, [param], args, kwargs, None, overloads=1)[param.name]
+    return _binding.parse("cuda_HoughLinesDetector." + method, [_SETTER_PARAMS[name]], args, kwargs, None,
+                          overloads=1)[name]
 
 
 def _float32(value):
@@ -145,7 +150,7 @@ class HoughLinesDetector:
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, *args, **kwargs):
         """setRho(rho) -> None"""
-        self._rho = _float32(_setter_value("setRho", _binding.Param("rho", "float"), args, kwargs))
+        self._rho = _float32(_setter_value("setRho", "rho", args, kwargs))
         self._irho = _inverse(self._rho)
 
     def getRho(self):
@@ -153,28 +158,28 @@ class HoughLinesDetector:
 
     def setTheta(self, *args, **kwargs):
         """setTheta(theta) -> None"""
-        self._theta = _float32(_setter_value("setTheta", _binding.Param("theta", "float"), args, kwargs))
+        self._theta = _float32(_setter_value("setTheta", "theta", args, kwargs))
 
     def getTheta(self):
         return float(self._theta)
 
     def setThreshold(self, *args, **kwargs):
         """setThreshold(threshold) -> None"""
-        self._threshold = _setter_value("setThreshold", _binding.Param("threshold", "int"), args, kwargs)
+        self._threshold = _setter_value("setThreshold", "threshold", args, kwargs)
 
     def getThreshold(self):
         return self._threshold
 
     def setDoSort(self, *args, **kwargs):
         """setDoSort(doSort) -> None"""
-        self._do_sort = _setter_value("setDoSort", _binding.Param("doSort", "bool"), args, kwargs)
+        self._do_sort = _setter_value("setDoSort", "doSort", args, kwargs)
 
     def getDoSort(self):
         return self._do_sort
 
     def setMaxLines(self, *args, **kwargs):
         """setMaxLines(maxLines) -> None"""
-        self._max_lines = _setter_value("setMaxLines", _binding.Param("maxLines", "int"), args, kwargs)
+        self._max_lines = _setter_value("setMaxLines", "maxLines", args, kwargs)
 
     def getMaxLines(self):
         return self._max_lines
