@@ -79,5 +79,6 @@ def _device_of(value):
         return None  # the function's own conversion reports it as cv2 would
     if arr is None:
         return None
-    device = arr.device
-    return device if device.id != cp.cuda.runtime.getDevice() else None
+    # (The memory pointer's device id: ndarray.device builds a Device object on every call.)
+    device_id = arr.data.device_id
+    return cp.cuda.Device(device_id) if device_id != cp.cuda.runtime.getDevice() else None

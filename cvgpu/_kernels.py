@@ -1,6 +1,7 @@
 """The one compiled-kernel cache: ``kernels/<family>.cu`` built through NVRTC once per device and
 option set, then reused. Sources ship inside the wheel as ``cvgpu/kernels`` and are read from the
 repository's ``kernels/`` in a source checkout."""
+import ctypes
 import pathlib
 import threading
 
@@ -83,16 +84,18 @@ def thread_workspace(family, make):
 _props = {}
 
 
-def device_properties():
-    """(multiprocessor count, opt-in shared memory per block) of the current device, cached."""
+def device_properties(capability=False):
+    """(multiprocessor count, opt-in shared memory per block) of the current device, cached; with
+    ``capability``, its compute capability as 10 * major + minor instead."""
     cp = cupy_module()
     device = cp.cuda.Device().id
     props = _props.get(device)
     if props is None:
-        attrs = cp.cuda.Device(device).attributes
-        props = (attrs["MultiProcessorCount"], attrs["MaxSharedMemoryPerBlockOptin"])
+        dev = cp.cuda.Device(device)
+        attrs = dev.attributes
+        props = ((attrs["MultiProcessorCount"], attrs["MaxSharedMemoryPerBlockOptin"]), int(dev.compute_capability))
         _props[device] = props
-    return props
+    return props[1] if capability else props[0]
 
 
 def resident_blocks(fn, threads, dynamic_shared):
@@ -104,20 +107,22 @@ def resident_blocks(fn, threads, dynamic_shared):
         return 0
 
 
-def capture_graph(cp, call_dev, call_pinned, nbytes, launch):
-    """``launch(call)``: kernel launches that read their per-call values from device memory at
-    ``call``, captured as one CUDA graph whose first node copies those ``nbytes`` from pinned
-    ``call_pinned`` into ``call_dev`` (a replayed graph takes no new arguments). One replay costs
-    the host ~3 us where three launches with their arguments cost ~25. False where capture fails:
-    the caller then keeps launching directly."""
+def capture_graph(cp, family, options, call_dev, call_pinned, words, launch):
+    """``launch(call, run)``: kernel launches, each made as ``run(fn, grid, block, args, shared_mem)``,
+    that read their per-call values from device memory at ``call``, captured as one CUDA graph whose
+    first node (kernels/hough_points.cuh: graph_load_call) brings those ``words`` 64-bit values from
+    pinned ``call_pinned`` into ``call_dev`` (a replayed graph takes no new arguments). Every kernel
+    after it is a programmatic dependent of the one before (launch_dependent). One replay costs the
+    host ~3 us where three launches with their arguments cost ~25. False where capture fails: the
+    caller then keeps launching directly."""
+    loader = get_function(family, "graph_load_call", options)
     capture = cp.cuda.Stream(non_blocking=True)
     try:
         with capture:
             capture.begin_capture()
             try:
-                cp.cuda.runtime.memcpyAsync(call_dev.data.ptr, call_pinned.ptr, nbytes,
-                                            cp.cuda.runtime.memcpyHostToDevice, capture.ptr)
-                launch(np.uint64(call_dev.data.ptr))
+                loader((1,), (32,), (np.uint64(call_pinned.ptr), call_dev, np.int32(words)))
+                launch(np.uint64(call_dev.data.ptr), launch_dependent)
             finally:
                 graph = capture.end_capture()
         graph.upload(capture)
@@ -125,6 +130,81 @@ def capture_graph(cp, call_dev, call_pinned, nbytes, launch):
         return graph
     except Exception:  # no capture on this platform or CuPy
         return False
+
+
+# cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (CUDA 12 driver API;
+# CuPy's launches take no attributes). Used while capturing graphs only: building the ctypes call
+# costs tens of microseconds of host time, once per captured plan.
+_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
+class _LaunchAttribute(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_ubyte * 64)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_mem", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(_LaunchAttribute)),
+                ("num_attrs", ctypes.c_uint)]
+
+
+_launch_ex = []
+
+
+def _driver_launch_ex():
+    """libcuda's cuLaunchKernelEx, or None (no such library or entry point)."""
+    if not _launch_ex:
+        fn = None
+        for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+            try:
+                fn = getattr(ctypes.CDLL(name), "cuLaunchKernelEx")
+                break
+            except (OSError, AttributeError):
+                continue
+        if fn is not None:
+            fn.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                           ctypes.c_void_p]
+            fn.restype = ctypes.c_int
+        _launch_ex.append(fn)
+    return _launch_ex[0]
+
+
+def _argument_buffers(cp, args):
+    """Each kernel argument's bytes as CuPy passes them (device pointer, numpy scalar), or None for
+    a kind this path does not handle."""
+    buffers = []
+    for a in args:
+        if isinstance(a, cp.ndarray):
+            buffers.append(ctypes.c_void_p(a.data.ptr))
+        elif isinstance(a, np.generic):
+            raw = a.tobytes()
+            buffers.append((ctypes.c_char * len(raw)).from_buffer_copy(raw))
+        else:
+            return None
+    return buffers
+
+
+def launch_dependent(fn, grid, block, args, shared_mem=0):
+    """Launch the ``cupy.RawKernel`` ``fn`` on the current stream as a programmatic dependent of the
+    kernel before it: the kernel must call await_previous_kernel() (kernels/hough_points.cuh) before
+    its first global memory access. A plain launch where that is not available (compute capability
+    below 9.0, no cuLaunchKernelEx, an argument kind not handled here)."""
+    cp = cupy_module()
+    launch_ex = _driver_launch_ex()
+    buffers = _argument_buffers(cp, args) if launch_ex is not None else None
+    if buffers is None or device_properties(capability=True) < 90:
+        fn(grid, block, args, shared_mem=shared_mem)
+        return
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    block = tuple(block) + (1,) * (3 - len(block))
+    params = (ctypes.c_void_p * max(1, len(buffers)))(*[ctypes.addressof(b) for b in buffers])
+    attribute = _LaunchAttribute(id=_PROGRAMMATIC_STREAM_SERIALIZATION)
+    attribute.value[0] = 1
+    config = _LaunchConfig((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block), shared_mem,
+                           cp.cuda.get_current_stream().ptr, ctypes.pointer(attribute), 1)
+    status = launch_ex(ctypes.byref(config), fn.kernel.ptr, params, None)
+    if status != 0:
+        raise RuntimeError("cuLaunchKernelEx failed with CUDA error %d" % status)
 
 
 def await_published(flag_view, unset, stream):

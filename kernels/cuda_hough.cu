@@ -71,6 +71,7 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size, const long long* __restrict__ call)
 {
+    await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
@@ -153,6 +154,7 @@ __device__ __forceinline__ void ch_vote_block(
     int numangle, int numrho, int hi_col, int min_points, int rows, int cols, int* __restrict__ accum)
 {
     extern __shared__ int rows_sh[];
+    await_previous_kernel();
     int begin, end;
     if (!hough_vote_slice(counters[0], min_points, &begin, &end))
         return;
@@ -224,6 +226,7 @@ extern "C" __global__ void ch_vote_global(
     int numrho, int hi_col, int* __restrict__ accum)
 {
     const int width = numrho + 2;
+    await_previous_kernel();
     const int n = blockIdx.x;
     int begin, end;
     ch_chunk(counters[0], &begin, &end);
@@ -351,6 +354,7 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
     const long long* __restrict__ call)
 {
+    await_previous_kernel();
     if (call != nullptr)  // graph mode, see ch_collect
         out = reinterpret_cast<float*>(call[3]);
     extern __shared__ unsigned long long keys[];

@@ -45,6 +45,7 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call)
 {
+    await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
@@ -148,6 +149,7 @@ __device__ __forceinline__ void hough_vote_block(
     int* __restrict__ accum, long long accum_size)
 {
     extern __shared__ int rows_sh[];
+    await_previous_kernel();
     int begin, end;
     if (!hough_vote_slice(counters[0], min_points, &begin, &end))
         return;
@@ -228,6 +230,7 @@ extern "C" __global__ void hough_vote_global(
     const float* __restrict__ tab_sin, int numangle, int numrho, int angles_per_block,
     int* __restrict__ accum, long long accum_size)
 {
+    await_previous_kernel();
     const int width = numrho + 2;
     const int npoints = counters[0];
     const int offset = (numrho - 1) / 2;
@@ -360,6 +363,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     extern __shared__ unsigned long long sorted[];
     __shared__ int s_count;
     __shared__ int s_is_last;
+    await_previous_kernel();
     if (call != nullptr) {  // graph mode, see hough_collect_points
         threshold = (int)call[3];
         out_dev = reinterpret_cast<float*>(call[4]);

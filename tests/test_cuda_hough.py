@@ -450,6 +450,20 @@ def test_property_deterministic(seed, rows, cols, params):
 
 
 @gpu
+@pytest.mark.parametrize("rows,cols", [(96, 128), (512, 512), (700, 1024)])
+def test_graph_replays_on_changing_images(rows, cols):
+    """One detector over many images of one size: from its second detect on, the kernels replay as
+    a captured graph of programmatic-dependent launches (kernels/hough_points.cuh). Each result must
+    equal the model for its own image, whatever the image before it held."""
+    rng = np.random.default_rng(rows * 31 + cols)
+    for params in ((1.0, math.pi / 180, 20, True, 4096), (2.0, math.pi / 90, 5, False, 100)):
+        det = cuda.createHoughLinesDetector(*params)
+        for i in range(16):
+            img = _random_image(rng, rows, cols, i % 2)
+            assert _same_as_model(params, img, _detect(det, img)[1]), (params, i)
+
+
+@gpu
 @given(st.integers(0, 2**32 - 1), st.integers(8, 96), st.integers(8, 128), _params)
 def test_property_lines_are_local_maxima_and_order_rules(seed, rows, cols, params):
     rho, theta, threshold, do_sort, max_lines = params

@@ -510,6 +510,34 @@ def test_gpu_host_input_variants(compat):
     compat.check("HoughLines", "host-input", cvgpu.HoughLines(strided[::2, ::2], 1, np.pi / 180, 30), ref)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("h,w", [(512, 512), (1024, 1024), (301, 517)])
+def test_gpu_graph_replays_on_changing_images(compat, h, w):
+    """From a plan's second call on, its kernels replay as one captured CUDA graph in which each
+    kernel launches as a programmatic dependent of the one before (kernels/hough_points.cuh). Each
+    replay must give cv2's lines for its own image and threshold: consecutive images differ in
+    family and density, so a kernel that read anything left by the call before would show it."""
+    import cupy as cp
+    rng = np.random.default_rng(h * 7919 + w)
+    for i in range(40):
+        kind = i % 4
+        if kind == 0:
+            img = segments(h, w, int(rng.integers(1, h * w // 6)))
+        elif kind == 1:
+            img = noise(rng, h, w, float(rng.uniform(0.001, 0.2)))
+        elif kind == 2:
+            img = drawn_lines(rng, h, w, int(rng.integers(1, 12)))
+        else:
+            img = np.zeros((h, w), np.uint8)
+        threshold = int(rng.integers(20, 400))
+        for fn in ("HoughLines", "HoughLinesWithAccumulator"):
+            ref = getattr(cv2, fn)(img, 1, np.pi / 180, threshold)
+            for src in (cp.asarray(img), img):
+                ours = getattr(cvgpu, fn)(src, 1, np.pi / 180, threshold)
+                assert cvgpu.last_call_backend() == "cuda"
+                compat.check(fn, "graph-replay", ours, ref)
+
+
 MULTISCALE = [(1.0, math.pi / 180, 10, 2, 2), (1.0, math.pi / 180, 30, 4, 1), (2.0, math.pi / 90, 20, 1, 3),
               (0.5, math.pi / 180, 15, 3, 3), (1.5, 0.05, 5, 2, 0), (1.0, math.pi / 180, 0, 0, 2)]
 

@@ -93,10 +93,14 @@ class _Buffers:
 _NULL = np.uint64(0)
 
 
-def _capture(cp, buf, launch):
+def _launch(fn, grid, block, args, shared_mem=0):
+    fn(grid, block, args, shared_mem=shared_mem)
+
+
+def _capture(cp, buf, options, launch):
     """``launch``'s three kernels, per-call values read from buf.call_dev, as a CUDA graph (or False)."""
-    return _kernels.capture_graph(cp, buf.call_dev, buf.call_pinned, 8 * 4,
-                                  lambda call: launch(_NULL, np.int64(0), np.int32(0), _NULL, call))
+    return _kernels.capture_graph(cp, "cuda_hough", options, buf.call_dev, buf.call_pinned, 4,
+                                  lambda call, run: launch(_NULL, np.int64(0), np.int32(0), _NULL, call, run))
 
 
 _device_info = {}
@@ -318,19 +322,18 @@ class HoughLinesDetector:
         step = image.strides[0]
         stream = cp.cuda.get_current_stream()
 
-        def launch(image_arg, step_arg, aligned_arg, out_arg, call_arg):
+        def launch(image_arg, step_arg, aligned_arg, out_arg, call_arg, run=_launch):
             fn, grid, block = buf.collect
-            fn(grid, block, (image_arg, a_cols, step_arg, a_rows, aligned_arg, buf.points,
-                             buf.counters, buf.accum, a_accum_size, call_arg))
+            run(fn, grid, block, (image_arg, a_cols, step_arg, a_rows, aligned_arg, buf.points,
+                                  buf.counters, buf.accum, a_accum_size, call_arg))
             fn, grid, block, smem, vote_args = buf.vote
-            fn(grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,),
-               shared_mem=smem)
+            run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,), smem)
             fn, grid, block, smem = buf.maxima
-            fn(grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
-                             buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
-                             np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
-                             np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr), call_arg),
-               shared_mem=smem)
+            run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
+                                  buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
+                                  np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
+                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr), call_arg),
+                smem)
 
         try:
             # From the second detect with the same settings on, the three launches replay as one
@@ -338,7 +341,7 @@ class HoughLinesDetector:
             gkey = (self._threshold, max_lines, self._do_sort, float(rho32), float(theta32), out_cap)
             graph = buf.graphs.get(gkey)
             if graph is None and buf.graph_seen == gkey:
-                graph = buf.graphs[gkey] = _capture(cp, buf, launch)
+                graph = buf.graphs[gkey] = _capture(cp, buf, self._options(buf), launch)
             buf.graph_seen = gkey
             if graph:
                 call = buf.call_host
