@@ -63,13 +63,13 @@ def on_input_device(position, name):
 
 def _device_of(value):
     """The cupy.cuda.Device holding ``value`` when it is not the current one, else None."""
-    if isinstance(value, np.generic):
-        return None
     cp = cupy_module()
-    if cp is None:
+    if cp is None or isinstance(value, np.generic):
         return None
     try:
-        if isinstance(value, cp.ndarray):
+        if type(value) is cp.ndarray:  # (the common case, first: every call of a device pipeline)
+            arr = value
+        elif isinstance(value, cp.ndarray):
             arr = value
         elif hasattr(value, "_cvgpu_device_array"):  # cvgpu.cuda.GpuMat: its CuPy array, no conversion
             arr = value._cvgpu_device_array

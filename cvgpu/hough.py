@@ -542,6 +542,7 @@ def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
 
 
 _NOT_FAST = object()
+_UINT8 = np.dtype(np.uint8)  # (a dtype against a dtype: no conversion of the type object per call)
 
 
 def _fast_hough(with_votes, args):
@@ -559,7 +560,7 @@ def _fast_hough(with_votes, args):
         to_host = True
     else:
         return _NOT_FAST
-    if (image.dtype != np.uint8 or image.ndim != 2 or type(threshold) is not int
+    if (image.dtype != _UINT8 or image.ndim != 2 or type(threshold) is not int
             or not _INT_MIN <= threshold < (1 << 31) or type(rho) not in (float, int)
             or type(theta) not in (float, int) or not 0 < rho < 1e300 or not 0 < theta < 1e300):
         # (An int beyond a double's range is cv2's "int too large to convert to float": full path.)
