@@ -50,9 +50,11 @@ import gc
 import math
 import os
 import threading
+import time
 import warnings
 
 import cv2
+
 import numpy as np
 import pytest
 from hypothesis import assume, event, given, settings
@@ -1304,15 +1306,19 @@ def test_gpu_calls_do_not_synchronize_the_device():
     other = cp.cuda.Stream(non_blocking=True)
     mine = cp.cuda.Stream(non_blocking=True)
     _spin(cp, other, 8.0)
-    finished = []
+    finished = []  # (call, seconds, the other stream still busy after it)
+    start = time.perf_counter()
     with mine:
         for c, x in zip(calls, inputs):
+            t0 = time.perf_counter()
             _to_host(c[2](cvgpu, x))
             _to_host(c[2](cvgpu, c[1]))
-            finished.append(c[0])
+            finished.append((c[0], round(time.perf_counter() - t0, 4), not other.done))
     still_busy = not other.done
+    total = time.perf_counter() - start
     other.synchronize()
-    assert still_busy, "a call waited for the whole device (another stream's kernel had finished)"
+    assert still_busy, ("a call waited for the whole device (another stream's kernel had finished after %.2f s): "
+                        "%s" % (total, finished))
     assert len(finished) == len(calls)
 
 
