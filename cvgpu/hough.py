@@ -423,11 +423,13 @@ def _capture_graph(cp, ws, plan):
 
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None):
-    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
-    lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
+               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None,
+               uploaded=False):
+    """Run the pipeline on ``image`` (2-D uint8, device or host; ``uploaded``: a device array with
+    unit column stride, used as it is). Returns numpy or CuPy float32 lines (count x 2 or x 3;
+    count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
-    d_image = upload_2d(image)
+    d_image = image if uploaded else upload_2d(image)
     ws = _workspace(cp)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
@@ -556,6 +558,8 @@ def _fast_hough(with_votes, args):
     kind = type(image)
     if kind is cp.ndarray:
         to_host = False
+        if image.data.device_id != cp.cuda.runtime.getDevice():
+            return _NOT_FAST  # (on_input_device switches devices on the full path)
     elif kind is np.ndarray:
         to_host = True
     else:
@@ -568,6 +572,8 @@ def _fast_hough(with_votes, args):
     rows, cols = image.shape
     if rows == 0 or cols == 0:
         return _NOT_FAST
+    # A device image with unit column stride goes to the kernels as it is (upload_2d's test, once).
+    uploaded = not to_host and image.strides[1] == 1 and image.strides[0] >= cols
     plan = _fast_plan(rows, cols, rho, theta, with_votes, to_host)
     if plan is None:
         return _NOT_FAST
@@ -575,12 +581,24 @@ def _fast_hough(with_votes, args):
     _backend.record("cuda")
     try:
         return _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
-                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key)
+                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key,
+                          uploaded=uploaded)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
 
 
 @on_input_device(0, "image")
+def _hough_lines_on_device(*args, **kwargs):
+    return _hough("HoughLines", False, args, kwargs)
+
+
+@on_input_device(0, "image")
+def _hough_lines_acc_on_device(*args, **kwargs):
+    return _hough("HoughLinesWithAccumulator", True, args, kwargs)
+
+
+# The fast path comes before the device switch of on_input_device: it takes arrays of the current
+# device only (~1 us of a ~40 us call), the others go through the decorated full path.
 def HoughLines(*args, **kwargs):
     """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
 
@@ -592,10 +610,9 @@ def HoughLines(*args, **kwargs):
         lines = _fast_hough(False, args)
         if lines is not _NOT_FAST:
             return lines
-    return _hough("HoughLines", False, args, kwargs)
+    return _hough_lines_on_device(*args, **kwargs)
 
 
-@on_input_device(0, "image")
 def HoughLinesWithAccumulator(*args, **kwargs):
     """HoughLinesWithAccumulator(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
 
@@ -605,7 +622,7 @@ def HoughLinesWithAccumulator(*args, **kwargs):
         lines = _fast_hough(True, args)
         if lines is not _NOT_FAST:
             return lines
-    return _hough("HoughLinesWithAccumulator", True, args, kwargs)
+    return _hough_lines_acc_on_device(*args, **kwargs)
 
 
 def uses_gpu(srn=0, stn=0):
