@@ -254,14 +254,19 @@ _tls = threading.local()
 def _gather_texture(cp, h, w):
     """(CUDA array, texture object, event recorded after its last use): an h x w uint8 array that
     tld4 may read, zero outside.
-    Kept per thread, device and stream, so a cached array is only ever rewritten in stream order
-    after the kernels that read it."""
+    Kept per thread, device and size, and shared by the thread's streams: the current stream first
+    waits for the event of the array's last use (on whatever stream), so the array is only
+    rewritten after the kernels that read it. (Keyed by stream, a call on a new stream allocated an
+    array, and the evictions that followed free CUDA arrays, which waits for the whole device:
+    tests/test_hardening.py's no-device-sync test caught one, 7.9 s behind another stream's kernel.)"""
     cache = getattr(_tls, "textures", None)
     if cache is None:
         cache = _tls.textures = {}
-    key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, h, w)
+    key = (cp.cuda.Device().id, h, w)
     entry = cache.get(key)
-    if entry is None:
+    if entry is not None:
+        cp.cuda.get_current_stream().wait_event(entry[2])
+    else:
         if len(cache) >= 4:
             # Kernels still queued may read these arrays: wait for the last use of each (its own
             # stream's event, not the whole device) before freeing.
