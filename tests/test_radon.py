@@ -288,6 +288,20 @@ def test_gpu_uint8(compat, case):
 
 
 @pytest.mark.gpu
+def test_gpu_texture_array_shared_by_streams(compat):
+    """A thread's streams share the texture array of a size (cvgpu.radon._gather_texture): calls
+    alternating between two non-blocking streams, each with its own image, must each give that
+    image's transform (each use waits for the one before, on whichever stream it ran)."""
+    import cupy as cp
+    rng = np.random.default_rng(5)
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in range(2)]
+    for i in range(12):
+        img = rng.integers(0, 256, (45, 61), dtype=np.uint8)
+        with streams[i % 2]:
+            _check(compat, "uint8", img, dict(theta=3), device_io=bool(i % 3))
+
+
+@pytest.mark.gpu
 @given(radon_case(dtypes=(np.float32,), crop=False, norm=False))
 def test_gpu_float32(compat, case):
     _check(compat, "float32", *case)
