@@ -67,9 +67,7 @@ def _device_of(value):
     if cp is None or isinstance(value, np.generic):
         return None
     try:
-        if type(value) is cp.ndarray:  # (the common case, first: every call of a device pipeline)
-            arr = value
-        elif isinstance(value, cp.ndarray):
+        if isinstance(value, cp.ndarray):
             arr = value
         elif hasattr(value, "_cvgpu_device_array"):  # cvgpu.cuda.GpuMat: its CuPy array, no conversion
             arr = value._cvgpu_device_array

@@ -84,9 +84,7 @@ def thread_workspace(family, make):
 _props = {}
 
 
-def device_properties(capability=False):
-    """(multiprocessor count, opt-in shared memory per block) of the current device, cached; with
-    ``capability``, its compute capability as 10 * major + minor instead."""
+def _device_props():
     cp = cupy_module()
     device = cp.cuda.Device().id
     props = _props.get(device)
@@ -95,7 +93,17 @@ def device_properties(capability=False):
         attrs = dev.attributes
         props = ((attrs["MultiProcessorCount"], attrs["MaxSharedMemoryPerBlockOptin"]), int(dev.compute_capability))
         _props[device] = props
-    return props[1] if capability else props[0]
+    return props
+
+
+def device_properties():
+    """(multiprocessor count, opt-in shared memory per block) of the current device, cached."""
+    return _device_props()[0]
+
+
+def compute_capability():
+    """The current device's compute capability as 10 * major + minor, cached."""
+    return _device_props()[1]
 
 
 def resident_blocks(fn, threads, dynamic_shared):
@@ -192,7 +200,7 @@ def launch_dependent(fn, grid, block, args, shared_mem=0):
     cp = cupy_module()
     launch_ex = _driver_launch_ex()
     buffers = _argument_buffers(cp, args) if launch_ex is not None else None
-    if buffers is None or device_properties(capability=True) < 90:
+    if buffers is None or compute_capability() < 90:
         fn(grid, block, args, shared_mem=shared_mem)
         return
     grid = tuple(grid) + (1,) * (3 - len(grid))

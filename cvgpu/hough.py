@@ -260,9 +260,10 @@ def collect_grid(rows, cols, accum_cells, num_sms):
     return max(tiles, min(num_sms * 8, _cdiv(accum_cells, 4 * 256)), 1)
 
 
-def aligned4(d_image, step):
-    """Whether every row of the image starts on a 4-byte boundary and holds whole 4-byte words."""
-    return d_image.data.ptr % 4 == 0 and step % 4 == 0 and d_image.shape[1] % 4 == 0
+def aligned4(ptr, step, cols):
+    """Whether every row of an 8-bit image at ``ptr`` starts on a 4-byte boundary and holds whole
+    4-byte words."""
+    return ptr % 4 == 0 and step % 4 == 0 and cols % 4 == 0
 
 
 def vote_variant(numrho, max_shared):
@@ -423,13 +424,11 @@ def _capture_graph(cp, ws, plan):
 
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None,
-               uploaded=False):
-    """Run the pipeline on ``image`` (2-D uint8, device or host; ``uploaded``: a device array with
-    unit column stride, used as it is). Returns numpy or CuPy float32 lines (count x 2 or x 3;
-    count x 1 x 2/3 with shape_3d), or None when there are none."""
+               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None):
+    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
+    lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
-    d_image = image if uploaded else upload_2d(image)
+    d_image = upload_2d(image)
     ws = _workspace(cp)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
@@ -466,8 +465,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             graph = plan.graph = _capture_graph(cp, ws, plan)
         plan.calls += 1
         if graph:
-            _CALL_STRUCT.pack_into(ws.call_bytes, 0, image_ptr, step,
-                                   image_ptr % 4 == 0 and step % 4 == 0 and cols % 4 == 0, threshold,
+            _CALL_STRUCT.pack_into(ws.call_bytes, 0, image_ptr, step, aligned4(image_ptr, step, cols), threshold,
                                    0 if out_dev is None else out_dev.ptr)
             graph.launch(stream)
             if out_dev is not None:
@@ -480,7 +478,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
         else:
             fn, grid, block, head, middle, tail = plan.collect
             fn(grid, block, (d_image,) + head + (np.int64(step),) + middle
-               + (np.int32(aligned4(d_image, step)),) + tail)
+               + (np.int32(aligned4(image_ptr, step, cols)),) + tail)
             fn, grid, block, args, smem = plan.vote
             fn(grid, block, args, shared_mem=smem)
             fn, head, middle, tail = plan.emit
@@ -572,8 +570,6 @@ def _fast_hough(with_votes, args):
     rows, cols = image.shape
     if rows == 0 or cols == 0:
         return _NOT_FAST
-    # A device image with unit column stride goes to the kernels as it is (upload_2d's test, once).
-    uploaded = not to_host and image.strides[1] == 1 and image.strides[0] >= cols
     plan = _fast_plan(rows, cols, rho, theta, with_votes, to_host)
     if plan is None:
         return _NOT_FAST
@@ -581,8 +577,7 @@ def _fast_hough(with_votes, args):
     _backend.record("cuda")
     try:
         return _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
-                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key,
-                          uploaded=uploaded)
+                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
 

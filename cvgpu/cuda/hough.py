@@ -347,11 +347,11 @@ class HoughLinesDetector:
                 call = buf.call_host
                 call[0] = image.data.ptr
                 call[1] = step
-                call[2] = aligned4(image, step)
+                call[2] = aligned4(image.data.ptr, step, cols)
                 call[3] = out.ptr
                 graph.launch(stream)
             else:
-                launch(image, np.int64(step), np.int32(aligned4(image, step)), np.uint64(out.ptr), _NULL)
+                launch(image, np.int64(step), np.int32(aligned4(image.data.ptr, step, cols)), np.uint64(out.ptr), _NULL)
             # The one host sync: the line count, polled where ch_maxima publishes it (as cvgpu.hough).
             _kernels.await_published(host, _INT_MIN, stream)
         except BaseException:
