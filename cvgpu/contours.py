@@ -238,7 +238,8 @@ class _Workspace:
         self.cp = cp
         self.counter = cp.zeros(1, dtype=cp.uint32)
         self.total = cp.zeros(1, dtype=cp.uint64)
-        self.barrier = cp.zeros(2, dtype=cp.uint32)  # rank_jump_rounds' grid barrier (left reusable)
+        self.barrier = cp.zeros(2, dtype=cp.uint32)  # rank_jump_inplace's grid barrier (left reusable)
+        self.jump_counts = cp.zeros(64, dtype=cp.uint32)  # its list lengths per round (left zero)
         self.bufs = {}
 
     def grown(self, name, size, dtype):
@@ -252,10 +253,11 @@ def _workspace(cp):
     return _kernels.thread_workspace("contours", lambda: _Workspace(cp))
 
 
-# Fewer contours: the sort and its launches cost more than the cheaper views save (measured on the
-# H100: 2,510 contours 4.4 ms grouped against 3.0 flat, before short runs were sliced directly;
-# 130k contours 54 against 74 ms). The crossover is not measured closely; this errs to the flat path.
-_GROUPED_MIN = 16384
+# Fewer contours: the sort and its launches cost about what the cheaper views save. Measured on
+# one H100 host (numpy io, 1232x1028 noisy, means of two interleaved runs, grouped from 1,024 on;
+# compat_matrix/raw/contours-ab-jump-grouped.txt): 8,388 contours (LIST) 5.1 ms flat against 3.8
+# grouped, 5,140 (EXTERNAL) 3.7 against 2.9; at 2,510 (blobs) no difference beyond the noise.
+_GROUPED_MIN = 4096
 _RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
 # Walk states (8 per border pixel) from which they are ranked by rulers rather than by jumping over
 # every slot: measured on the H100, rulers took 3.2 instead of 5.9 ms at 4928x4112 blobs (17M slots)
@@ -264,37 +266,43 @@ _RULER_MIN_SLOTS = 1 << 22
 _RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
 
 
-_cooperative = {}  # device -> blocks of rank_jump_rounds resident at once (0: one launch a round)
+_cooperative = {}  # device -> blocks of rank_jump_inplace resident at once (0: one launch a round)
+# Threads per block of rank_jump_inplace: fewer, larger blocks make its grid barrier cheaper
+# (measured on the H100, the ranking alone at 1232x1028 noisy: 1024 150 us, 512 192, 256 229).
+_JUMP_BLOCK = 1024
 
 
 def _rank_jump_cooperative(cp):
-    """(rank_jump_rounds, the most blocks of it resident at once) on the current device, or None
+    """(rank_jump_inplace, the most blocks of it resident at once) on the current device, or None
     where it cannot be launched cooperatively."""
     device = cp.cuda.runtime.getDevice()
-    fn = _kernels.get_function("contours", "rank_jump_rounds", cooperative=True)
+    fn = _kernels.get_function("contours", "rank_jump_inplace", cooperative=True)
     resident = _cooperative.get(device)
     if resident is None:
         num_sms, _ = _kernels.device_properties()
-        resident = _cooperative[device] = num_sms * _kernels.resident_blocks(fn, _BLOCK, 0)
+        resident = _cooperative[device] = num_sms * _kernels.resident_blocks(fn, _JUMP_BLOCK, 0)
     return (fn, resident) if resident else None
 
 
 def _jump_rounds(cp, n, rounds, a, b, k=0, live=None):
-    """``rounds`` rounds of list ranking by pointer jumping (rank_jump) over the first n records of
-    a, b as (successor, suffix sum) int pairs, or over k + live[0] of them (n is then a bound).
-    Returns (result, spare). One cooperative launch does every round (rank_jump_rounds), where
-    each round had been a launch of its own: 12 to 30 launches at ~10 us of host time each
-    bounded findContours on small images. Where the device refuses a cooperative launch, one
-    launch a round, as before; the rounds and results are the same."""
+    """List ranking by pointer jumping over the first n records of a, b as (successor, suffix sum)
+    int pairs, or over k + live[0] of them (n is then a bound): at most ``rounds`` rounds, enough
+    for the longest chain. Returns (result, spare). One cooperative launch jumps the records in
+    place, in rounds that skip finished records and stop once only endless cycles are left
+    (rank_jump_inplace); where the device refuses a cooperative launch, one synchronous launch a
+    round (rank_jump), all ``rounds`` of them. Every record that reaches an end holds the same
+    result either way."""
     i32 = np.int32
     coop = _rank_jump_cooperative(cp)
     if coop is not None:
         fn, resident = coop
+        ws = _workspace(cp)
+        open_words = ws.grown("jump_open", -(-n // 32), cp.uint32)
         try:
-            fn((max(1, min(resident, -(-n // _BLOCK))),), (_BLOCK,),
-               (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a, b,
-                _workspace(cp).barrier))
-            return (b, a) if rounds & 1 else (a, b)
+            fn((max(1, min(resident, -(-n // _JUMP_BLOCK))),), (_JUMP_BLOCK,),
+               (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a, open_words,
+                ws.jump_counts, ws.barrier))
+            return a, b
         except cp.cuda.driver.CUDADriverError:  # no cooperative launch here (driver, MPS): launch nothing
             _cooperative[cp.cuda.runtime.getDevice()] = 0
     grid = (max(1, -(-n // _BLOCK)),)
@@ -316,7 +324,7 @@ def _length_order(cp, counts, k, flag=None):
     into views with one C-level iteration (assemble_grouped): (ps, dst) with ps (2, k) int32 on the
     device, the order and the lengths (plus one column holding ``flag``, a device scalar that rides
     along in the same download), and dst (k,) int64, each contour's first point."""
-    perm = cp.argsort(counts.astype(cp.int64) * k + cp.arange(k, dtype=cp.int64))
+    perm = cp.argsort(counts)  # stable: equal lengths stay in output order
     ps = cp.zeros((2, k + (flag is not None)), dtype=cp.int32)
     ps[0, :k] = perm
     ps[1, :k] = counts[perm]
@@ -797,9 +805,10 @@ def _tree_order(cp, m, parent):
     siblings newest first (the kernels of the 8-bit TREE/CCOMP path)."""
     i32 = np.int32
     gm = (-(-m // _BLOCK),)
-    key = cp.empty(m, dtype=cp.int64)
-    _fn("tree_sort_keys")(gm, (_BLOCK,), (i32(m), parent, key))
-    order = cp.argsort(key)
+    narrow = m < 65536
+    key = cp.empty(m, dtype=cp.uint16 if narrow else cp.uint32)
+    _fn("tree_sort_keys16" if narrow else "tree_sort_keys32")(gm, (_BLOCK,), (i32(m), parent, key))
+    order = cp.argsort(key)  # stable (see tree_sort_keys)
     first_child = cp.full(m + 1, -1, dtype=cp.int32)
     next_sib = cp.empty(m, dtype=cp.int32)
     prev_sib = cp.empty(m, dtype=cp.int32)

@@ -262,33 +262,86 @@ __device__ __forceinline__ void grid_barrier(unsigned int* bar)
     __syncthreads();
 }
 
-// `rounds` rounds of rank_jump (below) in one cooperative launch, a grid barrier between rounds, over the
-// first n elements (or k + *live of them, as rank_jump_n): the same rounds and results as one
-// launch a round, without the ~10 us of host time each launch costs, which dominated small images.
-// Round r reads a and writes b when r is even, the other way round when odd (the result is in b
-// after an odd number of rounds). The loads bypass L1 (__ldcg): other blocks wrote them in this
-// kernel. (It sits before the tree kernels, out of the host builds of tests/test_*_kernel_host.py,
-// whose threads run one after another and could not pass a grid barrier.)
-extern "C" __global__ void rank_jump_rounds(int n, int k, const int* __restrict__ live, int rounds,
-                                            int2* a, int2* b, unsigned int* bar)
+// Records for list ranking as one 64-bit word: successor in the low half (negative: an end),
+// suffix weight in the high half (int2's layout). Read and written whole, relaxed at GPU scope
+// (single-copy atomic), because rank_jump_inplace updates them while other threads read them.
+__device__ __forceinline__ unsigned long long rec_load(const unsigned long long* p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void rec_store(unsigned long long* p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ int rec_next(unsigned long long v) { return (int)(unsigned)v; }
+
+// Pointer jumping in place, in rounds, in one cooperative launch (a launch a round cost ~10 us of
+// host time each, which bounded small images). Each warp owns 32 consecutive records of the first
+// n (or k + *live) and keeps a bit mask of its unfinished ones (successor >= 0) in open[]: round 0
+// jumps every unfinished record, later rounds only the masked ones, and a warp with none left
+// reads one word instead of 32 records. In place: a record read in round r is its owner's value
+// from before or after that owner's update in the same round, and both are true (successor, weight
+// up to it) pairs, so every record that reaches an end holds what synchronous rounds (rank_jump)
+// give it, in at most as many rounds. The rounds stop when none is left unfinished or a round
+// finished none: each round finishes the unfinished record nearest the end of every chain (its
+// successor is nearer, so finished), so a round that finishes none leaves only cycles without an
+// end (RETR_EXTERNAL's holes), whose records nothing reads. cnt[0..max_rounds) (unfinished counts
+// per round) is zero on entry and left zero; open holds ceil(n / 32) words.
+// (It sits before the tree kernels, out of the host builds of tests/test_*_kernel_host.py, whose
+// threads run one after another and could not pass a grid barrier.)
+extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict__ live, int max_rounds,
+                                             unsigned long long* rec, unsigned int* open,
+                                             unsigned int* cnt, unsigned int* bar)
 {
     const int count = live != nullptr ? k + *live : n;
-    const int stride = gridDim.x * blockDim.x;
-    for (int r = 0; r < rounds; r++) {
-        const int2* src = (r & 1) ? b : a;
-        int2* dst = (r & 1) ? a : b;
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-            int2 v = __ldcg(&src[i]);
-            if (v.x >= 0) {
-                const int2 w = __ldcg(&src[v.x]);
-                v.x = w.x;
-                v.y += w.y;
+    const int words = (count + 31) >> 5;
+    const int lane = threadIdx.x & 31;
+    const int warps = (gridDim.x * blockDim.x) >> 5;
+    const int first = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    __shared__ unsigned int block_open;
+    unsigned int prev = 0xffffffffu;
+    for (int r = 0; r < max_rounds; r++) {
+        if (threadIdx.x == 0) block_open = 0u;
+        __syncthreads();
+        unsigned int warp_open = 0u;
+        for (int wd = first; wd < words; wd += warps) {
+            const unsigned int mask = r == 0 ? 0xffffffffu : __ldcg(&open[wd]);
+            if (mask == 0u) continue;
+            const int t = (wd << 5) + lane;
+            bool still = false;
+            if (((mask >> lane) & 1u) && t < count) {
+                unsigned long long v = rec_load(rec + t);
+                if (rec_next(v) >= 0) {
+                    const unsigned long long w = rec_load(rec + rec_next(v));
+                    v = (w & 0xffffffffull) | ((unsigned long long)((unsigned)(v >> 32) + (unsigned)(w >> 32)) << 32);
+                    rec_store(rec + t, v);
+                    still = rec_next(v) >= 0;
+                }
             }
-            dst[i] = v;
+            const unsigned int left = __ballot_sync(0xffffffffu, still);
+            if (lane == 0) open[wd] = left;
+            warp_open += __popc(left);
         }
-        if (r + 1 < rounds)
-            grid_barrier(bar);
+        if (lane == 0 && warp_open) atomicAdd(&block_open, warp_open);
+        __syncthreads();
+        if (threadIdx.x == 0 && block_open) atomicAdd(&cnt[r], block_open);
+        if (r + 1 == max_rounds)
+            break;
+        grid_barrier(bar);
+        const unsigned int left = ((volatile unsigned int*)cnt)[r];
+        if (left == 0u || left >= prev)
+            break;
+        prev = left;
     }
+    // Every block has read the counts it needs once all have passed this barrier.
+    grid_barrier(bar);
+    if (blockIdx.x == 0)
+        for (int i = threadIdx.x; i < max_rounds; i += blockDim.x)
+            cnt[i] = 0u;
 }
 
 // Sibling links from the nodes sorted by (parent, descending discovery). Node m is the frame.
@@ -298,25 +351,37 @@ extern "C" __global__ void sibling_links(const long long* __restrict__ sorted, i
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= m) return;
-    int v = (int)sorted[j];
+    // sorted[j] indexes the keys, whose j-th entry is node m - 1 - j (see tree_sort_keys).
+    int v = m - 1 - (int)sorted[j];
     int pv = parent[v] < 0 ? m : parent[v];
-    int pprev = -2, pnext = -2;
-    if (j > 0) { int u = (int)sorted[j - 1]; pprev = parent[u] < 0 ? m : parent[u]; }
-    if (j + 1 < m) { int u = (int)sorted[j + 1]; pnext = parent[u] < 0 ? m : parent[u]; }
+    int pprev = -2, pnext = -2, uprev = -1, unext = -1;
+    if (j > 0) { uprev = m - 1 - (int)sorted[j - 1]; pprev = parent[uprev] < 0 ? m : parent[uprev]; }
+    if (j + 1 < m) { unext = m - 1 - (int)sorted[j + 1]; pnext = parent[unext] < 0 ? m : parent[unext]; }
     if (pprev != pv) first_child[pv] = v;
-    next_sib[v] = (pnext == pv) ? (int)sorted[j + 1] : -1;
-    prev_sib[v] = (pprev == pv) ? (int)sorted[j - 1] : -1;
+    next_sib[v] = (pnext == pv) ? unext : -1;
+    prev_sib[v] = (pprev == pv) ? uprev : -1;
 }
 
-// Sort keys of the tree order, (parent, then discovery descending) in one int64: the frame's
-// children (parent -1) under m. One launch where CuPy's where / astype / arange and arithmetic took
-// seven.
-extern "C" __global__ void tree_sort_keys(int m, const int* __restrict__ parent, long long* __restrict__ key)
+// Sort keys of the tree order, (parent, then discovery descending): key[j] is the parent of node
+// m - 1 - j (the frame's children under m), and a stable sort (CuPy's argsort) keeps equal parents
+// in j order, i.e. discovery descending. 16 bits where m < 65536: the radix sort makes 2 passes
+// instead of the 8 that one int64 key (parent * (m + 1) + m - 1 - i) took.
+__device__ __forceinline__ int tree_sort_key(int m, const int* __restrict__ parent, int j)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m) return;
-    const long long p = parent[i] < 0 ? (long long)m : (long long)parent[i];
-    key[i] = p * ((long long)m + 1) + (long long)(m - 1 - i);
+    const int p = parent[m - 1 - j];
+    return p < 0 ? m : p;
+}
+
+extern "C" __global__ void tree_sort_keys16(int m, const int* __restrict__ parent, unsigned short* __restrict__ key)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < m) key[j] = (unsigned short)tree_sort_key(m, parent, j);
+}
+
+extern "C" __global__ void tree_sort_keys32(int m, const int* __restrict__ parent, unsigned* __restrict__ key)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < m) key[j] = (unsigned)tree_sort_key(m, parent, j);
 }
 
 // Euler tour of the border tree (enter v = v, exit v = v + m + 1) with weight 1 on entering a

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
-POINTEES = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32}
+POINTEES = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32,
+            "unsigned short": np.uint16}
 
 # What the CUDA sections need on the host: one thread's indices (set by each test's loops), the
 # qualifiers as nothing, and the intrinsics they call with their host meaning (IEEE round-to-nearest
@@ -116,7 +117,7 @@ def host(a):
 
 class HostCupy:
     """The CuPy calls of the launch code in cvgpu/contours.py, on the host (the tests extend it)."""
-    int32, int64, uint8, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint32, np.uint64
+    int32, int64, uint8, uint16, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64
     ndarray = HostArray
 
     zeros = staticmethod(lambda shape, dtype: host(np.zeros(shape, dtype)))
