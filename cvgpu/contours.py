@@ -241,6 +241,23 @@ class _Workspace:
         self.barrier = cp.zeros(2, dtype=cp.uint32)  # rank_jump_inplace's grid barrier (left reusable)
         self.jump_counts = cp.zeros(64, dtype=cp.uint32)  # its list lengths per round (left zero)
         self.bufs = {}
+        self.done = None          # event recorded after the last call's work, on done_stream
+        self.done_stream = None
+
+    def claim(self):
+        """The current stream, made to wait for the previous call's work when that ran on another
+        stream: a call with device results returns before its last kernels (the point emission,
+        TC89) have read the scratch, and this call would overwrite it. No host sync."""
+        stream = self.cp.cuda.get_current_stream()
+        if self.done_stream is not None and self.done_stream != stream.ptr:
+            stream.wait_event(self.done)
+        return stream
+
+    def release(self, stream):
+        if self.done is None:
+            self.done = self.cp.cuda.Event(block=False, disable_timing=True)
+        self.done.record(stream)
+        self.done_stream = stream.ptr
 
     def grown(self, name, size, dtype):
         arr = self.bufs.get(name)
@@ -678,10 +695,17 @@ def _release(cp):
 
 def _run_gpu(func, cp, image, mode, method, ox, oy, grouped=False):
     """_gpu_contours (_gpu_labels for RETR_FLOODFILL) with the huge-image errors as cv2.error (see
-    _retrying)."""
-    if mode == RETR_FLOODFILL:
-        return _retrying(func, cp, lambda: _gpu_labels(cp, image, method, ox, oy, grouped=grouped), _release)
-    return _retrying(func, cp, lambda: _gpu_contours(cp, image, mode, method, ox, oy, grouped=grouped), _release)
+    _retrying), ordered after the thread's previous call when that ran on another stream (see
+    _Workspace.claim)."""
+    ws = _workspace(cp)
+    stream = ws.claim()
+    try:
+        if mode == RETR_FLOODFILL:
+            return _retrying(func, cp, lambda: _gpu_labels(cp, image, method, ox, oy, grouped=grouped), _release)
+        return _retrying(func, cp, lambda: _gpu_contours(cp, image, mode, method, ox, oy, grouped=grouped),
+                         _release)
+    finally:
+        ws.release(stream)
 
 
 def _retrying(func, cp, attempt, release):
@@ -1060,8 +1084,14 @@ def _lr_check_size(shape):
 
 
 def _lr_run_gpu(cp, arr, grouped):
-    """_linkruns_gpu with cv2's -4 when the GPU runs out of memory twice (see _retrying)."""
-    return _retrying("findContoursLinkRuns", cp, lambda: _linkruns_gpu(cp, arr, grouped=grouped), _lr_release)
+    """_linkruns_gpu with cv2's -4 when the GPU runs out of memory twice (see _retrying); ordered
+    after the previous call on another stream as _run_gpu."""
+    ws = _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+    stream = ws.claim()
+    try:
+        return _retrying("findContoursLinkRuns", cp, lambda: _linkruns_gpu(cp, arr, grouped=grouped), _lr_release)
+    finally:
+        ws.release(stream)
 
 
 def _lr_release(cp):

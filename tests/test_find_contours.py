@@ -346,6 +346,50 @@ def test_rulers_on_thick_blobs(seed):
 
 
 @pytest.mark.gpu
+def test_calls_on_two_streams_keep_their_scratch(monkeypatch):
+    # A call with device results returns before its point emission has run; a call on another
+    # stream must not overwrite the thread's scratch under it. The emission of both calls is held
+    # back on its stream by a spinning kernel, so without ordering the second call's labelling
+    # would run first.
+    import cupy as cp
+    mode = cv2.RETR_LIST
+    imgs = [cc.blobs_image(300, 400, seed=1), cc.blobs_image(300, 400, seed=2, noise=0.01)]
+    refs = [cc.pack(*cv2.findContours(i, mode, cv2.CHAIN_APPROX_SIMPLE)) for i in imgs]
+    spin = cp.RawKernel(r'''
+extern "C" __global__ void cvgpu_test_hold(long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) { }
+}''', "cvgpu_test_hold")
+    cycles = np.int64(cp.cuda.Device().attributes["ClockRate"] * 1000 * 0.2)
+    real_fn = cc._fn
+
+    def held_fn(name):
+        kernel = real_fn(name)
+        if name != "state_emit":
+            return kernel
+
+        def launch(*args, **kwargs):
+            spin((1,), (1,), (cycles,))
+            return kernel(*args, **kwargs)
+        return launch
+
+    devs = [cp.asarray(i) for i in imgs]
+    cvgpu.findContoursPacked(devs[0], mode, cv2.CHAIN_APPROX_SIMPLE)  # compile outside the test
+    cp.cuda.Device().synchronize()
+    monkeypatch.setattr(cc, "_fn", held_fn)
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in imgs]
+    outs = []
+    for d, s in zip(devs, streams):
+        with s:
+            outs.append(cvgpu.findContoursPacked(d, mode, cv2.CHAIN_APPROX_SIMPLE))
+    for s in streams:
+        s.synchronize()
+    for out, ref in zip(outs, refs):
+        for a, r in zip(out, ref):
+            assert np.array_equal(a.get(), r)
+
+
+@pytest.mark.gpu
 def test_device_input_gives_device_output():
     import cupy as cp
     ref = cv2.findContours(IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
