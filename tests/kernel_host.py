@@ -115,6 +115,26 @@ def host(a):
     return np.asarray(a).view(HostArray)
 
 
+class HostStream:
+    """The current stream on the host: everything runs in call order, so ordering is a no-op."""
+    ptr = 0
+
+    def wait_event(self, event):
+        pass
+
+
+class HostEvent:
+    def __init__(self, **kwargs):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+
+# cupy.cuda's stream calls of cvgpu.contours._Workspace.claim / release, on the host.
+HOST_CUDA = {"get_current_stream": HostStream, "Event": HostEvent}
+
+
 class HostCupy:
     """The CuPy calls of the launch code in cvgpu/contours.py, on the host (the tests extend it)."""
     int32, int64, uint8, uint16, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64

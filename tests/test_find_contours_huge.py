@@ -132,6 +132,12 @@ class _FakeWorkspace:
     def __init__(self):
         self.bufs = {"f": object()}
 
+    def claim(self):  # the stream ordering of _Workspace, which needs a device
+        return None
+
+    def release(self, stream):
+        pass
+
 
 def _fake_pipeline(monkeypatch, outcomes):
     """_gpu_contours replaced by a sequence of outcomes (exception instances or results)."""

@@ -59,7 +59,7 @@ class _OutOfMemory(Exception):
 
 class _HostCupy(kernel_host.HostCupy):
     """The few CuPy calls cvgpu.contours._linkruns_gpu makes, on the host."""
-    cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=_OutOfMemory))
+    cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=_OutOfMemory), **kernel_host.HOST_CUDA)
     freed = 0
 
     @classmethod
