@@ -76,6 +76,19 @@ def same(a, b):
     return a.tobytes() == b.tobytes()
 
 
+def spin(cp, stream, seconds):
+    """A one-thread kernel on ``stream`` that keeps it busy for about ``seconds`` (GPU tests that
+    need work still queued when a call returns)."""
+    kernel = cp.RawKernel(r'''
+extern "C" __global__ void cvgpu_test_spin(long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) { }
+}''', "cvgpu_test_spin")
+    khz = cp.cuda.Device().attributes["ClockRate"]
+    with stream:
+        kernel((1,), (1,), (np.int64(khz * 1000 * seconds),))
+
+
 class CompatRecorder:
     def __init__(self, path):
         self.path = path

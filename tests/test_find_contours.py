@@ -19,7 +19,7 @@ from hypothesis import given, note, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
-from conftest import HAS_GPU
+from conftest import HAS_GPU, spin
 from test_contours_model import (border_shapes, checkerboard, lines, nested_blobs, salt_pepper)
 
 MODES = {"EXTERNAL": cv2.RETR_EXTERNAL, "LIST": cv2.RETR_LIST, "CCOMP": cv2.RETR_CCOMP, "TREE": cv2.RETR_TREE}
@@ -355,12 +355,6 @@ def test_calls_on_two_streams_keep_their_scratch(monkeypatch):
     mode = cv2.RETR_LIST
     imgs = [cc.blobs_image(300, 400, seed=1), cc.blobs_image(300, 400, seed=2, noise=0.01)]
     refs = [cc.pack(*cv2.findContours(i, mode, cv2.CHAIN_APPROX_SIMPLE)) for i in imgs]
-    spin = cp.RawKernel(r'''
-extern "C" __global__ void cvgpu_test_hold(long long cycles) {
-    long long start = clock64();
-    while (clock64() - start < cycles) { }
-}''', "cvgpu_test_hold")
-    cycles = np.int64(cp.cuda.Device().attributes["ClockRate"] * 1000 * 0.2)
     real_fn = cc._fn
 
     def held_fn(name):
@@ -369,7 +363,7 @@ extern "C" __global__ void cvgpu_test_hold(long long cycles) {
             return kernel
 
         def launch(*args, **kwargs):
-            spin((1,), (1,), (cycles,))
+            spin(cp, cp.cuda.get_current_stream(), 0.2)
             return kernel(*args, **kwargs)
         return launch
 

@@ -61,7 +61,7 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 import cvgpu
-from conftest import CompatRecorder, same
+from conftest import CompatRecorder, same, spin
 from cvgpu import hough as _hough
 from cvgpu import radon as _radon
 
@@ -1245,18 +1245,6 @@ def _reference(call, host):
     return _to_host(ref(host.copy())) if ref is not None else fn(cv2, host.copy())
 
 
-def _spin(cp, stream, seconds):
-    """A one-thread kernel on ``stream`` that keeps it busy for about ``seconds``."""
-    kernel = cp.RawKernel(r'''
-extern "C" __global__ void cvgpu_test_spin(long long cycles) {
-    long long start = clock64();
-    while (clock64() - start < cycles) { }
-}''', "cvgpu_test_spin")
-    khz = cp.cuda.Device().attributes["ClockRate"]
-    with stream:
-        kernel((1,), (1,), (np.int64(khz * 1000 * seconds),))
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("call", _gpu_calls(), ids=lambda c: c[0])
 def test_gpu_work_follows_the_callers_stream(call):
@@ -1269,7 +1257,7 @@ def test_gpu_work_follows_the_callers_stream(call):
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         device = cp.zeros(host.shape, host.dtype)
-        _spin(cp, stream, 0.3)
+        spin(cp, stream, 0.3)
         device.set(host)  # lands only after the spin, in stream order
         ours = fn(cvgpu, device)
         stream.synchronize()
@@ -1286,7 +1274,7 @@ def test_gpu_detector_follows_its_stream_argument():
     stream = cvgpu.cuda.Stream(cp.cuda.Stream(non_blocking=True))
     device = cp.zeros(img.shape, img.dtype)
     with stream.cupy:
-        _spin(cp, stream.cupy, 0.3)
+        spin(cp, stream.cupy, 0.3)
         device.set(img)
     got = det.downloadResults(det.detect(device, stream=stream), stream=stream)
     stream.waitForCompletion()
@@ -1305,7 +1293,7 @@ def test_gpu_calls_do_not_synchronize_the_device():
             _to_host(c[2](cvgpu, c[1]))
     other = cp.cuda.Stream(non_blocking=True)
     mine = cp.cuda.Stream(non_blocking=True)
-    _spin(cp, other, 8.0)
+    spin(cp, other, 8.0)
     finished = []  # (call, seconds, the other stream still busy after it)
     start = time.perf_counter()
     with mine:
