@@ -3,7 +3,8 @@
 Workload (as in the spec issue): square images of horizontal 1-px segments (512 px long, so each
 segment gives one line at theta = pi/2 above threshold 400), rho 1, theta pi/180, threshold 400.
 cvgpu_ms: CUDA events around detect + downloadResults on a device-resident GpuMat, after warm-up,
-median of `repeats`. cv2_ms: cv2.HoughLines (CPU) on the same image in the same run, median.
+median of `repeats` per call (cvgpu.bench.time_device: calls in back-to-back batches). cv2_ms:
+cv2.HoughLines (CPU) on the same image in the same run, median.
 reference_ms: OpenCV-CUDA's detector (numbers from the spec issue).
 """
 import math
@@ -53,6 +54,7 @@ def _median_ms(fn, repeats):
 def bench_rows(repeats=200, sizes=None, warmup=20):
     import cupy as cp
 
+    from ..bench import time_device  # the one timing helper
     from . import GpuMat, createHoughLinesDetector
 
     rows = []
@@ -60,22 +62,11 @@ def bench_rows(repeats=200, sizes=None, warmup=20):
         img = segments_image(side, points)
         det = createHoughLinesDetector(RHO, THETA, THRESHOLD)
         d_img = GpuMat(img)
-        stream = cp.cuda.get_current_stream()
 
         def run():
             return det.downloadResults(det.detect(d_img))
 
-        for _ in range(warmup):
-            run()
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        times = []
-        for _ in range(repeats):
-            start.record(stream)
-            run()
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop))
-        cvgpu_ms = float(np.median(times))
+        cvgpu_ms = time_device(cp, run, repeats, warmup=warmup)["median"]
         cv2.HoughLines(img, RHO, THETA, THRESHOLD)
         cv2_ms = _median_ms(lambda: cv2.HoughLines(img, RHO, THETA, THRESHOLD), max(3, min(repeats, 20)))
         ref = REFERENCE_MS.get((side, points))
