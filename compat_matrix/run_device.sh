@@ -76,16 +76,20 @@ run_sanitizer() {
   # bounds). Every kernel runs many times slower under the tools: the whole GPU suite does not fit
   # in one 10-minute call, so the default selection is the one of the recorded run
   # (compat_matrix/raw/sanitizer-*.log): every family's stream test plus one property per family.
-  # SANITIZER_SELECT: pytest node ids / files; SANITIZER_TOOLS: memcheck racecheck.
+  # SANITIZER_SELECT: pytest node ids / files; SANITIZER_TOOLS: memcheck racecheck (synccheck too).
+  # SANITIZER_WORKLOAD=1: compat_matrix/sanitize_workload.py instead of pytest (the cooperative list
+  # ranking and the captured Hough graphs, bounded).
   OUT=$FINAL
   local tool
   local select=${SANITIZER_SELECT:-"tests/test_hardening.py::test_gpu_work_follows_the_callers_stream tests/test_hardening.py::test_gpu_detector_follows_its_stream_argument tests/test_hough_lines.py::test_gpu_tiny_images tests/test_find_contours.py::test_fixed_extremes tests/test_lms.py::test_gpu_fit_is_exact"}
+  local run="python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m gpu $select"
+  [ "${SANITIZER_WORKLOAD:-0}" = 1 ] && run="python3 compat_matrix/sanitize_workload.py"
   for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do
     CVGPU_TEST_NO_MEMORY_POOL=1 HYPOTHESIS_PROFILE=ci timeout -s INT -k 30 ${SANITIZER_TIMEOUT:-240} \
       compute-sanitizer --tool "$tool" --target-processes all --print-limit 20 \
-      python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m gpu $select > "$OUT/sanitizer-$tool.log" 2>&1
+      $run > "$OUT/sanitizer-$tool.log" 2>&1
     echo "== compute-sanitizer $tool: exit $?"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|failed" "$OUT/sanitizer-$tool.log" | tail -4
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|failed|bad" "$OUT/sanitizer-$tool.log" | tail -4
   done
 }
 
