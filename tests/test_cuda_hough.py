@@ -543,6 +543,26 @@ def test_detect_on_a_stream_and_inputs():
 
 
 @gpu
+def test_earlier_results_download_their_own_lines():
+    """downloadResults reads a result's lines from the detector's pinned buffer only while no later
+    detect has overwritten it; an earlier result (kept across later detects of other images, with
+    the same and with different line counts) still downloads its own lines."""
+    rng = np.random.default_rng(11)
+    det = cuda.createHoughLinesDetector(1, math.pi / 180, 12, True, 4096)
+    images = [_random_image(rng, 64, 96, i % 2) for i in range(5)]
+    images.append(images[0].copy())  # the same count as the first, other memory
+    kept = [det.detect(cuda.GpuMat(img)) for img in images]
+    fresh = cuda.createHoughLinesDetector(1, math.pi / 180, 12, True, 4096)
+    for img, d_lines in zip(images, kept):
+        want = fresh.downloadResults(fresh.detect(cuda.GpuMat(img)))
+        got = det.downloadResults(d_lines)
+        assert (want[0] is None) == (got[0] is None)
+        if want[0] is not None:
+            assert want[0].tobytes() == got[0].tobytes() and want[1].tobytes() == got[1].tobytes()
+    assert len({0 if d.empty() else d.size()[0] for d in kept}) > 2  # the counts differ
+
+
+@gpu
 def test_errors_on_gpu():
     det = cuda.createHoughLinesDetector(1, 0.1, 3)
     with pytest.raises(cv2.error) as e:

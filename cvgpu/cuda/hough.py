@@ -11,7 +11,8 @@ the arithmetic and how it was established against OpenCV's own output), plus:
 * ``detect`` also takes CuPy / CUDA-array-interface / DLPack device arrays and numpy arrays
   (uploaded), besides GpuMat;
 * one host synchronisation per detect (the line count); ``downloadResults`` of the GpuMat that
-  detect returned reads the pinned host copy detect already made. Only when there are more than
+  detect returned reads the pinned host copy the kernels wrote, while no later detect of the same
+  detector has overwritten it (the device copy otherwise). Only when there are more than
   ``SMEM_CAP`` local maxima does detect synchronise a second time.
 
 Rows of the result GpuMat (2 x N, CV_32FC2): row 0 the (rho, theta) pairs, row 1 the int32 votes in
@@ -86,8 +87,20 @@ def _cdiv(a, b):
 
 class _Buffers:
     __slots__ = ("key", "points", "accum", "counters", "seg", "seg_cap", "block_counts", "nblocks",
-                 "range_len", "cells", "vote", "maxima", "collect", "args", "pinned", "host", "graphs",
-                 "graph_seen", "call_pinned", "call_host", "call_dev")
+                 "range_len", "cells", "vote", "maxima", "collect", "args", "results", "graphs",
+                 "graph_seen", "call_pinned", "call_host", "call_dev", "spare_out", "last_count")
+
+
+class _PinnedResults:
+    """The pinned host buffer ch_maxima writes each detect's lines and votes to, and how many detects
+    have been launched over it: a result GpuMat keeps (this, its detect's number, count, capacity)
+    as its host mirror, and downloadResults reads the pinned copy while no later detect has
+    overwritten it (the device copy otherwise)."""
+
+    __slots__ = ("pinned", "host", "launched")
+
+    def __init__(self, pinned, host):
+        self.pinned, self.host, self.launched = pinned, host, 0
 
 
 _NULL = np.uint64(0)
@@ -257,11 +270,12 @@ class HoughLinesDetector:
             buf.points = cp.empty(npix, dtype=pdtype)
         buf.counters = old.counters if same_device else cp.zeros(4, dtype=cp.int32)
         # One pinned host buffer per detector: [status][lines: 2 * cap floats][votes: cap ints].
-        if same_device and old.host.size >= 1 + 3 * cap:
-            buf.pinned, buf.host = old.pinned, old.host
+        if same_device and old.results.host.size >= 1 + 3 * cap:
+            buf.results = old.results
         else:
-            buf.pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * cap))
-            buf.host = np.frombuffer(buf.pinned, dtype=np.int32, count=1 + 3 * cap)
+            pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * cap))
+            buf.results = _PinnedResults(pinned, np.frombuffer(pinned, dtype=np.int32, count=1 + 3 * cap))
+        buf.spare_out, buf.last_count = None, None
         width = numrho + 2
         accum_size = (numangle + 2) * width
         buf.accum = cp.empty(accum_size, dtype=cp.int32)
@@ -314,13 +328,21 @@ class HoughLinesDetector:
         irho = self._irho
         max_lines = self._max_lines
         out_cap = max(1, min(max_lines, cap))
-        # Memory only (a (2, out_cap, 2) float32 array): the array object is made once the count is
-        # known (cp.empty costs ~2.7 us of host time against ~0.8 for the allocation alone).
-        out = cp.cuda.alloc(out_cap * 16)
-        host = buf.host
-        host[0] = _INT_MIN
-        step = image.strides[0]
         stream = cp.cuda.get_current_stream()
+        # Memory only (a (2, out_cap, 2) float32 array): the array object is made once the count is
+        # known (cp.empty costs ~2.7 us of host time against ~0.8 for the allocation alone). The
+        # previous detect allocated it during its GPU wait, for this stream and capacity.
+        spare = buf.spare_out
+        if spare is not None and spare[0] == stream.ptr and spare[1] == out_cap:
+            out = spare[2]
+        else:
+            out = cp.cuda.alloc(out_cap * 16)
+        buf.spare_out = None
+        results = buf.results
+        host = results.host
+        host[0] = _INT_MIN
+        results.launched += 1  # older results' pinned copies are overwritten from here on
+        step = image.strides[0]
 
         def launch(image_arg, step_arg, aligned_arg, out_arg, call_arg, run=_launch):
             fn, grid, block = buf.collect
@@ -332,7 +354,7 @@ class HoughLinesDetector:
             run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
                                   buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
                                   np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
-                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.pinned.ptr), call_arg),
+                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr), call_arg),
                 smem)
 
         try:
@@ -352,6 +374,12 @@ class HoughLinesDetector:
                 graph.launch(stream)
             else:
                 launch(image, np.int64(step), np.int32(aligned4(image.data.ptr, step, cols)), np.uint64(out.ptr), _NULL)
+            # Host work done while the GPU runs (~3-4 us of a detect otherwise): the next detect's
+            # output memory, and this result's array shaped for the previous detect's line count.
+            buf.spare_out = (stream.ptr, out_cap, cp.cuda.alloc(out_cap * 16))
+            last = buf.last_count
+            prepared = None if not last else cp.ndarray((2, last, 2), dtype=cp.float32, memptr=out,
+                                                        strides=(out_cap * 8, 8, 4))
             # The one host sync: the line count, polled where ch_maxima publishes it (as cvgpu.hough).
             _kernels.await_published(host, _INT_MIN, stream)
         except BaseException:
@@ -361,16 +389,16 @@ class HoughLinesDetector:
         if status == _INT_MIN:
             buf.counters.fill(0)
             raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_lines.cpp", 0)
+        buf.last_count = max(status, 0)
         if status >= 0:
             count = status
             if count == 0:
                 return GpuMat()
-            # The pinned buffer is reused by the next detect: the mirror keeps copies.
-            lines_h = host[1:1 + 2 * count].view(np.float32).reshape(1, count, 2).copy()
-            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + count].reshape(1, count).copy()
-            # out[:, :count, :] as a direct view (CuPy's slicing costs several us of host time).
-            return _lines_mat(cp.ndarray((2, count, 2), dtype=cp.float32, memptr=out, strides=(out_cap * 8, 8, 4)),
-                              (lines_h, votes_h))
+            if count != last:
+                # out[:, :count, :] as a direct view (CuPy's slicing costs several us of host time).
+                prepared = cp.ndarray((2, count, 2), dtype=cp.float32, memptr=out, strides=(out_cap * 8, 8, 4))
+            # downloadResults reads the pinned copy while no later detect has overwritten it.
+            return _lines_mat(prepared, (results, results.launched, count, out_cap))
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
@@ -435,8 +463,10 @@ class HoughLinesDetector:
                                    "downloadResults", "hough_lines.cpp", 0)
         n = d_lines.size()[0]
         mirror = d_lines._host_mirror
-        if mirror is not None and mirror[0].shape[1] == n:
-            lines_h, votes_h = mirror[0].copy(), mirror[1].copy()
+        if mirror is not None and mirror[1] == mirror[0].launched and mirror[2] == n:
+            host, out_cap = mirror[0].host, mirror[3]
+            lines_h = host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2).copy()
+            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n).copy()
         else:
             cp = _cupy()
             with _stream_context(stream):
