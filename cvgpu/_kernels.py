@@ -215,6 +215,27 @@ def launch_dependent(fn, grid, block, args, shared_mem=0):
         raise RuntimeError("cuLaunchKernelEx failed with CUDA error %d" % status)
 
 
+class SpareOutput:
+    """Output memory for a call's next replay, allocated while the GPU runs the current one, so the
+    allocation (~1 us of host time) is off the critical path of the next call. ``take`` returns
+    the spare when it was made on the same stream with the same size, else new memory; ``refill``
+    makes the next spare. Used by cvgpu.hough and cvgpu.cuda.hough."""
+
+    __slots__ = ("_spare",)
+
+    def __init__(self):
+        self._spare = None
+
+    def take(self, cp, stream, nbytes):
+        spare, self._spare = self._spare, None
+        if spare is not None and spare[0] == stream.ptr and spare[1] == nbytes:
+            return spare[2]
+        return cp.cuda.alloc(nbytes)
+
+    def refill(self, cp, stream, nbytes):
+        self._spare = (stream.ptr, nbytes, cp.cuda.alloc(nbytes))
+
+
 def await_published(flag_view, unset, stream):
     """Wait until a kernel on ``stream`` has published a result flag at flag_view[0] (pinned host
     memory, ``unset`` before the launch). The kernels write everything the host then reads before

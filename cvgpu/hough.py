@@ -321,9 +321,8 @@ class _Workspace:
         self.call_host = np.frombuffer(self.call_pinned, dtype=np.int64, count=_CALL_WORDS)
         self.call_bytes = memoryview(self.call_host).cast("B")
         self.call_dev = cp.zeros(_CALL_WORDS, dtype=cp.int64)
-        # Output memory for the next device-result replay, allocated while the GPU runs the current
-        # one: (stream pointer, floats, memory pointer), or None.
-        self.spare_out = None
+        # Output memory for the next device-result replay, allocated while the GPU runs the current one.
+        self.spare_out = _kernels.SpareOutput()
         self.last_key = self.last_plan = None
 
     def array(self, name, size, dtype):
@@ -448,14 +447,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     stream = cp.cuda.get_current_stream()
     # Device results need memory of their own (an array is made once the count is known); host
     # results are read from pinned memory.
-    out_dev = None
-    if not to_host:
-        spare = ws.spare_out
-        if spare is not None and spare[0] == stream.ptr and spare[1] == plan.out_floats:
-            out_dev = spare[2]
-            ws.spare_out = None
-        else:
-            out_dev = cp.cuda.alloc(plan.out_floats * 4)
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
     step = d_image.strides[0]
     image_ptr = d_image.data.ptr
     prepared = None
@@ -472,7 +464,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
                 # Host work that would otherwise follow the wait is done during it (~2-4 us of a
                 # ~40 us call): the next replay's output memory, and this call's array shaped for
                 # the previous call's line count (a repeated or slowly changing image keeps it).
-                ws.spare_out = (stream.ptr, plan.out_floats, cp.cuda.alloc(plan.out_floats * 4))
+                ws.spare_out.refill(cp, stream, plan.out_floats * 4)
                 if plan.last_shape is not None:
                     prepared = cp.ndarray(plan.last_shape, dtype=cp.float32, memptr=out_dev)
         else:
