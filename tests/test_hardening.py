@@ -54,7 +54,6 @@ import time
 import warnings
 
 import cv2
-
 import numpy as np
 import pytest
 from hypothesis import assume, event, given, settings
