@@ -253,17 +253,18 @@ _MAX_ANGLES_PER_BLOCK = 8
 
 
 def collect_grid(rows, cols, accum_cells, num_sms):
-    """Blocks of kernels/hough_points.cuh: one per 32 chunks of 128 pixels of a row, and at least
-    enough to zero the accumulator quickly. (The kernel grid-strides over its tiles; capping the grid
-    at 8, 16 or 32 blocks per SM changed nothing measurable on the H100, 1024^2 to 8192^2.)"""
-    tiles = _cdiv(rows * _cdiv(cols, 128), 32)
+    """Blocks of kernels/hough_points.cuh: one per 8 chunks of 512 pixels of a row (one per warp),
+    and at least enough to zero the accumulator quickly."""
+    tiles = _cdiv(rows * _cdiv(cols, 512), 8)
     return max(tiles, min(num_sms * 8, _cdiv(accum_cells, 4 * 256)), 1)
 
 
-def aligned4(ptr, step, cols):
-    """Whether every row of an 8-bit image at ``ptr`` starts on a 4-byte boundary and holds whole
-    4-byte words."""
-    return ptr % 4 == 0 and step % 4 == 0 and cols % 4 == 0
+def load_width(ptr, step, cols):
+    """The widest load (16, 4 or 1 bytes) hough_collect may use for an 8-bit image at ``ptr``: every
+    row starts on a boundary of that many bytes and holds whole words of it."""
+    if ptr % 16 == 0 and step % 16 == 0 and cols % 16 == 0:
+        return 16
+    return 4 if ptr % 4 == 0 and step % 4 == 0 and cols % 4 == 0 else 1
 
 
 def vote_variant(numrho, max_shared):
@@ -457,7 +458,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             graph = plan.graph = _capture_graph(cp, ws, plan)
         plan.calls += 1
         if graph:
-            _CALL_STRUCT.pack_into(ws.call_bytes, 0, image_ptr, step, aligned4(image_ptr, step, cols), threshold,
+            _CALL_STRUCT.pack_into(ws.call_bytes, 0, image_ptr, step, load_width(image_ptr, step, cols), threshold,
                                    0 if out_dev is None else out_dev.ptr)
             graph.launch(stream)
             if out_dev is not None:
@@ -470,7 +471,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
         else:
             fn, grid, block, head, middle, tail = plan.collect
             fn(grid, block, (d_image,) + head + (np.int64(step),) + middle
-               + (np.int32(aligned4(image_ptr, step, cols)),) + tail)
+               + (np.int32(load_width(image_ptr, step, cols)),) + tail)
             fn, grid, block, args, smem = plan.vote
             fn(grid, block, args, shared_mem=smem)
             fn, head, middle, tail = plan.emit

@@ -65,9 +65,10 @@ typedef unsigned int point_t;
 
 // Graph mode (a replayed CUDA graph takes no new arguments): the per-call values come from `call`,
 // device memory the graph's first node fills from pinned host memory: call[0] image pointer,
-// call[1] row step in bytes, call[2] aligned4, call[3] output pointer. NULL: the arguments as given.
+// call[1] row step in bytes, call[2] load width (hough_collect's `align`), call[3] output pointer.
+// NULL: the arguments as given.
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
-    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size, const long long* __restrict__ call)
 {
@@ -75,9 +76,9 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
-        aligned4 = (int)call[2];
+        align = (int)call[2];
     }
-    hough_collect(img, cols, step, rows, aligned4, points, nullptr, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, align, points, nullptr, &counters[0], accum, accum_size);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).

@@ -37,10 +37,11 @@ typedef unsigned int point_t;
 
 // A replayed CUDA graph cannot take new kernel arguments, so in graph mode the per-call values come
 // from `call` (device memory the graph's first node copies from pinned host memory):
-//   call[0] image pointer, call[1] row step in bytes, call[2] aligned4, call[3] threshold,
-//   call[4] out_dev pointer (0: none). A direct launch passes call = NULL and its own arguments.
+//   call[0] image pointer, call[1] row step in bytes, call[2] load width (hough_collect's `align`),
+//   call[3] threshold, call[4] out_dev pointer (0: none). A direct launch passes call = NULL and its
+//   own arguments.
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
-    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int aligned4,
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call)
@@ -49,9 +50,9 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
-        aligned4 = (int)call[2];
+        align = (int)call[2];
     }
-    hough_collect(img, cols, step, rows, aligned4, points, weights, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, align, points, weights, &counters[0], accum, accum_size);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded

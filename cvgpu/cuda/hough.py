@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
-from ..hough import VOTE_MIN_POINTS, aligned4, collect_grid, vote_config, vote_residency  # shared rules
+from ..hough import VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_residency  # shared rules
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -117,6 +117,11 @@ def _capture(cp, buf, options, launch):
 
 
 _device_info = {}
+
+# ch_maxima's grid: its 1024-thread blocks use 32 registers a thread, so two fit on an SM; each scans
+# a contiguous range of at least _MAXIMA_MIN_CELLS cells (a block-wide scan per 4096 cells).
+_MAXIMA_BLOCKS_PER_SM = 2
+_MAXIMA_MIN_CELLS = 2048
 
 
 def _device_consts(cp, dev):
@@ -280,7 +285,7 @@ class HoughLinesDetector:
         accum_size = (numangle + 2) * width
         buf.accum = cp.empty(accum_size, dtype=cp.int32)
         cells = numangle * numrho
-        nblocks = max(1, min(1024, num_sms, _cdiv(cells, 4096)))
+        nblocks = max(1, min(1024, _MAXIMA_BLOCKS_PER_SM * num_sms, _cdiv(cells, _MAXIMA_MIN_CELLS)))
         range_len = _cdiv(cells, nblocks)
         nblocks = _cdiv(cells, range_len)
         seg_cap = range_len // 2 + range_len // numrho + 3
@@ -363,11 +368,11 @@ class HoughLinesDetector:
                 call = buf.call_host
                 call[0] = image.data.ptr
                 call[1] = step
-                call[2] = aligned4(image.data.ptr, step, cols)
+                call[2] = load_width(image.data.ptr, step, cols)
                 call[3] = out.ptr
                 graph.launch(stream)
             else:
-                launch(image, np.int64(step), np.int32(aligned4(image.data.ptr, step, cols)), np.uint64(out.ptr), _NULL)
+                launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr), _NULL)
             # Host work done while the GPU runs (~3-4 us of a detect otherwise): the next detect's
             # output memory, and this result's array shaped for the previous detect's line count.
             buf.spare_out.refill(cp, stream, out_cap * 16)
