@@ -1083,10 +1083,15 @@ def _lr_check_size(shape):
             "index with int32" % (h, w, h * (w + 1), _LR_MAX_NODES - 1), "findContoursLinkRuns")
 
 
+def _lr_workspace(cp):
+    """findContoursLinkRuns' scratch, per thread and device (apart from findContours')."""
+    return _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+
+
 def _lr_run_gpu(cp, arr, grouped):
     """_linkruns_gpu with cv2's -4 when the GPU runs out of memory twice (see _retrying); ordered
     after the previous call on another stream as _run_gpu."""
-    ws = _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+    ws = _lr_workspace(cp)
     stream = ws.claim()
     try:
         return _retrying("findContoursLinkRuns", cp, lambda: _linkruns_gpu(cp, arr, grouped=grouped), _lr_release)
@@ -1095,7 +1100,7 @@ def _lr_run_gpu(cp, arr, grouped):
 
 
 def _lr_release(cp):
-    _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp)).bufs.clear()
+    _lr_workspace(cp).bufs.clear()
     cp.get_default_memory_pool().free_all_blocks()
 
 
@@ -1162,7 +1167,7 @@ def _linkruns_gpu(cp, image, grouped=False):
     else:
         src = cp.asarray(np.ascontiguousarray(image))
     pitch = src.strides[0]
-    ws = _kernels.thread_workspace("contours-linkruns", lambda: _Workspace(cp))
+    ws = _lr_workspace(cp)
     i32, i64 = np.int32, np.int64
     npix = h * w
     flags = ws.grown("flags", npix, cp.uint8)

@@ -343,9 +343,9 @@ class HoughLinesDetector:
         results.launched += 1  # older results' pinned copies are overwritten from here on
         step = image.strides[0]
 
-        def launch(image_arg, step_arg, aligned_arg, out_arg, call_arg, run=_launch):
+        def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, run=_launch):
             fn, grid, block = buf.collect
-            run(fn, grid, block, (image_arg, a_cols, step_arg, a_rows, aligned_arg, buf.points,
+            run(fn, grid, block, (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points,
                                   buf.counters, buf.accum, a_accum_size, call_arg))
             fn, grid, block, smem, vote_args = buf.vote
             run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,), smem)
@@ -353,7 +353,8 @@ class HoughLinesDetector:
             run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
                                   buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
                                   np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
-                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr), call_arg),
+                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr),
+                                  call_arg),
                 smem)
 
         try:
@@ -372,7 +373,8 @@ class HoughLinesDetector:
                 call[3] = out.ptr
                 graph.launch(stream)
             else:
-                launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr), _NULL)
+                launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr),
+                       _NULL)
             # Host work done while the GPU runs (~3-4 us of a detect otherwise): the next detect's
             # output memory, and this result's array shaped for the previous detect's line count.
             buf.spare_out.refill(cp, stream, out_cap * 16)
