@@ -271,31 +271,58 @@ def vote_variant(numrho, max_shared):
     return "shared" if (numrho + 2) * 4 <= max_shared else "global"
 
 
-def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None):
+def vote_window(tab_cos, tab_sin, rows, cols, per_block, row_cells):
+    """Shared-memory columns per accumulator row of a voting block of ``per_block`` consecutive
+    angles (kernels/hough_points.cuh: hough_window_lo, hough_in_window), enough for the block that
+    needs most, at most ``row_cells``. The votes of angle (c, s) lie between the extremes of
+    x * c + y * s over the image's corners: about (cols - 1)|c| + (rows - 1)|s| bins of a row of
+    2 (rows + cols) + 1. Generous by a few columns: a block whose votes do not fit is still exact,
+    only slower (range-checked)."""
+    c = np.asarray(tab_cos, dtype=np.float64)
+    s = np.asarray(tab_sin, dtype=np.float64)
+    ax, ay = (cols - 1) * c, (rows - 1) * s
+    lo = np.minimum(ax, 0) + np.minimum(ay, 0)
+    hi = np.maximum(ax, 0) + np.maximum(ay, 0) + (np.abs(ax) + np.abs(ay)) * 1e-6 + 2
+    pad = (-len(c)) % per_block
+    with np.errstate(invalid="ignore"):
+        lo = np.concatenate([lo, np.full(pad, np.inf)]).reshape(-1, per_block).min(axis=1)
+        hi = np.concatenate([hi, np.full(pad, -np.inf)]).reshape(-1, per_block).max(axis=1)
+        need = np.ceil(hi) - np.floor(lo) + 6  # the device's lo is floor(lowest) - 3
+    need = need[np.isfinite(need)]
+    if need.size == 0:
+        return row_cells
+    return int(min(row_cells, max(1, int(need.max()))))
+
+
+def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None, window=None):
     """(angles per block: 1, 2 or 4, most point slices) of the shared-memory voting kernel: one wave
     of blocks. ``resident(k)``: how many blocks of the k-angle kernel fit on one SM at once (the
     CUDA occupancy calculator; 0 when unknown, then shared memory and threads decide).
+    ``window(k)``: the shared columns a row of a k-angle block takes (vote_window; default the
+    whole row, numrho + 2).
 
     Measured on the H100 (graph replays of the vote kernel alone, 1024^2 segments, 164k points):
     4 angles per block, 9 slices gave 405 blocks where 3 per SM fit (396 at once), and the 9-block
     second wave doubled the time (ncu: 1.02 waves, 44.8 us); one wave is the rule since. Earlier
     (ncu): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7. Slices actually
     used shrink on the device to >= VOTE_MIN_POINTS points each."""
-    row_bytes = (numrho + 2) * 4
+    def row_bytes(k):
+        return (window(k) if window is not None else numrho + 2) * 4
     # The kernels exist for 1, 2 and 4 angles per block (a partial last group is allowed).
-    per_block = 4 if 3 * (4 * row_bytes + 1024) <= max_shared and numangle >= 4 else 1
+    per_block = 4 if 3 * (4 * row_bytes(4) + 1024) <= max_shared and numangle >= 4 else 1
     groups = _cdiv(numangle, per_block)
     per_sm = resident(per_block) if resident is not None else 0
     if per_sm <= 0:
-        per_sm = min((max_shared + 1024) // (per_block * row_bytes + 1024), 2048 // _VOTE_THREADS)
+        per_sm = min((max_shared + 1024) // (per_block * row_bytes(per_block) + 1024), 2048 // _VOTE_THREADS)
     splits = max(1, min(16, (num_sms * max(1, per_sm)) // groups, _cdiv(npix, VOTE_MIN_POINTS)))
     return per_block, splits
 
 
-def vote_residency(family, name_format, options, numrho):
-    """``resident`` for vote_config: blocks per SM of ``name_format % k`` with k rows of shared memory."""
+def vote_residency(family, name_format, options, window):
+    """``resident`` for vote_config: blocks per SM of ``name_format % k`` with k rows of
+    ``window(k)`` shared columns."""
     def resident(k):
-        smem = k * (numrho + 2) * 4
+        smem = k * window(k) * 4
         fn = _kernels.get_function(family, name_format % k, options, max_dynamic_shared=smem)
         return _kernels.resident_blocks(fn, _VOTE_THREADS, smem)
     return resident
@@ -377,14 +404,20 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                     (collect_grid(rows, cols, accum_cells, num_sms),), (256,), (np.int32(cols),),
                     (np.int64(rows),), (points, weights_arg, counters, accum, np.int64(accum_cells), _NULL))
     if variant == "shared":
+        host_cos, host_sin = trig_table(numangle, rho32, theta32, min_theta)
+
+        def window(k):
+            return vote_window(host_cos, host_sin, rows, cols, k, numrho + 2)
         per_block, splits = config or vote_config(
             numangle, numrho, npix, num_sms, max_shared,
-            vote_residency("hough", "hough_vote_shared_%d", options, numrho))
-        smem = per_block * (numrho + 2) * 4
+            vote_residency("hough", "hough_vote_shared_%d", options, window), window)
+        cells = window(per_block)
+        smem = per_block * cells * 4
         fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
         plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
                      (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                      np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum, np.int64(accum_cells)),
+                      np.int32(cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,
+                      np.int64(accum_cells)),
                      smem)
     else:
         angles_per_block = 8

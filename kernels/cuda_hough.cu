@@ -152,7 +152,8 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 template <int K>
 __device__ __forceinline__ void ch_vote_block(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,
-    int numangle, int numrho, int hi_col, int min_points, int rows, int cols, int* __restrict__ accum)
+    int numangle, int numrho, int hi_col, int window, int min_points, int rows, int cols,
+    int* __restrict__ accum)
 {
     extern __shared__ int rows_sh[];
     await_previous_kernel();
@@ -162,30 +163,32 @@ __device__ __forceinline__ void ch_vote_block(
     const int width = numrho + 2;
     const int n0 = blockIdx.x * K;
     const int nk = min(K, numangle - n0);
-    const int cells = nk * width;
-    for (int i = threadIdx.x; i < cells; i += blockDim.x)
-        rows_sh[i] = 0;
     const int shift = (numrho - 1) / 2;
     float c[K], s[K];
-    bool safe = nk == K;
 #pragma unroll
     for (int k = 0; k < K; k++) {
         c[k] = 0.0f;
         s[k] = 0.0f;
         if (k < nk)
             ch_trig(n0 + k, theta, irho, &c[k], &s[k]);
-        const float bound = fabsf(c[k]) * (float)(cols - 1) + fabsf(s[k]) * (float)(rows - 1);
-        const float reach = bound * 1.000001f + 2.0f;
-        safe = safe && reach <= (float)(shift + 1) && (float)(shift + 1) + reach <= (float)hi_col &&
-               reach <= F32_ROUND_MAGIC_LIMIT;
     }
+    // Columns 0..hi_col take votes (see shared_vote_semantics); the window lies among them.
+    const int lo = hough_window_lo<K>(c, s, nk, rows, cols, shift + 1, window, hi_col + 1);
+    const int cells = nk * window;
+    for (int i = threadIdx.x; i < cells; i += blockDim.x)
+        rows_sh[i] = 0;
+    bool safe = nk == K && window <= hi_col + 1;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        safe = safe && hough_in_window(c[k], s[k], rows, cols, shift + 1, lo, window);
     __syncthreads();
 
+    int* accum_rows = accum + (long long)(n0 + 1) * width;
     const int lane = threadIdx.x & 31;
     int base = begin + (threadIdx.x & ~31);
     if (safe) {
         const int full_end = begin + ((end - begin) & ~31);
-        hough_vote_safe_run<K>(points, begin, full_end, c, s, width, shift + 1, rows_sh, HoughSumCuda());
+        hough_vote_safe_run<K>(points, begin, full_end, c, s, window, shift + 1 - lo, rows_sh, HoughSumCuda());
         base = full_end + (threadIdx.x & ~31);  // the partial last chunk: the loop below, warp 0
     }
     for (; base < end; base += blockDim.x) {
@@ -195,28 +198,34 @@ __device__ __forceinline__ void ch_vote_block(
 #pragma unroll
             for (int k = 0; k < K; k++) {
                 const int col = ch_bin(p, c[k], s[k], shift) + 1;
-                if (k < nk && col >= 0 && col <= hi_col)
-                    atomicAdd(&rows_sh[k * width + col], 1);
+                if (k < nk && col >= 0 && col <= hi_col) {
+                    if (col >= lo && col < lo + window)
+                        atomicAdd(&rows_sh[k * window + col - lo], 1);
+                    else
+                        atomicAdd(&accum_rows[k * width + col], 1);
+                }
             }
         }
     }
     __syncthreads();
-    int* accum_rows = accum + (long long)(n0 + 1) * width;
-    for (int i = threadIdx.x; i < cells; i += blockDim.x) {
-        const int v = rows_sh[i];
-        if (v)
-            atomicAdd(&accum_rows[i], v);
+    for (int k = 0; k < nk; k++) {
+        int* accum_row = accum_rows + (long long)k * width + lo;
+        for (int j = threadIdx.x; j < window; j += blockDim.x) {
+            const int v = rows_sh[k * window + j];
+            if (v)
+                atomicAdd(&accum_row[j], v);
+        }
     }
 }
 
 #define CH_VOTE_KERNEL(K)                                                                          \
     extern "C" __global__ void __launch_bounds__(512) ch_vote_shared_##K(                           \
         const point_t* __restrict__ points, const int* __restrict__ counters, float theta,          \
-        float irho, int numangle, int numrho, int hi_col, int min_points, int rows, int cols,       \
-        int* __restrict__ accum)                                                                    \
+        float irho, int numangle, int numrho, int hi_col, int window, int min_points, int rows,     \
+        int cols, int* __restrict__ accum)                                                          \
     {                                                                                               \
-        ch_vote_block<K>(points, counters, theta, irho, numangle, numrho, hi_col, min_points, rows,  \
-                         cols, accum);                                                              \
+        ch_vote_block<K>(points, counters, theta, irho, numangle, numrho, hi_col, window, min_points, \
+                         rows, cols, accum);                                                        \
     }
 CH_VOTE_KERNEL(1)
 CH_VOTE_KERNEL(2)

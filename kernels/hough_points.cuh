@@ -225,6 +225,51 @@ __device__ __forceinline__ void hough_warp_range(int begin, int full_end, int* w
     *wend = begin + 32 * (int)((long long)chunks * (warp + 1) / nwarps);
 }
 
+// The shared-memory window of a voting block: columns [lo, lo + window) of each of its K
+// accumulator rows, window <= row_cells (the row's columns that take votes). A point (x, y) of a
+// rows x cols image votes near x * c + y * s, which lies between the extremes over the image's
+// corners, so an angle reaches about (cols - 1)|c| + (rows - 1)|s| bins, not the whole row
+// (2 (rows + cols) + 1 bins): 46 KB instead of 131 KB a row at 8192^2, and one wave of blocks.
+// The host sizes window for the block that needs most (cvgpu.hough.vote_window); a block whose
+// bins do not all fit takes the range-checked path, so the window only ever affects speed.
+__device__ __forceinline__ void hough_vote_extent(float c, float s, int rows, int cols, float* lo_v, float* hi_v,
+                                                  float* slack)
+{
+    const float ax = (float)(cols - 1) * c, ay = (float)(rows - 1) * s;
+    *lo_v = fminf(ax, 0.0f) + fminf(ay, 0.0f);
+    *hi_v = fmaxf(ax, 0.0f) + fmaxf(ay, 0.0f);
+    // The rounded products and sum move a vote by far less than 1e-6 of the extent, its rounding to
+    // a bin by half a bin. NaN (fminf would drop it) makes the slack NaN and every test below false.
+    *slack = (fabsf(ax) + fabsf(ay)) * 1e-6f + 2.0f;
+}
+
+template <int K>
+__device__ __forceinline__ int hough_window_lo(const float* c, const float* s, int nk, int rows, int cols,
+                                               int column0, int window, int row_cells)
+{
+    float lowest = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        float lo_v, hi_v, slack;
+        hough_vote_extent(c[k], s[k], rows, cols, &lo_v, &hi_v, &slack);
+        if (k < nk)
+            lowest = k == 0 ? lo_v : fminf(lowest, lo_v);
+    }
+    const float lo = (float)column0 + floorf(lowest) - 3.0f;
+    return (int)fminf(fmaxf(lo, 0.0f), (float)(row_cells - window));
+}
+
+// Whether every vote of angle (c, s) lands in the window [lo, lo + window) and rounds through
+// f32_round_small_biased (the voting loop's no-range-test precondition).
+__device__ __forceinline__ bool hough_in_window(float c, float s, int rows, int cols, int column0, int lo,
+                                                int window)
+{
+    float lo_v, hi_v, slack;
+    hough_vote_extent(c, s, rows, cols, &lo_v, &hi_v, &slack);
+    return lo_v - slack >= (float)(lo - column0) && hi_v + slack <= (float)(lo + window - 1 - column0) &&
+           fmaxf(-lo_v, hi_v) + slack <= F32_ROUND_MAGIC_LIMIT;
+}
+
 // One point's votes for K angles (see hough_vote_safe_run).
 template <int K, typename Sum>
 __device__ __forceinline__ void hough_vote_point(point_t p, const float* c, const float* s, const unsigned* kaddr,
@@ -238,7 +283,7 @@ __device__ __forceinline__ void hough_vote_point(point_t p, const float* c, cons
 }
 
 #ifndef HOUGH_UNROLL
-#define HOUGH_UNROLL 4  // point loads in flight per voting thread (measurements: kernels/hough.cu)
+#define HOUGH_UNROLL 8  // point loads in flight per voting thread (measurements: kernels/hough.cu)
 #endif
 
 // The voting blocks' loop over their provably in-row points, for both semantics: this warp's

@@ -24,7 +24,8 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
-from ..hough import VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_residency  # shared rules
+from ..hough import (VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_residency,  # shared rules
+                     vote_window)
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -258,7 +259,8 @@ class HoughLinesDetector:
         dev = cp.cuda.runtime.getDevice()
         num_sms, max_optin, per_block, cap = _device_consts(cp, dev)
         wide = rows > 0x10000 or cols > 0x10000
-        key = (dev, rows, cols, numangle, numrho, wide)
+        # rho and theta size the voting blocks' shared windows (vote_window).
+        key = (dev, rows, cols, numangle, numrho, wide, float(self._theta), float(self._irho))
         buf = self._buf
         if buf is not None and buf.key == key:
             return buf, cap
@@ -302,15 +304,25 @@ class HoughLinesDetector:
 
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
         if width * 4 <= max_optin - 1024:
+            # The voting kernels' (cos, sin) / rho (ch_trig: float32 angle n * theta), near enough for
+            # sizing the shared windows (vote_window's margin covers sincosf's error).
+            with np.errstate(all="ignore"):
+                angles = np.arange(numangle, dtype=np.float32) * np.float32(self._theta)
+                host_cos = np.cos(angles.astype(np.float64)) * float(self._irho)
+                host_sin = np.sin(angles.astype(np.float64)) * float(self._irho)
+
+            def window(k):
+                return vote_window(host_cos, host_sin, rows, cols, k, hi_col + 1)
             per_block_angles, splits = self._vote_config or vote_config(
                 numangle, numrho, npix, num_sms, max_optin,
-                vote_residency("cuda_hough", "ch_vote_shared_%d", options, numrho))
-            smem = per_block_angles * width * 4
+                vote_residency("cuda_hough", "ch_vote_shared_%d", options, window), window)
+            cells = window(per_block_angles)
+            smem = per_block_angles * cells * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
                                        max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
-                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(VOTE_MIN_POINTS),
-                         np.int32(rows), np.int32(cols)))
+                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(cells),
+                         np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols)))
         else:
             # Angle rows are split over several blocks until the GPU is covered; the number of
             # points is not known on the host (no sync), so the pixel count bounds it.
