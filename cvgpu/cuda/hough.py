@@ -260,7 +260,7 @@ class HoughLinesDetector:
         num_sms, max_optin, per_block, cap = _device_consts(cp, dev)
         wide = rows > 0x10000 or cols > 0x10000
         # rho and theta size the voting blocks' shared windows (vote_window).
-        key = (dev, rows, cols, numangle, numrho, wide, float(self._theta), float(self._irho))
+        key = (dev, rows, cols, numangle, numrho, float(self._theta), float(self._irho), wide)  # wide last
         buf = self._buf
         if buf is not None and buf.key == key:
             return buf, cap
