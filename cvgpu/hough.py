@@ -411,12 +411,12 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
         per_block, splits = config or vote_config(
             numangle, numrho, npix, num_sms, max_shared,
             vote_residency("hough", "hough_vote_shared_%d", options, window), window)
-        cells = window(per_block)
-        smem = per_block * cells * 4
+        window_cells = window(per_block)
+        smem = per_block * window_cells * 4
         fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
         plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
                      (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                      np.int32(cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,
+                      np.int32(window_cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,
                       np.int64(accum_cells)),
                      smem)
     else:

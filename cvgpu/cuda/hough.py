@@ -316,12 +316,12 @@ class HoughLinesDetector:
             per_block_angles, splits = self._vote_config or vote_config(
                 numangle, numrho, npix, num_sms, max_optin,
                 vote_residency("cuda_hough", "ch_vote_shared_%d", options, window), window)
-            cells = window(per_block_angles)
-            smem = per_block_angles * cells * 4
+            window_cells = window(per_block_angles)
+            smem = per_block_angles * window_cells * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
                                        max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
-                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(cells),
+                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(window_cells),
                          np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols)))
         else:
             # Angle rows are split over several blocks until the GPU is covered; the number of
