@@ -145,8 +145,9 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int window, int lo, 
 //  - shared memory holds only the window of each row that the block's angles can reach
 //    (hough_window_lo): less to zero and to flush, and more blocks per SM. Whole pipeline, graph
 //    replays: 8192^2 / 82k 105 -> 82 us (one wave of 360 blocks instead of two of 180), 4096^2
-//    43.6 -> 41.6, 1024^2 / 164k 30.9 -> 29.9 (11 slices of 4 angles, 4 blocks per SM); OpenCV-CUDA
-//    semantics' detector 109.5 -> 72.2 at 8192^2, 47.0 -> 38.8 at 4096^2;
+//    43.6 -> 41.6, 1024^2 / 164k 30.9 -> 29.9 (11 slices of 4 angles, 4 blocks per SM); with the
+//    changes below, OpenCV-CUDA semantics' detector 109.5 -> 86.6 at 8192^2, 47.1 -> 44.7 at 4096^2
+//    (compat_matrix/raw/hough-window-experiments.txt);
 //  - HOUGH_UNROLL = 8 with the windows: 8192^2 82 -> 80.5, 4096^2 41.6 -> 40.7, 1024^2 unchanged
 //    (software prefetch of the next batch and an add-based int-to-float conversion were no faster;
 //    a shared red.add costs the same whether the 32 lanes hit one word or 32: equal-bin merging
