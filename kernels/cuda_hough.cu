@@ -72,13 +72,16 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size, const long long* __restrict__ call)
 {
+    // Before the wait: the accumulator is this call's alone (graph_load_call, the node before,
+    // does not touch it; the previous call's kernels have completed).
+    hough_zero(accum, accum_size);
     await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
         align = (int)call[2];
     }
-    hough_collect(img, cols, step, rows, align, points, nullptr, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, align, points, nullptr, &counters[0]);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).
@@ -474,18 +477,20 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     }
     float* host_lines = reinterpret_cast<float*>(host + 1);
     int* host_votes = host + 1 + 2 * out_cap;
-    for (int i = threadIdx.x; i < count; i += blockDim.x)
-        ch_write_line(keys[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
-    // The host polls host[0] (cvgpu._kernels.await_published): the lines and the reset counters
-    // reach it first.
-    __threadfence_system();
-    __syncthreads();
     if (threadIdx.x == 0) {
         counters[0] = 0;
         counters[1] = 0;
-        __threadfence_system();
-        host[0] = count;
     }
+    for (int i = threadIdx.x; i < count; i += blockDim.x)
+        ch_write_line(keys[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+    // The host polls host[0] (cvgpu._kernels.await_published): the lines and the reset counters
+    // reach it first, each thread that stored any fencing them once (as hough_maxima_emit; a
+    // second fence before the count cost ~0.5 us there).
+    if ((int)threadIdx.x < count || threadIdx.x == 0)
+        __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        host[0] = count;
 }
 
 // Host path (more than smem_cap local maxima): one warp per segment copies it to its offset.

@@ -46,13 +46,16 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call)
 {
+    // Before the wait: the accumulator is this call's alone (graph_load_call, the node before,
+    // does not touch it; the previous call's kernels have completed).
+    hough_zero(accum, accum_size);
     await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
         step = call[1];
         align = (int)call[2];
     }
-    hough_collect(img, cols, step, rows, align, points, weights, &counters[0], accum, accum_size);
+    hough_collect(img, cols, step, rows, align, points, weights, &counters[0]);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded
@@ -453,15 +456,21 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
             }
         }
     }
-    // A polling host reads the lines as soon as it sees the count: they are fenced before it.
-    // The workspace's counters start at zero for the next call (no memset launch). One fence
-    // publishes them with the lines: a second one before the count cost ~0.5 us of every call.
+    // A polling host reads the lines as soon as it sees the count: they are fenced before it, at
+    // system scope when they went to pinned memory, else at device scope (device results are read
+    // by later device work only, and a system fence costs ~1 us). The workspace's counters start
+    // at zero for the next call (no memset launch): the next call's kernels come after this
+    // graph's completion. One fence per storing thread: a second one before the count cost ~0.5 us.
     if (threadIdx.x == 0) {
         counters[0] = 0;
         *tally = 0ull;
     }
-    if (wrote || threadIdx.x == 0)
-        __threadfence_system();
+    if (wrote) {
+        if (out_host != nullptr)
+            __threadfence_system();
+        else
+            __threadfence();
+    }
     __syncthreads();
     if (threadIdx.x == 0)
         *host_count = count;
