@@ -543,6 +543,60 @@ def test_detect_on_a_stream_and_inputs():
 
 
 @gpu
+def test_repeated_detects_on_one_gpumat():
+    """detect on the same GpuMat again (the benchmark's call, a video loop's) replays the previous
+    graph directly (HoughLinesDetector._replay) and downloadResults takes its short path: each
+    result must equal the model for the image the GpuMat holds then, across in-place uploads,
+    setters, clear(), other inputs, streams and output arguments between the calls."""
+    rng = np.random.default_rng(5)
+    params = [1.0, math.pi / 180, 20, True, 4096]
+    det = cuda.createHoughLinesDetector(*params)
+    img = _random_image(rng, 96, 128, 1)
+    gm = cuda.GpuMat(img)
+    other = cuda.GpuMat(_random_image(rng, 96, 128, 0))
+    stream = cuda.Stream()
+    steps = ["same", "same", "upload", "same", "threshold", "same", "same", "other", "same", "clear", "same",
+             "sort", "same", "stream", "same", "given", "same", "maxlines", "same", "rho", "same", "theta", "same",
+             "upload", "same", "same"]
+    replays = []
+    replay = det._replay
+    det._replay = lambda hot: (replays.append(1), replay(hot))[1]
+    for i, step in enumerate(steps):
+        if step == "upload":
+            img = _random_image(rng, 96, 128, i % 2)
+            gm.upload(img)  # same size: the same device array, new pixels
+        elif step == "threshold":
+            params[2] = 12
+            det.setThreshold(12)
+        elif step == "sort":
+            params[3] = False
+            det.setDoSort(False)
+        elif step == "maxlines":
+            params[4] = 3
+            det.setMaxLines(3)
+        elif step == "rho":
+            params[0] = 2.0
+            det.setRho(2.0)
+        elif step == "theta":
+            params[1] = math.pi / 90
+            det.setTheta(math.pi / 90)
+        elif step == "clear":
+            det.clear()
+        elif step == "other":
+            det.detect(other)
+        if step == "stream":
+            d_lines = det.detect(gm, None, stream)
+            stream.waitForCompletion()
+        elif step == "given":
+            d_lines = cuda.GpuMat()
+            assert det.detect(gm, d_lines) is d_lines
+        else:
+            d_lines = det.detect(gm)
+        assert _same_as_model(tuple(params), img, det.downloadResults(d_lines)), (i, step)
+    assert len(replays) >= 8  # the short path was taken
+
+
+@gpu
 def test_earlier_results_download_their_own_lines():
     """downloadResults reads a result's lines from the detector's pinned buffer only while no later
     detect has overwritten it; an earlier result (kept across later detects of other images, with
