@@ -593,7 +593,9 @@ def test_repeated_detects_on_one_gpumat():
         else:
             d_lines = det.detect(gm)
         assert _same_as_model(tuple(params), img, det.downloadResults(d_lines)), (i, step)
-    assert len(replays) >= 8  # the short path was taken
+    # The short path was taken where nothing changed since a captured graph's replay on gm: steps
+    # 2, 3, 6, 8, 23, 24, 25 (a changed setting first launches directly, then captures its graph).
+    assert len(replays) == 7
 
 
 @gpu
