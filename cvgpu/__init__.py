@@ -7,7 +7,8 @@ forwarded untouched, so existing code keeps working.
 import cv2 as _cv2
 
 from . import cuda, ximgproc
-from ._backend import CvgpuFallbackWarning, backend, fallback_reason, last_call_backend
+from ._backend import (CvgpuFallbackWarning, CvgpuVersionWarning, backend, fallback_reason, last_call_backend,
+                       warn_if_unvalidated_opencv)
 from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
 from .contours import findContours, findContoursLinkRuns, findContoursPacked
 from .hough import HoughLines, HoughLinesWithAccumulator
@@ -16,8 +17,10 @@ from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
 # cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
 cvgpu_version = "0.1.0"
 
+warn_if_unvalidated_opencv(_cv2.__version__)
+
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
-        "last_call_backend", "CvgpuFallbackWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
+        "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
         "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
 
 

@@ -12,6 +12,35 @@ class CvgpuFallbackWarning(RuntimeWarning):
     """cvgpu found no usable GPU and computes with cv2 instead."""
 
 
+class CvgpuVersionWarning(RuntimeWarning):
+    """The installed cv2 is newer than the OpenCV versions cvgpu reproduces."""
+
+
+# The newest OpenCV cvgpu reproduces is 5.0.x: 5.1.0 returns empty arrays where 5.0 returned None
+# (HoughLines and HoughLinesWithAccumulator without lines, RadonTransform without angles), counts
+# RadonTransform's angles differently and checks HoughLines' rho, theta and angle range with errors
+# of its own (code -2). pyproject.toml keeps pip below it; one that is installed anyway is warned of.
+VALIDATED_BELOW = (5, 1)
+
+
+def opencv_version_problem(version):
+    """The warning text for a cv2 ``version`` string cvgpu does not reproduce, else None."""
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return None
+    if major_minor < VALIDATED_BELOW:
+        return None
+    return ("cvgpu reproduces OpenCV below %d.%d; the installed cv2 is %s, whose results cvgpu's may not "
+            "equal (install opencv-contrib-python<%d.%d)" % (VALIDATED_BELOW + (version,) + VALIDATED_BELOW))
+
+
+def warn_if_unvalidated_opencv(version):
+    text = opencv_version_problem(version)
+    if text is not None:
+        warnings.warn(text, CvgpuVersionWarning, stacklevel=3)
+
+
 _lock = threading.Lock()
 _state = {"checked": False, "cupy": None, "reason": None, "warned": False}
 _last_call = threading.local()

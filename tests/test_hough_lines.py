@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -385,6 +386,32 @@ def test_no_gpu_fallback_warns_once_and_says_cv2():
     env = dict(os.environ, CVGPU_BACKEND="cv2")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert "fallback-ok" in out.stdout, out.stderr
+
+
+def test_opencv_newer_than_validated_is_warned_of_and_kept_out_by_the_pin():
+    """OpenCV 5.1.0 changed results cvgpu reproduces (empty arrays where 5.0 returned None, its own
+    argument errors, RadonTransform's angle count): importing cvgpu beside it warns once
+    (CvgpuVersionWarning), and pyproject.toml keeps pip below it."""
+    from cvgpu import _backend
+    assert _backend.opencv_version_problem(cv2.__version__) is None  # what these tests run beside
+    assert _backend.opencv_version_problem("5.0.0") is None and _backend.opencv_version_problem("4.12.0") is None
+    for newer in ("5.1.0", "5.2.1", "6.0.0-pre"):
+        assert "cvgpu reproduces OpenCV below 5.1" in _backend.opencv_version_problem(newer)
+    script = textwrap.dedent("""
+        import warnings, cv2
+        cv2.__version__ = "5.1.0"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import cvgpu
+        kinds = [w.category.__name__ for w in caught]
+        assert kinds == ["CvgpuVersionWarning"], kinds
+        print("version-warning-ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "version-warning-ok" in out.stdout, out.stderr
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    major, minor = _backend.VALIDATED_BELOW
+    assert '"opencv-contrib-python<%d.%d"' % (major, minor) in pyproject.read_text()
 
 
 # ================================================================ GPU part
