@@ -37,8 +37,10 @@ if HAS_USE_EDGEVAL:
 # cv2 converts the arguments in the C++ signature's order: lines right after image.
 _ORDER = ["image", "lines"] + [p.name for p in _PARAMS if p.name not in ("image", "lines")]
 
+# The signature in cv2's CV_Check errors: namespace-qualified array types up to OpenCV 4.12, plain from
+# 4.13 on (4.10-4.14 and 5.0 checked).
 _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
-                  "double, double{1})".format("cv::" if _CV2_VERSION[0] < 5 else "",
+                  "double, double{1})".format("cv::" if _CV2_VERSION < (4, 13) else "",
                                               ", bool" if HAS_USE_EDGEVAL else ""))
 
 _INT_MIN = -(1 << 31)
