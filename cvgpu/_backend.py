@@ -17,9 +17,10 @@ class CvgpuVersionWarning(RuntimeWarning):
 
 
 # The newest OpenCV cvgpu reproduces is 5.0.x: 5.1.0 returns empty arrays where 5.0 returned None
-# (HoughLines and HoughLinesWithAccumulator without lines, RadonTransform without angles), counts
-# RadonTransform's angles differently and checks HoughLines' rho, theta and angle range with errors
-# of its own (code -2). pyproject.toml keeps pip below it; one that is installed anyway is warned of.
+# (HoughLines and HoughLinesWithAccumulator without lines, RadonTransform without angles), checks
+# HoughLines' rho, theta and angle range with errors of its own (code -2), and its RadonTransform
+# values differ (float sums in the last bits, normalised uint8 values by a few levels).
+# pyproject.toml keeps pip below it; one that is installed anyway is warned of.
 VALIDATED_BELOW = (5, 1)
 
 

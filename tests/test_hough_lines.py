@@ -390,7 +390,7 @@ def test_no_gpu_fallback_warns_once_and_says_cv2():
 
 def test_opencv_newer_than_validated_is_warned_of_and_kept_out_by_the_pin():
     """OpenCV 5.1.0 changed results cvgpu reproduces (empty arrays where 5.0 returned None, its own
-    argument errors, RadonTransform's angle count): importing cvgpu beside it warns once
+    argument errors, RadonTransform's values): importing cvgpu beside it warns once
     (CvgpuVersionWarning), and pyproject.toml keeps pip below it."""
     from cvgpu import _backend
     assert _backend.opencv_version_problem(cv2.__version__) is None  # what these tests run beside
