@@ -456,16 +456,17 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
             }
         }
     }
-    // A polling host reads the lines as soon as it sees the count: they are fenced before it, at
-    // system scope when they went to pinned memory, else at device scope (device results are read
-    // by later device work only, and a system fence costs ~1 us). The workspace's counters start
-    // at zero for the next call (no memset launch): the next call's kernels come after this
-    // graph's completion. One fence per storing thread: a second one before the count cost ~0.5 us.
+    // A polling host reads the lines as soon as it sees the count, and the next call (on any
+    // stream) may start then: the lines and the reset counters (the workspace's counters start at
+    // zero for the next call, no memset launch) are fenced before the count, by each thread that
+    // stored any, once (a second fence before the count cost ~0.5 us). At system scope when lines
+    // went to pinned memory, else at device scope: device results and the counters are read by
+    // device work only, and a system fence costs ~1 us.
     if (threadIdx.x == 0) {
         counters[0] = 0;
         *tally = 0ull;
     }
-    if (wrote) {
+    if (wrote || threadIdx.x == 0) {
         if (out_host != nullptr)
             __threadfence_system();
         else
