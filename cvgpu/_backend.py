@@ -24,10 +24,15 @@ class CvgpuVersionWarning(RuntimeWarning):
 VALIDATED_BELOW = (5, 1)
 
 
+def opencv_major_minor(version):
+    """(major, minor) of a cv2 version string such as "5.0.0"."""
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
 def opencv_version_problem(version):
     """The warning text for a cv2 ``version`` string cvgpu does not reproduce, else None."""
     try:
-        major_minor = tuple(int(part) for part in version.split(".")[:2])
+        major_minor = opencv_major_minor(version)
     except ValueError:
         return None
     if major_minor < VALIDATED_BELOW:

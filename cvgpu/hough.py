@@ -14,7 +14,7 @@ import numpy as np
 from . import _backend, _binding, _errors, _kernels
 from ._arrays import as_device_array, on_input_device, upload_2d
 
-_CV2_VERSION = tuple(int(p) for p in cv2.__version__.split(".")[:2])
+_CV2_VERSION = _backend.opencv_major_minor(cv2.__version__)
 # OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
 RHO_MODE = 0 if _CV2_VERSION >= (4, 13) else 1
 # HoughLinesWithAccumulator returns (N, 3) from 5.0 on, (N, 1, 3) before.

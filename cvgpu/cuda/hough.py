@@ -362,14 +362,7 @@ class HoughLinesDetector:
         irho = self._irho
         max_lines = self._max_lines
         out_cap = max(1, min(max_lines, cap))
-        stream = cp.cuda.get_current_stream()
-        # Memory only (a (2, out_cap, 2) float32 array): the array object is made once the count is
-        # known (cp.empty costs ~2.7 us of host time against ~0.8 for the allocation alone).
-        out = buf.spare_out.take(cp, stream, out_cap * 16)
-        results = buf.results
-        host = results.host
-        host[0] = _INT_MIN
-        results.launched += 1  # older results' pinned copies are overwritten from here on
+        stream, out = _start_detect(cp, buf, out_cap)
         step = image.strides[0]
 
         def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, run=_launch):
@@ -421,11 +414,7 @@ class HoughLinesDetector:
         2048^2 / 82k 51.3 -> 44.6 (interleaved old/new, two rounds; GPU time ~1 us of each)."""
         _, cp, _, buf, graph, out_cap, numrho = hot
         _backend.record("cuda")
-        stream = cp.cuda.get_current_stream()
-        out = buf.spare_out.take(cp, stream, out_cap * 16)
-        results = buf.results
-        results.host[0] = _INT_MIN
-        results.launched += 1
+        stream, out = _start_detect(cp, buf, out_cap)
         buf.call_host[3] = out.ptr
         try:
             graph.launch(stream)
@@ -520,9 +509,7 @@ class HoughLinesDetector:
             # host time than the checks below; a GpuMat with a mirror is always 2 x N CV_32FC2).
             mirror = d_lines._host_mirror
             if mirror is not None and mirror[1] == mirror[0].launched:
-                host, n, out_cap = mirror[0].host, mirror[2], mirror[3]
-                return (host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2).copy(),
-                        host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n).copy())
+                return _mirror_copies(mirror, mirror[2])
         if h_votes is not None and _looks_like_stream(h_votes) and stream is None:
             h_votes, stream = None, h_votes
         if not isinstance(d_lines, GpuMat):
@@ -540,9 +527,7 @@ class HoughLinesDetector:
         n = d_lines.size()[0]
         mirror = d_lines._host_mirror
         if mirror is not None and mirror[1] == mirror[0].launched and mirror[2] == n:
-            host, out_cap = mirror[0].host, mirror[3]
-            lines_h = host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2).copy()
-            votes_h = host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n).copy()
+            lines_h, votes_h = _mirror_copies(mirror, n)
         else:
             cp = _cupy()
             with _stream_context(stream):
@@ -550,6 +535,26 @@ class HoughLinesDetector:
             lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
             votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         return _into(lines_h, h_lines), _into(votes_h, h_votes)
+
+
+def _start_detect(cp, buf, out_cap):
+    """(stream, output memory) of a detect about to launch; its pinned result slot marked unset."""
+    stream = cp.cuda.get_current_stream()
+    # Memory only (a (2, out_cap, 2) float32 array): the array object is made once the count is
+    # known (cp.empty costs ~2.7 us of host time against ~0.8 for the allocation alone).
+    out = buf.spare_out.take(cp, stream, out_cap * 16)
+    results = buf.results
+    results.host[0] = _INT_MIN
+    results.launched += 1  # older results' pinned copies are overwritten from here on
+    return stream, out
+
+
+def _mirror_copies(mirror, n):
+    """(lines (1, n, 2) float32, votes (1, n) int32): copies of a result's pinned host mirror."""
+    results, _, _, out_cap = mirror
+    host = results.host
+    return (host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2).copy(),
+            host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n).copy())
 
 
 def _lines_mat(arr, mirror):
