@@ -115,22 +115,35 @@ def resident_blocks(fn, threads, dynamic_shared):
         return 0
 
 
-def capture_graph(cp, family, options, call_dev, call_pinned, words, launch):
-    """``launch(call, run)``: kernel launches, each made as ``run(fn, grid, block, args, shared_mem)``,
-    that read their per-call values from device memory at ``call``, captured as one CUDA graph whose
-    first node (kernels/hough_points.cuh: graph_load_call) brings those ``words`` 64-bit values from
-    pinned ``call_pinned`` into ``call_dev`` (a replayed graph takes no new arguments). Every kernel
-    after it is a programmatic dependent of the one before (launch_dependent). One replay costs the
-    host ~3 us where three launches with their arguments cost ~25. False where capture fails: the
-    caller then keeps launching directly."""
-    loader = get_function(family, "graph_load_call", options)
+def capture_graph(cp, family, options, call_dev, call_pinned, words, launch, loader=True):
+    """``launch(call, fresh, run)``: kernel launches, each made as ``run(fn, grid, block, args,
+    shared_mem)``, that read their per-call values from device memory at ``call``, captured as one
+    CUDA graph whose first node (kernels/hough_points.cuh: graph_load_call) brings those ``words``
+    64-bit values from pinned ``call_pinned`` into ``call_dev`` (a replayed graph takes no new
+    arguments). Every kernel after it is a programmatic dependent of the one before
+    (launch_dependent). One replay costs the host ~3 us where three launches with their arguments
+    cost ~25. ``fresh`` is NULL there. With ``loader=False``, a lean graph: no load node; ``fresh`` is
+    call_pinned, for a first kernel that copies the words that change per call itself
+    (kernels/hough_points.cuh: fresh_word_load), so it may only be replayed while call_dev holds
+    the rest. False where
+    capture fails: the caller then keeps launching directly."""
+    load = get_function(family, "graph_load_call", options)
     capture = cp.cuda.Stream(non_blocking=True)
+    launched = []
+
+    def run(fn, grid, block, args, shared_mem=0):
+        if launched or loader:
+            launch_dependent(fn, grid, block, args, shared_mem)
+        else:  # a lean graph's first kernel depends on nothing before it
+            fn(grid, block, args, shared_mem=shared_mem)
+        launched.append(fn)
     try:
         with capture:
             capture.begin_capture()
             try:
-                loader((1,), (32,), (np.uint64(call_pinned.ptr), call_dev, np.int32(words)))
-                launch(np.uint64(call_dev.data.ptr), launch_dependent)
+                if loader:
+                    load((1,), (32,), (np.uint64(call_pinned.ptr), call_dev, np.int32(words)))
+                launch(np.uint64(call_dev.data.ptr), np.uint64(0 if loader else call_pinned.ptr), run)
             finally:
                 graph = capture.end_capture()
         graph.upload(capture)

@@ -7,6 +7,8 @@ multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as su
 import functools
 import math
 import struct
+import weakref
+from threading import get_ident as _get_ident
 
 import cv2
 import numpy as np
@@ -353,6 +355,8 @@ class _Workspace:
         self.call_dev = cp.zeros(_CALL_WORDS, dtype=cp.int64)
         # Output memory for the next device-result replay, allocated while the GPU runs the current one.
         self.spare_out = _kernels.SpareOutput()
+        # call_dev's words 0-2 as the last load node left them (None: unknown), see _launch_graph.
+        self.loaded_head = None
         self.last_key = self.last_plan = None
 
     def array(self, name, size, dtype):
@@ -383,7 +387,7 @@ class _Plan:
     capture failed (direct launches then)."""
 
     __slots__ = ("collect", "vote", "emit", "emit_grid", "out_floats", "per_line", "line_args", "options",
-                 "keys", "num_sms", "graph", "calls", "last_shape")
+                 "keys", "num_sms", "graph", "lean", "calls", "last_shape")
 
 
 def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes,
@@ -438,24 +442,47 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                  (np.uint64(host_ptr + 4 if to_host else 0), np.uint64(host_ptr), _NULL))
     plan.emit_grid = (max(1, min(_cdiv(numangle * numrho, 1024), num_sms * 2)),)
     plan.options, plan.keys, plan.num_sms = options, keys, num_sms
-    plan.graph, plan.calls, plan.last_shape = None, 0, None
+    plan.graph, plan.lean, plan.calls, plan.last_shape = None, None, 0, None
     return plan
 
 
 _NULL = np.uint64(0)
 
 
-def _capture_graph(cp, ws, plan):
-    """The plan's launches, per-call values read from ws.call_dev, as a CUDA graph (or False)."""
-    def launch(call, run):
+def _capture_graph(cp, ws, plan, loader=True):
+    """The plan's launches, per-call values read from ws.call_dev, as a CUDA graph (or False); a
+    lean graph (no load node, see _launch_graph) with ``loader=False``."""
+    def launch(call, fresh, run):
         fn, grid, block, head, middle, tail = plan.collect
-        run(fn, grid, block, (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,))
+        args = (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,)
+        if not loader:
+            fn, args = _kernels.get_function("hough", "hough_collect_points_lean", plan.options), args + (fresh,)
+        run(fn, grid, block, args)
         fn, grid, block, args, smem = plan.vote
         run(fn, grid, block, args, smem)
         fn, head, middle, tail = plan.emit
         run(fn, plan.emit_grid, (1024,), head + (np.int32(0),) + middle + (_NULL,) + tail[:-1] + (call,),
             _SORT_CAPACITY * 8)
-    return _kernels.capture_graph(cp, "hough", plan.options, ws.call_dev, ws.call_pinned, _CALL_WORDS, launch)
+    return _kernels.capture_graph(cp, "hough", plan.options, ws.call_dev, ws.call_pinned, _CALL_WORDS, launch,
+                                  loader)
+
+
+def _launch_graph(cp, ws, plan, graph, stream, head):
+    """Replay the plan's graph for an image whose call words 0-2 (pointer, row step, load width)
+    are ``head``: the lean graph while ws.call_dev still holds them from the launch before (the
+    same image again: its own first kernel brings the threshold and output pointer, 1.2-1.4 us
+    less GPU time, kernels/hough_points.cuh: fresh_word_load), else the full graph, which loads
+    all five words."""
+    if ws.loaded_head == head:
+        lean = plan.lean
+        if lean is None:
+            lean = plan.lean = _capture_graph(cp, ws, plan, loader=False)
+        if lean:
+            lean.launch(stream)
+            return
+    ws.loaded_head = None  # (until the load node has been launched)
+    graph.launch(stream)
+    ws.loaded_head = head
 
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
@@ -477,41 +504,69 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
         plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                                            use_edgeval, with_votes, to_host, variant, force_config)
     ws.last_key, ws.last_plan = key, plan
-    per_line = plan.per_line
-    host_view = ws.host
-    host_view[0] = -1
+    step = d_image.strides[0]
+    image_ptr = d_image.data.ptr
+    graph = plan.graph
+    if graph is None and plan.calls:
+        graph = plan.graph = _capture_graph(cp, ws, plan)
+    plan.calls += 1
+    if graph:
+        return _replay(cp, ws, plan, graph, (image_ptr, step, load_width(image_ptr, step, cols)), threshold,
+                       to_host, shape_3d)
     stream = cp.cuda.get_current_stream()
+    ws.host[0] = -1
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
+    try:
+        fn, grid, block, head, middle, tail = plan.collect
+        fn(grid, block, (d_image,) + head + (np.int64(step),) + middle
+           + (np.int32(load_width(image_ptr, step, cols)),) + tail)
+        fn, grid, block, args, smem = plan.vote
+        fn(grid, block, args, shared_mem=smem)
+        fn, head, middle, tail = plan.emit
+        fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle
+           + (_NULL if out_dev is None else np.uint64(out_dev.ptr),) + tail, shared_mem=_SORT_CAPACITY * 8)
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    return _lines(cp, ws, plan, stream, out_dev, None, to_host, shape_3d)
+
+
+def _reset_workspace(ws):
+    # A launch that did not run leaves the counters as they were: start the next call clean.
+    ws.cp.cuda.get_current_stream().synchronize()
+    ws.counters.fill(0)
+    ws.loaded_head = None
+
+
+def _replay(cp, ws, plan, graph, head, threshold, to_host, shape_3d):
+    """The plan's captured graph on the image of call words ``head``; the result as _gpu_lines'."""
+    stream = cp.cuda.get_current_stream()
+    ws.host[0] = -1
     # Device results need memory of their own (an array is made once the count is known); host
     # results are read from pinned memory.
     out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
-    step = d_image.strides[0]
-    image_ptr = d_image.data.ptr
     prepared = None
     try:
-        graph = plan.graph
-        if graph is None and plan.calls:
-            graph = plan.graph = _capture_graph(cp, ws, plan)
-        plan.calls += 1
-        if graph:
-            _CALL_STRUCT.pack_into(ws.call_bytes, 0, image_ptr, step, load_width(image_ptr, step, cols), threshold,
-                                   0 if out_dev is None else out_dev.ptr)
-            graph.launch(stream)
-            if out_dev is not None:
-                # Host work that would otherwise follow the wait is done during it (~2-4 us of a
-                # ~40 us call): the next replay's output memory, and this call's array shaped for
-                # the previous call's line count (a repeated or slowly changing image keeps it).
-                ws.spare_out.refill(cp, stream, plan.out_floats * 4)
-                if plan.last_shape is not None:
-                    prepared = cp.ndarray(plan.last_shape, dtype=cp.float32, memptr=out_dev)
-        else:
-            fn, grid, block, head, middle, tail = plan.collect
-            fn(grid, block, (d_image,) + head + (np.int64(step),) + middle
-               + (np.int32(load_width(image_ptr, step, cols)),) + tail)
-            fn, grid, block, args, smem = plan.vote
-            fn(grid, block, args, shared_mem=smem)
-            fn, head, middle, tail = plan.emit
-            fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle
-               + (_NULL if out_dev is None else np.uint64(out_dev.ptr),) + tail, shared_mem=_SORT_CAPACITY * 8)
+        _CALL_STRUCT.pack_into(ws.call_bytes, 0, head[0], head[1], head[2], threshold,
+                               0 if out_dev is None else out_dev.ptr)
+        _launch_graph(cp, ws, plan, graph, stream, head)
+        if out_dev is not None:
+            # Host work that would otherwise follow the wait is done during it (~2-4 us of a
+            # ~40 us call): the next replay's output memory, and this call's array shaped for
+            # the previous call's line count (a repeated or slowly changing image keeps it).
+            ws.spare_out.refill(cp, stream, plan.out_floats * 4)
+            if plan.last_shape is not None:
+                prepared = cp.ndarray(plan.last_shape, dtype=cp.float32, memptr=out_dev)
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    return _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d)
+
+
+def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
+    """The launched call's lines: the one host sync, then numpy or CuPy float32 lines, or None."""
+    host_view = ws.host
+    try:
         # The one host sync: the line count decides the shape. Polling the count that the last
         # kernel publishes instead of cudaStreamSynchronize (H100, device-resident 1024^2 / 164k
         # points: 47.8 -> 44.9 us per call; 10k: 33.5 -> 31.1).
@@ -520,13 +575,12 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines",
                                    "hough.cpp", 0)
     except BaseException:
-        # A launch that did not run leaves the counters as they were: start the next call clean.
-        cp.cuda.get_current_stream().synchronize()
-        ws.counters.fill(0)
+        _reset_workspace(ws)
         raise
     count = int(host_view[0])
     if count == 0:
         return None
+    per_line = plan.per_line
     shape = (count, 1, per_line) if shape_3d else (count, per_line)
     if count <= _SORT_CAPACITY:
         if to_host:
@@ -571,6 +625,57 @@ def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
 
 _NOT_FAST = object()
 _UINT8 = np.dtype(np.uint8)  # (a dtype against a dtype: no conversion of the type object per call)
+_NUMBERS = (float, int)
+
+
+class _Hot:
+    """A device image met twice in a row by the fast path, with what its calls need, so that its
+    next calls with the same rho and theta skip the checks, plan lookup and workspace lookup
+    (kernels and result as _gpu_lines'). Valid while the same array object (held weakly) has the
+    same shape and strides (a CuPy array's pointer and dtype never change; its shape may), on the
+    same thread and current device."""
+
+    __slots__ = ("image", "shape", "strides", "rho", "theta", "thread", "cp", "device", "ws", "plan", "head",
+                 "shape_3d", "nbytes")
+
+
+_hot = [None, None]   # [with_votes]: the _Hot of the last device image called twice in a row
+_seen = [None, None]  # [with_votes]: id() of the last device image of the fast path
+
+
+def _hot_lines(hot, image, rho, theta, threshold):
+    """The hot image's lines, or _NOT_FAST when this call is not its repeat."""
+    if (type(rho) not in _NUMBERS or type(theta) not in _NUMBERS or rho != hot.rho or theta != hot.theta
+            or type(threshold) is not int or not _INT_MIN <= threshold < (1 << 31)
+            or image.shape != hot.shape or image.strides != hot.strides or _get_ident() != hot.thread):
+        return _NOT_FAST
+    cp = hot.cp
+    if cp.cuda.runtime.getDevice() != hot.device:
+        return _NOT_FAST
+    _backend.record("cuda")
+    plan = hot.plan
+    try:
+        return _replay(cp, hot.ws, plan, plan.graph, hot.head, threshold, False, hot.shape_3d)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(hot.nbytes) from None
+
+
+def _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes):
+    """After a fast device call: the second call in a row on ``image`` makes it hot (the first
+    only remembers its id, so a new array per call costs ~0.1 us here)."""
+    if _seen[with_votes] != id(image):
+        _seen[with_votes] = id(image)
+        return
+    ws = _workspace(cp)
+    plan = ws.last_plan
+    if not plan.graph or ws.loaded_head is None:
+        return
+    hot = _Hot()
+    hot.image, hot.shape, hot.strides = weakref.ref(image), image.shape, image.strides
+    hot.rho, hot.theta, hot.thread = rho, theta, _get_ident()
+    hot.cp, hot.device, hot.ws, hot.plan, hot.head = cp, image.data.device_id, ws, plan, ws.loaded_head
+    hot.shape_3d, hot.nbytes = shape_3d, nbytes
+    _hot[with_votes] = hot
 
 
 def _fast_hough(with_votes, args):
@@ -578,6 +683,11 @@ def _fast_hough(with_votes, args):
     plain Python numbers: the same result as the full argument layer without its generality
     (~17 us of the call); anything else returns _NOT_FAST and takes the full path."""
     image, rho, theta, threshold = args
+    hot = _hot[with_votes]
+    if hot is not None and hot.image() is image:
+        lines = _hot_lines(hot, image, rho, theta, threshold)
+        if lines is not _NOT_FAST:
+            return lines
     cp = _backend.cupy_module()
     if cp is None:
         return _NOT_FAST
@@ -603,11 +713,16 @@ def _fast_hough(with_votes, args):
         return _NOT_FAST
     numangle, numrho, rho32, theta32, gpu_key = plan
     _backend.record("cuda")
+    shape_3d = ACCUMULATOR_3D or not with_votes
+    nbytes = (numangle + 2) * (numrho + 2) * 4
     try:
-        return _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
-                          with_votes, to_host, shape_3d=ACCUMULATOR_3D or not with_votes, key=gpu_key)
+        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
+                           with_votes, to_host, shape_3d=shape_3d, key=gpu_key)
     except cp.cuda.memory.OutOfMemoryError:
-        raise _errors.out_of_memory((numangle + 2) * (numrho + 2) * 4) from None
+        raise _errors.out_of_memory(nbytes) from None
+    if not to_host:
+        _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes)
+    return lines
 
 
 @on_input_device(0, "image")

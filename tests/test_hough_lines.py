@@ -565,6 +565,89 @@ def test_gpu_graph_replays_on_changing_images(compat, h, w):
                 compat.check(fn, "graph-replay", ours, ref)
 
 
+@pytest.mark.gpu
+def test_gpu_repeated_calls_on_one_device_array(compat, monkeypatch):
+    """A device array called twice in a row becomes hot (cvgpu.hough._Hot): its repeats skip the
+    fast path's checks, and while the workspace's device call words still hold its pointer, step
+    and load width, the lean graph replays (no load node; its first kernel brings the threshold
+    and output pointer). Every step below is checked against cv2 on the array's current contents:
+    in-place writes, thresholds that change every call, another array, the accumulator variant on
+    the same array, an in-place reshape, another stream, other parameters and another thread; the
+    hot and lean replays are counted, so the test fails if either path is never taken."""
+    import threading
+    import cupy as cp
+    monkeypatch.setattr(hough, "_hot", [None, None])
+    monkeypatch.setattr(hough, "_seen", [None, None])
+    counts = {"hot": 0, "lean": 0}
+    hot_lines, launch_graph = hough._hot_lines, hough._launch_graph
+
+    def counting_hot_lines(*args):
+        lines = hot_lines(*args)
+        counts["hot"] += lines is not hough._NOT_FAST
+        return lines
+
+    def counting_launch_graph(cp_, ws, plan, graph, stream, head):
+        lean = ws.loaded_head == head
+        launch_graph(cp_, ws, plan, graph, stream, head)
+        assert not lean or plan.lean
+        counts["lean"] += lean
+
+    monkeypatch.setattr(hough, "_hot_lines", counting_hot_lines)
+    monkeypatch.setattr(hough, "_launch_graph", counting_launch_graph)
+    rng = np.random.default_rng(347)
+    h, w = 347, 461
+
+    def image():
+        kind = int(rng.integers(3))
+        if kind == 0:
+            return drawn_lines(rng, h, w, int(rng.integers(2, 10)))
+        return noise(rng, h, w, float(rng.uniform(0.01, 0.1))) if kind == 1 else segments(h, w, 20000)
+
+    a, b = cp.asarray(image()), cp.asarray(image())
+
+    def call(fn, arr, rho=1, threshold=None):
+        threshold = int(rng.integers(10, 120)) if threshold is None else threshold
+        ours = getattr(cvgpu, fn)(arr, rho, np.pi / 180, threshold)
+        assert cvgpu.last_call_backend() == "cuda"
+        compat.check(fn, "graph-replay", ours, getattr(cv2, fn)(arr.get(), rho, np.pi / 180, threshold))
+
+    call("HoughLines", a)                       # direct launch of a new plan
+    call("HoughLines", a)                       # full graph; a becomes hot
+    call("HoughLines", a)                       # hot, lean (1, 1)
+    a.set(image())
+    call("HoughLines", a)                       # hot, lean, new contents (2, 2)
+    call("HoughLines", b)                       # another array: full graph
+    call("HoughLines", a)                       # hot, full graph: the words are b's (3, 2)
+    call("HoughLines", a)                       # hot, lean (4, 3)
+    call("HoughLinesWithAccumulator", a)        # its own plan: direct launch
+    call("HoughLinesWithAccumulator", a)        # its full graph would load a's words again: lean (4, 4)
+    call("HoughLines", a)                       # (5, 5)
+    call("HoughLinesWithAccumulator", a)        # hot, lean (6, 6)
+    a.shape = (w, h)                            # in place: the same memory read with another step
+    call("HoughLines", a)                       # not hot (shape): a new plan, direct launch
+    call("HoughLines", a)                       # full graph; hot again with the new shape
+    a.set(np.ascontiguousarray(image().reshape(w, h)))
+    call("HoughLines", a, threshold=0)          # (7, 7)
+    with cp.cuda.Stream(non_blocking=True):
+        call("HoughLines", a)                   # another stream (8, 8)
+    call("HoughLines", a, rho=2)                # other parameters: direct launch of a new plan
+    call("HoughLines", a)                       # (9, 9)
+    errors = []
+
+    def other_thread():
+        try:
+            call("HoughLines", a)               # another thread: its own workspace, not hot there
+        except BaseException as exc:  # (reported in the main thread)
+            errors.append(exc)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert not errors, errors
+    call("HoughLines", a)                       # (10, 10)
+    assert counts == {"hot": 10, "lean": 10}, counts
+
+
 MULTISCALE = [(1.0, math.pi / 180, 10, 2, 2), (1.0, math.pi / 180, 30, 4, 1), (2.0, math.pi / 90, 20, 1, 3),
               (0.5, math.pi / 180, 15, 3, 3), (1.5, 0.05, 5, 2, 0), (1.0, math.pi / 180, 0, 0, 2)]
 
