@@ -384,7 +384,8 @@ class _Plan:
     From a plan's second call on, its three launches are replayed as one captured CUDA graph: one
     graph launch costs the host ~3 us where three kernel launches with their arguments cost ~25,
     and the GPU runs the kernels back to back. ``graph`` is None before capture, False where
-    capture failed (direct launches then)."""
+    capture failed (direct launches then). ``lean``: the same graph without its load node, for a
+    repeated image (_launch_graph), None before capture, False where capture failed."""
 
     __slots__ = ("collect", "vote", "emit", "emit_grid", "out_floats", "per_line", "line_args", "options",
                  "keys", "num_sms", "graph", "lean", "calls", "last_shape")
