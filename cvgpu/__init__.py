@@ -20,8 +20,9 @@ cvgpu_version = "0.1.0"
 warn_if_unvalidated_opencv(_cv2.__version__)
 
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
-        "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat", "cuda_Stream",
-        "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch", "refineHoughLines"}
+        "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat",
+        "cuda_Stream", "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch",
+        "refineHoughLines"}
 
 
 def __getattr__(name):

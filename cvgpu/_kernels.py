@@ -125,24 +125,23 @@ def capture_graph(cp, family, options, call_dev, call_pinned, words, launch, loa
     cost ~25. ``fresh`` is NULL there. With ``loader=False``, a lean graph: no load node; ``fresh`` is
     call_pinned, for a first kernel that copies the words that change per call itself
     (kernels/hough_points.cuh: fresh_word_load), so it may only be replayed while call_dev holds
-    the rest. False where
-    capture fails: the caller then keeps launching directly."""
-    load = get_function(family, "graph_load_call", options)
+    the rest. False where capture fails: the caller then keeps launching directly."""
     capture = cp.cuda.Stream(non_blocking=True)
-    launched = []
+    first = [not loader]  # a lean graph's first kernel depends on nothing before it
 
     def run(fn, grid, block, args, shared_mem=0):
-        if launched or loader:
-            launch_dependent(fn, grid, block, args, shared_mem)
-        else:  # a lean graph's first kernel depends on nothing before it
+        if first[0]:
+            first[0] = False
             fn(grid, block, args, shared_mem=shared_mem)
-        launched.append(fn)
+        else:
+            launch_dependent(fn, grid, block, args, shared_mem)
     try:
         with capture:
             capture.begin_capture()
             try:
                 if loader:
-                    load((1,), (32,), (np.uint64(call_pinned.ptr), call_dev, np.int32(words)))
+                    get_function(family, "graph_load_call", options)(
+                        (1,), (32,), (np.uint64(call_pinned.ptr), call_dev, np.int32(words)))
                 launch(np.uint64(call_dev.data.ptr), np.uint64(0 if loader else call_pinned.ptr), run)
             finally:
                 graph = capture.end_capture()

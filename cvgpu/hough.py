@@ -548,8 +548,7 @@ def _replay(cp, ws, plan, graph, head, threshold, to_host, shape_3d):
     out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
     prepared = None
     try:
-        _CALL_STRUCT.pack_into(ws.call_bytes, 0, head[0], head[1], head[2], threshold,
-                               0 if out_dev is None else out_dev.ptr)
+        _CALL_STRUCT.pack_into(ws.call_bytes, 0, *head, threshold, 0 if out_dev is None else out_dev.ptr)
         _launch_graph(cp, ws, plan, graph, stream, head)
         if out_dev is not None:
             # Host work that would otherwise follow the wait is done during it (~2-4 us of a
@@ -629,6 +628,13 @@ _UINT8 = np.dtype(np.uint8)  # (a dtype against a dtype: no conversion of the ty
 _NUMBERS = (float, int)
 
 
+def _plain_numbers(rho, theta, threshold):
+    """Whether rho and theta are Python floats or ints and threshold a Python int in int32's range:
+    the fast paths' argument types."""
+    return (type(threshold) is int and _INT_MIN <= threshold < (1 << 31) and type(rho) in _NUMBERS
+            and type(theta) in _NUMBERS)
+
+
 class _Hot:
     """A device image met twice in a row by the fast path, with what its calls need, so that its
     next calls with the same rho and theta skip the checks, plan lookup and workspace lookup
@@ -646,8 +652,7 @@ _seen = [None, None]  # [with_votes]: id() of the last device image of the fast 
 
 def _hot_lines(hot, image, rho, theta, threshold):
     """The hot image's lines, or _NOT_FAST when this call is not its repeat."""
-    if (type(rho) not in _NUMBERS or type(theta) not in _NUMBERS or rho != hot.rho or theta != hot.theta
-            or type(threshold) is not int or not _INT_MIN <= threshold < (1 << 31)
+    if (not _plain_numbers(rho, theta, threshold) or rho != hot.rho or theta != hot.theta
             or image.shape != hot.shape or image.strides != hot.strides or _get_ident() != hot.thread):
         return _NOT_FAST
     cp = hot.cp
@@ -701,9 +706,8 @@ def _fast_hough(with_votes, args):
         to_host = True
     else:
         return _NOT_FAST
-    if (image.dtype != _UINT8 or image.ndim != 2 or type(threshold) is not int
-            or not _INT_MIN <= threshold < (1 << 31) or type(rho) not in (float, int)
-            or type(theta) not in (float, int) or not 0 < rho < 1e300 or not 0 < theta < 1e300):
+    if (image.dtype != _UINT8 or image.ndim != 2 or not _plain_numbers(rho, theta, threshold)
+            or not 0 < rho < 1e300 or not 0 < theta < 1e300):
         # (An int beyond a double's range is cv2's "int too large to convert to float": full path.)
         return _NOT_FAST
     rows, cols = image.shape

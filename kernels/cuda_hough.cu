@@ -69,31 +69,13 @@ typedef unsigned int point_t;
 // NULL: the arguments as given.
 #define CH_FRESH_FIRST 3
 #define CH_CALL_WORDS 4
-__device__ __forceinline__ void ch_collect_call(
-    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
-    point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    long long accum_size, const long long* __restrict__ call, const long long* __restrict__ fresh)
-{
-    const long long fresh_word = fresh_word_load(fresh, CH_FRESH_FIRST, CH_CALL_WORDS);
-    // Before the wait: the accumulator is this call's alone (graph_load_call, the node before,
-    // does not touch it; the previous call's kernels have completed).
-    hough_zero(accum, accum_size);
-    await_previous_kernel();
-    if (call != nullptr) {
-        img = reinterpret_cast<const unsigned char*>(call[0]);
-        step = call[1];
-        align = (int)call[2];
-    }
-    hough_collect(img, cols, step, rows, align, points, nullptr, &counters[0]);
-    fresh_word_store(fresh, call, CH_FRESH_FIRST, CH_CALL_WORDS, fresh_word);
-}
-
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size, const long long* __restrict__ call)
 {
-    ch_collect_call(img, cols, step, rows, align, points, counters, accum, accum_size, call, nullptr);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, accum, accum_size, call, nullptr,
+                       CH_FRESH_FIRST, CH_CALL_WORDS);
 }
 
 // The first kernel of a lean graph (fresh_word_load): ch_collect that also brings call[3] (as
@@ -103,7 +85,8 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect_lean(
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
     long long accum_size, const long long* __restrict__ call, const long long* __restrict__ fresh)
 {
-    ch_collect_call(img, cols, step, rows, align, points, counters, accum, accum_size, call, fresh);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, accum, accum_size, call, fresh,
+                       CH_FRESH_FIRST, CH_CALL_WORDS);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).

@@ -42,33 +42,14 @@ typedef unsigned int point_t;
 //   own arguments.
 #define HOUGH_FRESH_FIRST 3
 #define HOUGH_CALL_WORDS 5
-__device__ __forceinline__ void hough_collect_call(
-    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
-    point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
-    const long long* __restrict__ call, const long long* __restrict__ fresh)
-{
-    const long long fresh_word = fresh_word_load(fresh, HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
-    // Before the wait: the accumulator is this call's alone (graph_load_call, the node before,
-    // does not touch it; the previous call's kernels have completed).
-    hough_zero(accum, accum_size);
-    await_previous_kernel();
-    if (call != nullptr) {
-        img = reinterpret_cast<const unsigned char*>(call[0]);
-        step = call[1];
-        align = (int)call[2];
-    }
-    hough_collect(img, cols, step, rows, align, points, weights, &counters[0]);
-    fresh_word_store(fresh, call, HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS, fresh_word);
-}
-
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, nullptr);
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, nullptr,
+                       HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
 }
 
 // The first kernel of a lean graph (fresh_word_load): hough_collect_points that also brings
@@ -80,7 +61,8 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call, const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, fresh);
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, fresh,
+                       HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded

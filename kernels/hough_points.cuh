@@ -230,6 +230,29 @@ __device__ __forceinline__ void hough_collect(
     }
 }
 
+// The collection kernels' body, for both families: zero the accumulator, then (graph mode: the
+// image's values from `call`, see graph_load_call) compact the points; a lean graph's first kernel
+// also brings call[first .. words) from pinned `fresh` (fresh_word_load; nullptr elsewhere, which
+// compiles that copy out). Before the wait, the accumulator is this call's alone: the node before
+// (graph_load_call) does not touch it, and the previous call's kernels have completed.
+__device__ __forceinline__ void hough_collect_call(
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
+    point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counters,
+    int* __restrict__ accum, long long accum_size, const long long* __restrict__ call,
+    const long long* __restrict__ fresh, int first, int words)
+{
+    const long long fresh_word = fresh_word_load(fresh, first, words);
+    hough_zero(accum, accum_size);
+    await_previous_kernel();
+    if (call != nullptr) {
+        img = reinterpret_cast<const unsigned char*>(call[0]);
+        step = call[1];
+        align = (int)call[2];
+    }
+    hough_collect(img, cols, step, rows, align, points, weights, &counters[0]);
+    fresh_word_store(fresh, call, first, words, fresh_word);
+}
+
 // The slice [begin, end) of the point list that voting block (blockIdx.x, blockIdx.y) handles, or
 // false for a block with nothing to do. The host launches grid.y slices for the most points the
 // image can hold; the real number decides how many slices vote (at least min_points each), so a
