@@ -7,10 +7,9 @@
 //   ch_vote_shared / ch_vote_global
 //                votes of one angle per block row (grid.y splits the points), in a shared-memory row
 //                (flushed with atomic adds) or straight into global memory for very long rows
-//   ch_maxima    the 4-neighbour local-maximum rule; each block compacts the maxima of a contiguous
-//                range of cells in raster order into its own segment; the last block to finish
-//                gathers the segments (raster order), sorts when needed, and writes the lines
-//   ch_gather / ch_emit   host path used only when there are more than `smem_cap` local maxima
+//   ch_maxima    the 4-neighbour local-maximum rule; blocks append the maxima's sort keys in any
+//                order, the last block to finish orders them and writes the lines
+//   ch_emit      host path used only when there are more than `smem_cap` local maxima
 //
 // ---------------------------------------------------------------------------------------------
 // Arithmetic, reproduced bit for bit from OpenCV's CUDA build (nvcc defaults, FMA contraction on):
@@ -58,8 +57,8 @@ typedef unsigned int point_t;
 
 #define FULL_MASK 0xffffffffu
 
-// counters[0]: number of points; counters[1]: ch_maxima's finished-block ticket.
-// Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
+// counters[0]: number of points; counters[2..3]: ch_maxima's 64-bit tally (local maxima, finished
+// blocks). Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
 #include "hough_points.cuh"
 
@@ -262,16 +261,17 @@ extern "C" __global__ void ch_vote_global(
     }
 }
 
-// Sort key: ascending 64-bit order = votes descending, then flat accumulator index ascending.
-__device__ __forceinline__ unsigned long long ch_key(int votes, unsigned int flat)
-{
-    const unsigned int ordered = ~((unsigned int)votes ^ 0x80000000u);
-    return ((unsigned long long)ordered << 32) | flat;
-}
-
+// The votes of a hough_key.
 __device__ __forceinline__ int ch_key_votes(unsigned long long key)
 {
     return (int)(~(unsigned int)(key >> 32) ^ 0x80000000u);
+}
+
+// A key with its halves swapped: ascending order is then raster order (flat index; flat indices
+// are distinct, so the votes half never decides).
+__device__ __forceinline__ unsigned long long ch_swap(unsigned long long key)
+{
+    return (key << 32) | (key >> 32);
 }
 
 // Writes line i: (rho, theta) into row 0 of the result, votes into the first half of row 1,
@@ -321,198 +321,133 @@ __device__ void ch_bitonic(unsigned long long* keys, int padded)
     }
 }
 
-// Block-wide exclusive scan of one int per thread (blockDim.x a multiple of 32, <= 1024).
-// Returns the exclusive prefix; *total receives the sum. Uses scratch[32].
-__device__ __forceinline__ int ch_block_scan(int v, int* scratch, int* total)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int nwarps = blockDim.x >> 5;
-    int incl = v;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(FULL_MASK, incl, d);
-        if (lane >= d)
-            incl += o;
-    }
-    __syncthreads();  // scratch may still be read by a previous call
-    if (lane == 31)
-        scratch[warp] = incl;
-    __syncthreads();
-    if (warp == 0) {
-        int w = lane < nwarps ? scratch[lane] : 0;
-        int wincl = w;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const int o = __shfl_up_sync(FULL_MASK, wincl, d);
-            if (lane >= d)
-                wincl += o;
-        }
-        scratch[lane] = wincl - w;  // exclusive warp offsets
-        if (lane == 31)
-            scratch[32] = wincl;    // grand total (scratch has 33 entries)
-    }
-    __syncthreads();
-    *total = scratch[32];
-    return scratch[warp] + incl - v;
-}
-
-#define CH_ITEMS 4
-
-// grid: G blocks (G <= 1024), block: 1024 threads, dynamic shared memory: smem_cap * 8 bytes.
-// Block b handles cells [b * range_len, min(cells, (b + 1) * range_len)) of the interior (cell =
-// n * numrho + r), writing its maxima's keys in raster order to seg + b * seg_cap and their
-// number to block_counts[b]. The last block to finish then produces the result:
+// grid: up to two 1024-thread blocks per SM; dynamic shared memory: smem_cap * 8 bytes (smem_cap a
+// power of two). Every block appends its local maxima's keys to `keys` in no particular
+// order (hough_find_maxima, shared with HoughLines); the last block to finish orders them and writes
+// the result:
 //   host[0] = count of lines written (>= 0), or -(K + 1) when the K local maxima exceed smem_cap
-//   (the host then gathers and sorts the segments itself; nothing else is written).
+//   (the host then orders keys[0, K) itself; nothing else is written).
+// The order is cvgpu's documented one (see the header): doSort, votes descending then raster;
+// otherwise raster; beyond max_lines the strongest first, then ordered as above. Up to blockDim.x
+// keys are ordered by rank in shared memory (keys are distinct: one flat index each), larger sets by
+// bitonic networks. Measured on the H100 against the previous design (a raster-ordered segment per
+// block of a contiguous cell range, gathered by the last block): see compat_matrix/raw.
 extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
-    const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    long long cells, long long range_len, unsigned long long* __restrict__ seg, long long seg_cap,
-    int* __restrict__ block_counts, int* __restrict__ counters,
-    int max_lines, int do_sort, int smem_cap, float rho, float theta,
+    const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
+    int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
     const long long* __restrict__ call)
 {
+    extern __shared__ unsigned long long sorted[];
+    __shared__ unsigned char s_chosen[1024];
+    __shared__ int s_count;
+    __shared__ int s_is_last;
     await_previous_kernel();
     if (call != nullptr)  // graph mode, see ch_collect
         out = reinterpret_cast<float*>(call[3]);
-    extern __shared__ unsigned long long keys[];
-    __shared__ int scratch[33];
-    __shared__ int s_offsets[1024];
-    __shared__ int s_counts[1024];
-    __shared__ int s_is_last;
-
-    const int width = numrho + 2;
-    const long long begin = (long long)blockIdx.x * range_len;
-    const long long end = min(cells, begin + range_len);
-    unsigned long long* my_seg = seg + (long long)blockIdx.x * seg_cap;
-    int written = 0;  // uniform across the block
-    const bool narrow = end + (long long)blockDim.x * CH_ITEMS < (1ll << 32);
-    for (long long chunk = begin; chunk < end; chunk += (long long)blockDim.x * CH_ITEMS) {
-        const long long first = chunk + (long long)threadIdx.x * CH_ITEMS;
-        unsigned long long found[CH_ITEMS];
-        int nfound = 0;
-#pragma unroll
-        for (int k = 0; k < CH_ITEMS; k++) {
-            const long long cell = first + k;
-            if (cell < end) {
-                const int n = (int)hough_udiv(cell, numrho, narrow);
-                const int r = (int)(cell - (long long)n * numrho);
-                const long long idx = (long long)(n + 1) * width + r + 1;
-                const int v = accum[idx];
-                if (v > threshold && v > accum[idx - 1] && v >= accum[idx + 1] &&
-                    v > accum[idx - width] && v >= accum[idx + width])
-                    found[nfound++] = ch_key(v, (unsigned int)idx);
-            }
-        }
-        int total;
-        const int offset = written + ch_block_scan(nfound, scratch, &total);
-#pragma unroll
-        for (int k = 0; k < CH_ITEMS; k++)
-            if (k < nfound && offset + k < seg_cap)
-                my_seg[offset + k] = found[k];
-        written += total;
-    }
-
+    unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
+    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
     __syncthreads();
     if (threadIdx.x == 0) {
-        block_counts[blockIdx.x] = written;
         __threadfence();
-        const int ticket = atomicAdd(&counters[1], 1);
-        s_is_last = ticket == (int)gridDim.x - 1;
+        const unsigned long long before = atomicAdd(tally, 1ull << 32);
+        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
+        s_count = (int)(unsigned)before;
     }
     __syncthreads();
     if (!s_is_last)
         return;
     __threadfence();
 
-    // ---- the last block: gather, order, write.
-    const int nblocks = gridDim.x;
-    const int c = threadIdx.x < nblocks ? __ldcg(&block_counts[threadIdx.x]) : 0;
-    int K;
-    const int off = ch_block_scan(c, scratch, &K);
-    if (threadIdx.x < nblocks) {
-        s_counts[threadIdx.x] = c;
-        s_offsets[threadIdx.x] = off;
-    }
+    // ---- the last block: order, write, publish.
+    const int K = s_count;
     const int count = max_lines <= 0 ? 0 : min(K, max_lines);
     if (K > smem_cap) {
         if (threadIdx.x == 0) {
             counters[0] = 0;
-            counters[1] = 0;
+            *tally = 0ull;
             __threadfence_system();
             host[0] = -(K + 1);
         }
         return;
     }
-    __syncthreads();
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    for (int b = warp; b < nblocks; b += nwarps) {
-        const unsigned long long* src = seg + (long long)b * seg_cap;
-        const int nb = s_counts[b], ob = s_offsets[b];
-        for (int i = lane; i < nb; i += 32)
-            keys[ob + i] = __ldcg(&src[i]);
-    }
-    __syncthreads();
-
-    if (do_sort || K > count) {
+    float* host_lines = reinterpret_cast<float*>(host + 1);
+    int* host_votes = host + 1 + 2 * out_cap;
+    bool wrote = false;
+    if (K <= (int)blockDim.x) {
+        const int i = threadIdx.x;
+        unsigned long long key = 0;
+        if (i < K) {
+            key = __ldcg(&keys[i]);
+            sorted[i] = key;
+        }
+        __syncthreads();
+        // rank: the key's place among all K (votes order), or among the chosen (raster order).
+        int rank = 0;
+        bool chosen = i < K;
+        if (chosen && (do_sort || K > count)) {
+            for (int j = 0; j < K; j++)
+                rank += sorted[j] < key;
+            chosen = rank < count;
+        }
+        if (!do_sort) {
+            if (K > count) {  // (a block-uniform branch)
+                s_chosen[i] = chosen;
+                __syncthreads();
+            }
+            if (chosen) {
+                const unsigned int flat = (unsigned int)key;
+                rank = 0;
+                for (int j = 0; j < K; j++)
+                    rank += (K <= count || s_chosen[j]) && (unsigned int)sorted[j] < flat;
+            }
+        }
+        if (chosen) {
+            ch_write_line(key, rank, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+            wrote = true;
+        }
+    } else {
         int padded = 1;
         while (padded < K)
             padded <<= 1;
-        for (int i = K + threadIdx.x; i < padded; i += blockDim.x)
-            keys[i] = ~0ull;
+        for (int i = threadIdx.x; i < padded; i += blockDim.x)
+            sorted[i] = i < K ? __ldcg(&keys[i]) : ~0ull;
         __syncthreads();
-        ch_bitonic(keys, padded);
-        if (!do_sort && count > 0) {
-            // Keep the strongest `count`, back in raster order: sort them by flat index.
+        int kept = K;
+        if (do_sort || K > count) {
+            ch_bitonic(sorted, padded);
+            kept = count;
+        }
+        if (!do_sort && kept > 0) {
+            // The kept keys in raster order: sort them by flat index.
             int padded2 = 1;
-            while (padded2 < count)
+            while (padded2 < kept)
                 padded2 <<= 1;
-            for (int i = threadIdx.x; i < padded2; i += blockDim.x) {
-                const unsigned long long k = keys[i];
-                keys[i] = i < count ? ((k << 32) | (k >> 32)) : ~0ull;
-            }
+            for (int i = threadIdx.x; i < padded2; i += blockDim.x)
+                sorted[i] = i < kept ? ch_swap(sorted[i]) : ~0ull;
             __syncthreads();
-            ch_bitonic(keys, padded2);
-            for (int i = threadIdx.x; i < count; i += blockDim.x) {
-                const unsigned long long k = keys[i];
-                keys[i] = (k << 32) | (k >> 32);
-            }
+            ch_bitonic(sorted, padded2);
+            for (int i = threadIdx.x; i < kept; i += blockDim.x)
+                sorted[i] = ch_swap(sorted[i]);
             __syncthreads();
         }
+        for (int i = threadIdx.x; i < count; i += blockDim.x) {
+            ch_write_line(sorted[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+            wrote = true;
+        }
     }
-    float* host_lines = reinterpret_cast<float*>(host + 1);
-    int* host_votes = host + 1 + 2 * out_cap;
     if (threadIdx.x == 0) {
         counters[0] = 0;
-        counters[1] = 0;
+        *tally = 0ull;
     }
-    for (int i = threadIdx.x; i < count; i += blockDim.x)
-        ch_write_line(keys[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
     // The host polls host[0] (cvgpu._kernels.await_published): the lines and the reset counters
     // reach it first, each thread that stored any fencing them once (as hough_maxima_emit; a
     // second fence before the count cost ~0.5 us there).
-    if ((int)threadIdx.x < count || threadIdx.x == 0)
+    if (wrote || threadIdx.x == 0)
         __threadfence_system();
     __syncthreads();
     if (threadIdx.x == 0)
         host[0] = count;
-}
-
-// Host path (more than smem_cap local maxima): one warp per segment copies it to its offset.
-extern "C" __global__ void ch_gather(
-    const unsigned long long* __restrict__ seg, long long seg_cap, const int* __restrict__ counts,
-    const long long* __restrict__ offsets, int nblocks, unsigned long long* __restrict__ dst)
-{
-    const int lane = threadIdx.x & 31;
-    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int nwarps = (gridDim.x * blockDim.x) >> 5;
-    for (int b = warp; b < nblocks; b += nwarps) {
-        const unsigned long long* src = seg + (long long)b * seg_cap;
-        const int nb = counts[b];
-        const long long ob = offsets[b];
-        for (int i = lane; i < nb; i += 32)
-            dst[ob + i] = src[i];
-    }
 }
 
 extern "C" __global__ void ch_emit(

@@ -650,6 +650,28 @@ def test_many_maxima_host_path_and_wide_images():
 
 
 @gpu
+def test_every_ordering_path_of_the_maxima_tail():
+    """ch_maxima's last block orders up to 1024 keys by rank, up to SMEM_CAP by bitonic networks, and
+    leaves more to the host: each with doSort on and off, maxLines below, at and above the count."""
+    rng = np.random.default_rng(5)
+    img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
+    acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
+    counts = {t: len(model_maxima(acc, t)[0]) for t in range(0, 40)}
+    picks = {}
+    for t, k in sorted(counts.items()):
+        band = 0 if 40 <= k <= 1024 else 1 if 1100 <= k <= chough.SMEM_CAP else 2 if k > chough.SMEM_CAP else None
+        if band is not None:
+            picks.setdefault(band, (t, k))
+    assert sorted(picks) == [0, 1, 2], counts
+    for t, k in picks.values():
+        for do_sort in (False, True):
+            for max_lines in (k // 3, k, k + 5):
+                params = (1.0, math.pi / 180, t, do_sort, max_lines)
+                det = cuda.createHoughLinesDetector(*params)
+                assert _same_as_model(params, img, _detect(det, img)[1]), (t, k, do_sort, max_lines)
+
+
+@gpu
 def test_bench_rows_shape():
     from cvgpu.cuda import _bench
     rows = _bench.bench_rows(repeats=5, sizes=((1024, 10240),))

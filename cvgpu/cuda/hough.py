@@ -87,8 +87,7 @@ def _cdiv(a, b):
 # ---------------------------------------------------------------- device buffers
 
 class _Buffers:
-    __slots__ = ("key", "points", "accum", "counters", "seg", "seg_cap", "block_counts", "nblocks",
-                 "range_len", "cells", "vote", "maxima", "collect", "args", "results", "graphs",
+    __slots__ = ("key", "points", "accum", "counters", "keys", "vote", "maxima", "collect", "args", "results", "graphs",
                  "graph_seen", "leans", "call_pinned", "call_host", "call_dev", "spare_out", "last_count")
 
 
@@ -121,10 +120,8 @@ def _capture(cp, buf, options, launch, loader=True):
 
 _device_info = {}
 
-# ch_maxima's grid: its 1024-thread blocks use 32 registers a thread, so two fit on an SM; each scans
-# a contiguous range of at least _MAXIMA_MIN_CELLS cells (a block-wide scan per 4096 cells).
+# ch_maxima's grid: two 1024-thread blocks per SM at most (as HoughLines' hough_maxima_emit).
 _MAXIMA_BLOCKS_PER_SM = 2
-_MAXIMA_MIN_CELLS = 2048
 
 
 def _device_consts(cp, dev):
@@ -306,13 +303,8 @@ class HoughLinesDetector:
         accum_size = (numangle + 2) * width
         buf.accum = cp.empty(accum_size, dtype=cp.int32)
         cells = numangle * numrho
-        nblocks = max(1, min(1024, _MAXIMA_BLOCKS_PER_SM * num_sms, _cdiv(cells, _MAXIMA_MIN_CELLS)))
-        range_len = _cdiv(cells, nblocks)
-        nblocks = _cdiv(cells, range_len)
-        seg_cap = range_len // 2 + range_len // numrho + 3
-        buf.seg = cp.empty(nblocks * seg_cap, dtype=cp.uint64)
-        buf.seg_cap, buf.nblocks, buf.range_len, buf.cells = seg_cap, nblocks, range_len, cells
-        buf.block_counts = cp.empty(nblocks, dtype=cp.int32)
+        # Every possible local maximum (no two neighbours in a row qualify, see hough_find_maxima).
+        buf.keys = cp.empty(numangle * ((numrho + 1) // 2), dtype=cp.uint64)
         buf.graphs, buf.graph_seen, buf.leans = {}, None, {}
         buf.call_pinned = cp.cuda.alloc_pinned_memory(8 * 4)
         buf.call_host = np.frombuffer(buf.call_pinned, dtype=np.int64, count=4)
@@ -349,16 +341,15 @@ class HoughLinesDetector:
             fn = _kernels.get_function("cuda_hough", "ch_vote_global", options)
             buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
         buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
-                      (nblocks,), (1024,), cap * 8)
-        buf.args = (np.int64(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle),
-                    np.int64(cells), np.int64(range_len), np.int64(seg_cap))
+                      (max(1, min(_cdiv(cells, 1024), _MAXIMA_BLOCKS_PER_SM * num_sms)),), (1024,), cap * 8)
+        buf.args = (np.int64(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle))
         self._buf = buf
         return buf, cap
 
     def _run(self, cp, image, numangle, numrho, source=None):
         rows, cols = image.shape
         buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
-        a_rows, a_cols, a_accum_size, a_numangle, a_cells, a_range, a_segcap = buf.args
+        a_rows, a_cols, a_accum_size, a_numangle = buf.args
         a_numrho = np.int32(numrho)
         rho32, theta32 = self._rho, self._theta
         irho = self._irho
@@ -378,8 +369,8 @@ class HoughLinesDetector:
             fn, grid, block, smem, vote_args = buf.vote
             run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,), smem)
             fn, grid, block, smem = buf.maxima
-            run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), a_cells, a_range,
-                                  buf.seg, a_segcap, buf.block_counts, buf.counters, np.int32(max_lines),
+            run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), buf.keys,
+                                  buf.counters, np.int32(max_lines),
                                   np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
                                   np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr),
                                   call_arg),
@@ -471,23 +462,17 @@ class HoughLinesDetector:
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
-        """More than SMEM_CAP local maxima: gather the segments and sort with CuPy."""
-        counts = buf.block_counts.get()
-        offsets = np.zeros(buf.nblocks, dtype=np.int64)
-        np.cumsum(counts[:-1], out=offsets[1:])
-        keys = cp.empty(total, dtype=cp.uint64)
-        _kernels.get_function("cuda_hough", "ch_gather", self._options(buf))(
-            (max(1, min(_cdiv(buf.nblocks * 32, 256), 1024)),), (256,),
-            (buf.seg, np.int64(buf.seg_cap), buf.block_counts, cp.asarray(offsets), np.int32(buf.nblocks), keys))
+        """More than SMEM_CAP local maxima: ch_maxima left their keys (any order) for CuPy's sort."""
         max_lines = self._max_lines
         count = 0 if max_lines <= 0 else min(total, max_lines)
         if count == 0:
             return GpuMat()
+        keys = buf.keys[:total]
         if self._do_sort or total > count:
-            keys = cp.sort(keys)[:count]
-            if not self._do_sort:
-                swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))
-                keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
+            keys = cp.sort(keys)[:count]  # the strongest first (ties in raster order)
+        if not self._do_sort:
+            swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))  # raster order
+            keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
         out = cp.empty((2, count, 2), dtype=cp.float32)
         _kernels.get_function("cuda_hough", "ch_emit", self._options(buf))(
             (max(1, min(_cdiv(count, 256), 1024)),), (256,),
