@@ -331,7 +331,9 @@ __device__ void ch_bitonic(unsigned long long* keys, int padded)
 // otherwise raster; beyond max_lines the strongest first, then ordered as above. Up to blockDim.x
 // keys are ordered by rank in shared memory (keys are distinct: one flat index each), larger sets by
 // bitonic networks. Measured on the H100 against the previous design (a raster-ordered segment per
-// block of a contiguous cell range, gathered by the last block): see compat_matrix/raw.
+// block of a contiguous cell range, a block-wide scan per 4096 cells, the last block gathering the
+// segments), GPU time of the lean graph: 10k points 18.7 -> 16.8 us, 512^2 25.4 -> 24.8, 2048^2
+// 34.0 -> 31.0, 4096^2 42.9 -> 39.8, 8192^2 85.4 -> 79.6 (1024^2 / 164k: 30.9 -> 30.8).
 extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
