@@ -342,27 +342,15 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
 {
     extern __shared__ unsigned long long sorted[];
     __shared__ unsigned char s_chosen[1024];
-    __shared__ int s_count;
-    __shared__ int s_is_last;
     await_previous_kernel();
     if (call != nullptr)  // graph mode, see ch_collect
         out = reinterpret_cast<float*>(call[3]);
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
-    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned long long before = atomicAdd(tally, 1ull << 32);
-        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
-        s_count = (int)(unsigned)before;
-    }
-    __syncthreads();
-    if (!s_is_last)
+    int K;
+    if (!hough_maxima_last_block(accum, numangle, numrho, threshold, keys, tally, &K))
         return;
-    __threadfence();
 
     // ---- the last block: order, write, publish.
-    const int K = s_count;
     const int count = max_lines <= 0 ? 0 : min(K, max_lines);
     if (K > smem_cap) {
         if (threadIdx.x == 0) {

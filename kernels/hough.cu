@@ -338,27 +338,15 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const long long* __restrict__ call)
 {
     extern __shared__ unsigned long long sorted[];
-    __shared__ int s_count;
-    __shared__ int s_is_last;
     await_previous_kernel();
     if (call != nullptr) {  // graph mode, see hough_collect_points
         threshold = (int)call[3];
         out_dev = reinterpret_cast<float*>(call[4]);
     }
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
-    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned long long before = atomicAdd(tally, 1ull << 32);
-        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
-        s_count = (int)(unsigned)before;
-    }
-    __syncthreads();
-    if (!s_is_last)
+    int count;
+    if (!hough_maxima_last_block(accum, numangle, numrho, threshold, keys, tally, &count))
         return;
-    __threadfence();
-    const int count = s_count;
     bool wrote = false;
     if (count <= capacity) {
         if (count <= (int)blockDim.x) {

@@ -444,3 +444,29 @@ __device__ __forceinline__ void hough_find_maxima(
         }
     }
 }
+
+// hough_find_maxima over the grid, then a ticket in the high 32 bits of *tally: true in the last
+// block to finish only, with *found every block's maxima (the ticket returns the low half with it,
+// which saves the last block a dependent read) and their keys visible to it. The last block orders
+// and writes the lines, then resets the counters for the next call (hough_maxima_emit, ch_maxima).
+__device__ __forceinline__ bool hough_maxima_last_block(
+    const int* __restrict__ accum, int numangle, int numrho, int threshold,
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, int* found)
+{
+    __shared__ int s_found;
+    __shared__ int s_is_last;
+    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned long long before = atomicAdd(tally, 1ull << 32);
+        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
+        s_found = (int)(unsigned)before;
+    }
+    __syncthreads();
+    if (!s_is_last)
+        return false;
+    __threadfence();
+    *found = s_found;
+    return true;
+}

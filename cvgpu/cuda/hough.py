@@ -402,8 +402,7 @@ class HoughLinesDetector:
                 launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr),
                        _NULL)
         except BaseException:
-            self._hot = None
-            buf.counters.fill(0)
+            self._abandon(buf)
             raise
         return self._finish(cp, buf, stream, out, out_cap, numrho)
 
@@ -422,10 +421,15 @@ class HoughLinesDetector:
         try:
             graph.launch(stream)
         except BaseException:
-            self._hot = None
-            buf.counters.fill(0)
+            self._abandon(buf)
             raise
         return self._finish(cp, buf, stream, out, out_cap, numrho)
+
+    def _abandon(self, buf):
+        """After a launch that failed or did not complete: no replay of it, and counters that start
+        the next detect clean (stream-ordered after whatever did run)."""
+        self._hot = None
+        buf.counters.fill(0)
 
     def _finish(self, cp, buf, stream, out, out_cap, numrho):
         """The launched detect's result: host work during the GPU's, the one sync, the GpuMat."""
@@ -441,13 +445,11 @@ class HoughLinesDetector:
             # The one host sync: the line count, polled where ch_maxima publishes it (as cvgpu.hough).
             _kernels.await_published(host, _INT_MIN, stream)
         except BaseException:
-            self._hot = None
-            buf.counters.fill(0)
+            self._abandon(buf)
             raise
         status = int(host[0])
         if status == _INT_MIN:
-            self._hot = None
-            buf.counters.fill(0)
+            self._abandon(buf)
             raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_lines.cpp", 0)
         buf.last_count = max(status, 0)
         if status >= 0:
