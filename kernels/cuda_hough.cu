@@ -68,13 +68,34 @@ typedef unsigned int point_t;
 // NULL: the arguments as given.
 #define CH_FRESH_FIRST 3
 #define CH_CALL_WORDS 4
+
+// Zeroes, in every accumulator row, the columns its votes can reach (bounds, see ch_row_bounds):
+// the rest of the accumulator is zeroed once when it is allocated, and no vote ever lands there.
+// At 1024^2 with theta = pi/180 that is a third of the (numangle + 2) x (numrho + 2) cells: OpenCV's
+// numrho = 2 (rows + cols) + 1 is about 2.8 times the longest reachable row.
+__device__ __forceinline__ void ch_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds, int numangle,
+                                                int width)
+{
+    const int span = bounds[0];
+    const long long cells = (long long)numangle * span;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    const bool narrow = cells + nthreads < (1ll << 32);
+    for (long long cell = (long long)blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += nthreads) {
+        const int n = (int)hough_udiv(cell, span, narrow);
+        const int col = bounds[1 + 2 * n] + (int)(cell - (long long)n * span);
+        if (col <= bounds[2 + 2 * n])
+            accum[(long long)(n + 1) * width + col] = 0;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    long long accum_size, const long long* __restrict__ call)
+    const int* __restrict__ bounds, int numangle, int width, const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, accum, accum_size, call, nullptr,
-                       CH_FRESH_FIRST, CH_CALL_WORDS);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters,
+                       [&] { ch_zero_windows(accum, bounds, numangle, width); }, call, nullptr, CH_FRESH_FIRST,
+                       CH_CALL_WORDS);
 }
 
 // The first kernel of a lean graph (fresh_word_load): ch_collect that also brings call[3] (as
@@ -82,10 +103,12 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
 extern "C" __global__ void __launch_bounds__(256) ch_collect_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    long long accum_size, const long long* __restrict__ call, const long long* __restrict__ fresh)
+    const int* __restrict__ bounds, int numangle, int width, const long long* __restrict__ call,
+    const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, accum, accum_size, call, fresh,
-                       CH_FRESH_FIRST, CH_CALL_WORDS);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters,
+                       [&] { ch_zero_windows(accum, bounds, numangle, width); }, call, fresh, CH_FRESH_FIRST,
+                       CH_CALL_WORDS);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).
@@ -112,6 +135,48 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
     const float x = (float)(long long)(p & POINT_MASK);
     const float y = (float)(long long)(p >> POINT_SHIFT);
     return __float2int_rn(HoughSumCuda()(x, y, c, s)) + shift;
+}
+
+// Per accumulator row n (angle n): the columns [lo, hi] its votes can reach, at bounds[1 + 2n] and
+// bounds[2 + 2n], within the kept columns [0, hi_col] (lo > hi: none); bounds[0] (zeroed by the
+// host) becomes the widest row's width. Run once per buffer set. A point's bin is monotonic in x
+// for a fixed y and in y for a fixed x (the rounded product y * s, the fused x * c + that and the
+// rounding to an integer all are), so over the image it is extreme at the corners; computed with
+// the voting kernels' own arithmetic, the corners' bins bound every vote exactly. Where a corner's
+// sum is not below 2^30 in magnitude (saturating conversion, or overflow past the shift) the
+// whole row is kept.
+extern "C" __global__ void ch_row_bounds(int numangle, int numrho, int hi_col, float theta, float irho, long long rows,
+                                         long long cols, int* __restrict__ bounds)
+{
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= numangle)
+        return;
+    float c, s;
+    ch_trig(n, theta, irho, &c, &s);
+    const long long shift = (numrho - 1) / 2;
+    long long lo = 0, hi = hi_col;
+    long long lo_bin = 0, hi_bin = 0;
+    bool exact = true;
+    for (int corner = 0; corner < 4; corner++) {
+        const float x = (float)((corner & 1) ? cols - 1 : 0);
+        const float y = (float)((corner & 2) ? rows - 1 : 0);
+        const float v = HoughSumCuda()(x, y, c, s);
+        if (!(fabsf(v) < 1073741824.0f)) {
+            exact = false;
+            break;
+        }
+        const long long bin = (long long)__float2int_rn(v) + shift + 1;
+        lo_bin = corner == 0 ? bin : min(lo_bin, bin);
+        hi_bin = corner == 0 ? bin : max(hi_bin, bin);
+    }
+    if (exact) {
+        lo = max(lo_bin, 0ll);
+        hi = min(hi_bin, (long long)hi_col);
+    }
+    bounds[1 + 2 * n] = (int)lo;
+    bounds[2 + 2 * n] = (int)hi;
+    if (hi >= lo)
+        atomicMax(&bounds[0], (int)(hi - lo + 1));
 }
 
 // Debug/test kernel: the scaled (cos, sin) table exactly as the voting kernels use it.
@@ -338,16 +403,17 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
-    const long long* __restrict__ call)
+    const long long* __restrict__ call, const int* __restrict__ bounds)
 {
     extern __shared__ unsigned long long sorted[];
     __shared__ unsigned char s_chosen[1024];
+    __shared__ int s_rank[1024];
     await_previous_kernel();
     if (call != nullptr)  // graph mode, see ch_collect
         out = reinterpret_cast<float*>(call[3]);
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
     int K;
-    if (!hough_maxima_last_block(accum, numangle, numrho, threshold, keys, tally, &K))
+    if (!hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &K, bounds))
         return;
 
     // ---- the last block: order, write, publish.
@@ -371,26 +437,19 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
             key = __ldcg(&keys[i]);
             sorted[i] = key;
         }
-        __syncthreads();
         // rank: the key's place among all K (votes order), or among the chosen (raster order).
         int rank = 0;
         bool chosen = i < K;
-        if (chosen && (do_sort || K > count)) {
-            for (int j = 0; j < K; j++)
-                rank += sorted[j] < key;
-            chosen = rank < count;
+        if (do_sort || K > count) {  // (block-uniform branches: hough_block_rank has barriers)
+            rank = hough_block_rank(K, s_rank, [&](int j, int o) { return sorted[j] < sorted[o]; });
+            chosen = chosen && rank < count;
         }
         if (!do_sort) {
-            if (K > count) {  // (a block-uniform branch)
+            if (K > count && i < K)
                 s_chosen[i] = chosen;
-                __syncthreads();
-            }
-            if (chosen) {
-                const unsigned int flat = (unsigned int)key;
-                rank = 0;
-                for (int j = 0; j < K; j++)
-                    rank += (K <= count || s_chosen[j]) && (unsigned int)sorted[j] < flat;
-            }
+            rank = hough_block_rank(K, s_rank, [&](int j, int o) {
+                return (K <= count || s_chosen[j]) && (unsigned int)sorted[j] < (unsigned int)sorted[o];
+            });
         }
         if (chosen) {
             ch_write_line(key, rank, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);

@@ -48,7 +48,8 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, nullptr,
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters,
+                       [&] { hough_zero(accum, accum_size); }, call, nullptr,
                        HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
 }
 
@@ -61,7 +62,8 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
     int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
     const long long* __restrict__ call, const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters, accum, accum_size, call, fresh,
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters,
+                       [&] { hough_zero(accum, accum_size); }, call, fresh,
                        HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
 }
 
@@ -326,7 +328,7 @@ __device__ __forceinline__ void hough_store_line(
 // far, high 32 bits the finished blocks; a block's ticket therefore also returns every other
 // block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
 // every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
-// are distinct: one flat index each) with one barrier instead of a bitonic network. Measured on
+// are distinct: one flat index each, hough_block_rank) instead of by a bitonic network. Measured on
 // the H100 against the previous tail (ticket, then a read of the count, bitonic network for any
 // count, every thread fencing): whole-pipeline graph 33.6 -> 32.0 us at 1024^2 / 164k points
 // (6 lines), 21.9 -> 20.3 at 10k, 25.3 -> 24.5 at 512^2 / 82k.
@@ -338,6 +340,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const long long* __restrict__ call)
 {
     extern __shared__ unsigned long long sorted[];
+    __shared__ int s_rank[1024];
     await_previous_kernel();
     if (call != nullptr) {  // graph mode, see hough_collect_points
         threshold = (int)call[3];
@@ -345,7 +348,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     }
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
     int count;
-    if (!hough_maxima_last_block(accum, numangle, numrho, threshold, keys, tally, &count))
+    if (!hough_maxima_last_block<false>(accum, numangle, numrho, threshold, keys, tally, &count, nullptr))
         return;
     bool wrote = false;
     if (count <= capacity) {
@@ -355,11 +358,8 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
                 key = __ldcg(&keys[threadIdx.x]);
                 sorted[threadIdx.x] = key;
             }
-            __syncthreads();
+            const int rank = hough_block_rank(count, s_rank, [&](int j, int o) { return sorted[j] < sorted[o]; });
             if ((int)threadIdx.x < count) {
-                int rank = 0;
-                for (int j = 0; j < count; j++)
-                    rank += sorted[j] < key;
                 hough_store_line(key, rank, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;
             }

@@ -231,19 +231,20 @@ __device__ __forceinline__ void hough_collect(
     }
 }
 
-// The collection kernels' body, for both families: zero the accumulator, then (graph mode: the
-// image's values from `call`, see graph_load_call) compact the points; a lean graph's first kernel
-// also brings call[first .. words) from pinned `fresh` (fresh_word_load; nullptr elsewhere, which
-// compiles that copy out). Before the wait, the accumulator is this call's alone: the node before
-// (graph_load_call) does not touch it, and the previous call's kernels have completed.
+// The collection kernels' body, for both families: zero the accumulator (`zero()`: all of it, or
+// the detector's vote windows), then (graph mode: the image's values from `call`, see
+// graph_load_call) compact the points; a lean graph's first kernel also brings call[first .. words)
+// from pinned `fresh` (fresh_word_load; nullptr elsewhere, which compiles that copy out). Before the
+// wait, the accumulator is this call's alone: the node before (graph_load_call) does not touch it,
+// and the previous call's kernels have completed.
+template <typename Zero>
 __device__ __forceinline__ void hough_collect_call(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counters,
-    int* __restrict__ accum, long long accum_size, const long long* __restrict__ call,
-    const long long* __restrict__ fresh, int first, int words)
+    Zero zero, const long long* __restrict__ call, const long long* __restrict__ fresh, int first, int words)
 {
     const long long fresh_word = fresh_word_load(fresh, first, words);
-    hough_zero(accum, accum_size);
+    zero();
     await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[0]);
@@ -400,12 +401,17 @@ __device__ __forceinline__ unsigned long long hough_key(int votes, unsigned int 
 // OpenCV-CUDA alike) to keys, in no particular order; each warp with maxima reserves its slots in
 // the low 32 bits of *tally (see hough_maxima_emit, ch_maxima). keys must hold every possible
 // maximum: no two neighbours in a row qualify, so numangle * ((numrho + 1) / 2).
+// Windowed (the detector, whose votes are never negative): each row's scan covers only the columns
+// its votes can reach (bounds, see ch_row_bounds in cuda_hough.cu); every other cell holds 0, and a 0 is never a maximum
+// (it would have to exceed its left neighbour). Otherwise every interior column.
+template <bool Windowed>
 __device__ __forceinline__ void hough_find_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally)
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, const int* __restrict__ bounds)
 {
     const int width = numrho + 2;
-    const long long cells = (long long)numangle * numrho;
+    const int span = Windowed ? bounds[0] : numrho;  // cells scanned a row
+    const long long cells = (long long)numangle * span;
     const bool narrow = cells + (long long)gridDim.x * blockDim.x < (1ll << 32);
     const int lane = threadIdx.x & 31;
     // HOUGH_MAXIMA_ILP cells a thread per pass, their loads issued before any test (H100, graph
@@ -421,10 +427,17 @@ __device__ __forceinline__ void hough_find_maxima(
             idx[u] = -1;
             v[u] = 0;
             if (cell < cells) {
-                int n = (int)hough_udiv(cell, numrho, narrow);
-                int r = (int)(cell - (long long)n * numrho);
-                idx[u] = (long long)(n + 1) * width + r + 1;
-                v[u] = accum[idx[u]];
+                const int n = (int)hough_udiv(cell, span, narrow);
+                int col = (int)(cell - (long long)n * span) + 1;
+                bool inside = true;
+                if (Windowed) {
+                    col += max(bounds[1 + 2 * n], 1) - 1;
+                    inside = col <= min(bounds[2 + 2 * n], numrho);
+                }
+                if (inside) {
+                    idx[u] = (long long)(n + 1) * width + col;
+                    v[u] = accum[idx[u]];
+                }
             }
         }
 #pragma unroll
@@ -445,17 +458,59 @@ __device__ __forceinline__ void hough_find_maxima(
     }
 }
 
+// The last block's ordering of K <= blockDim.x keys by rank: key i's place is the number of keys
+// ordered before it, K - 1 comparisons. One thread per key made the tail grow by K steps (320
+// lines: 320 dependent shared loads per thread on the critical path); here blockDim.x / K threads
+// share each key's comparisons, each over its own slice, and add their partial counts in shared
+// memory. The thread's share: key `owner`, entries [j0, j1); false when it has none. Threads of a
+// warp take neighbouring owners and the same slice, so their loads of entry j are one broadcast.
+__device__ __forceinline__ bool hough_rank_share(int K, int* owner, int* j0, int* j1)
+{
+    if (K <= 0)
+        return false;
+    const int parts = max(1, (int)blockDim.x / K);
+    const int part = (int)threadIdx.x / K;
+    if (part >= parts)
+        return false;
+    *owner = (int)threadIdx.x - part * K;
+    *j0 = part * K / parts;
+    *j1 = (part + 1) * K / parts;
+    return true;
+}
+
+// Every thread of the block calls it (two barriers): thread i < K gets the number of entries j of
+// [0, K) with before(j, i), the others 0. s_rank: K ints of shared memory, free on entry.
+template <typename Before>
+__device__ __forceinline__ int hough_block_rank(int K, int* s_rank, Before before)
+{
+    if ((int)threadIdx.x < K)
+        s_rank[threadIdx.x] = 0;
+    __syncthreads();
+    int owner, j0, j1;
+    if (hough_rank_share(K, &owner, &j0, &j1)) {
+        int partial = 0;
+        for (int j = j0; j < j1; j++)
+            partial += before(j, owner);
+        if (partial)
+            atomicAdd(&s_rank[owner], partial);
+    }
+    __syncthreads();
+    return (int)threadIdx.x < K ? s_rank[threadIdx.x] : 0;
+}
+
 // hough_find_maxima over the grid, then a ticket in the high 32 bits of *tally: true in the last
 // block to finish only, with *found every block's maxima (the ticket returns the low half with it,
 // which saves the last block a dependent read) and their keys visible to it. The last block orders
 // and writes the lines, then resets the counters for the next call (hough_maxima_emit, ch_maxima).
+template <bool Windowed>
 __device__ __forceinline__ bool hough_maxima_last_block(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, int* found)
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, int* found,
+    const int* __restrict__ bounds)
 {
     __shared__ int s_found;
     __shared__ int s_is_last;
-    hough_find_maxima(accum, numangle, numrho, threshold, keys, tally);
+    hough_find_maxima<Windowed>(accum, numangle, numrho, threshold, keys, tally, bounds);
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();

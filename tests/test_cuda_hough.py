@@ -650,6 +650,38 @@ def test_many_maxima_host_path_and_wide_images():
 
 
 @gpu
+@given(st.integers(0, 2**32 - 1), st.integers(1, 96), st.integers(1, 128), st.integers(0, 2),
+       st.sampled_from([0.5, 1.0, 1.5, 3.7, 50.0, 200.0]),
+       st.sampled_from([math.pi / 180, math.pi / 90, 0.0123, 0.3, 1.0]))
+def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
+    """ch_row_bounds: each accumulator row's votes land in its [lo, hi] columns, and a detect zeroes
+    and scans only those. After a detect of another image of the same size (the same buffers), the
+    device accumulator must equal the model's whole accumulator: nothing left outside the windows."""
+    rng = np.random.default_rng(seed)
+    img = np.full((rows, cols), 255, np.uint8) if kind == 2 else _random_image(rng, rows, cols, kind)
+    det = cuda.createHoughLinesDetector(rho, theta, 0)
+    _detect(det, 255 - img)
+    _detect(det, img)
+    acc, numangle, numrho = model_accumulator(img, rho, theta)
+    if acc is None:
+        return
+    buf = det._buf
+    bounds = buf.bounds.get()
+    lo, hi = bounds[1::2].astype(np.int64), bounds[2::2].astype(np.int64)
+    column = np.arange(numrho + 2)[None, :]
+    outside = (column < lo[:, None]) | (column > hi[:, None])
+    assert not acc[1:-1][outside].any()
+    assert bounds[0] == max(0, int((hi - lo + 1).max()))
+    assert np.array_equal(buf.accum.get().reshape(acc.shape), acc)
+    if kind == 2:  # every pixel votes, the corners too: the windows are tight where not clamped
+        hi_col = numrho if chough.shared_vote_semantics(numrho) else numrho + 1
+        for n in range(numangle):
+            if 0 < lo[n] and hi[n] < hi_col:
+                nonzero = np.flatnonzero(acc[n + 1])
+                assert (nonzero[0], nonzero[-1]) == (lo[n], hi[n]), n
+
+
+@gpu
 def test_every_ordering_path_of_the_maxima_tail():
     """ch_maxima's last block orders up to 1024 keys by rank, up to SMEM_CAP by bitonic networks, and
     leaves more to the host: each with doSort on and off, maxLines below, at and above the count."""

@@ -84,10 +84,20 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
+def _reach(rows, cols, rho32, width):
+    """About the widest accumulator row's reachable columns (ch_row_bounds computes them exactly):
+    the image's diagonal in bins. Sizes the collection grid for ch_zero_windows' stores (where
+    collect_grid assumes 4 cells a thread for a whole-accumulator zeroing, 2 here)."""
+    with np.errstate(all="ignore"):
+        reach = math.hypot(rows, cols) / float(rho32) + 4 if float(rho32) > 0 else width
+    return int(min(width, reach)) if math.isfinite(reach) else width
+
+
 # ---------------------------------------------------------------- device buffers
 
 class _Buffers:
-    __slots__ = ("key", "points", "accum", "counters", "keys", "vote", "maxima", "collect", "args", "results", "graphs",
+    __slots__ = ("key", "points", "accum", "bounds", "counters", "keys", "vote", "maxima", "collect", "args", "results",
+                 "graphs",
                  "graph_seen", "leans", "call_pinned", "call_host", "call_dev", "spare_out", "last_count")
 
 
@@ -301,7 +311,15 @@ class HoughLinesDetector:
         buf.spare_out, buf.last_count = _kernels.SpareOutput(), None
         width = numrho + 2
         accum_size = (numangle + 2) * width
-        buf.accum = cp.empty(accum_size, dtype=cp.int32)
+        hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
+        # Zeroed once here: each detect zeroes and scans only the columns each row's votes can
+        # reach (ch_row_bounds), and nothing is ever written outside them.
+        buf.accum = cp.zeros(accum_size, dtype=cp.int32)
+        buf.bounds = cp.zeros(1 + 2 * numangle, dtype=cp.int32)
+        _kernels.get_function("cuda_hough", "ch_row_bounds", options)(
+            (_cdiv(numangle, 256),), (256,),
+            (np.int32(numangle), np.int32(numrho), np.int32(hi_col), self._theta, self._irho, np.int64(rows),
+             np.int64(cols), buf.bounds))
         cells = numangle * numrho
         # Every possible local maximum (no two neighbours in a row qualify, see hough_find_maxima).
         buf.keys = cp.empty(numangle * ((numrho + 1) // 2), dtype=cp.uint64)
@@ -311,9 +329,8 @@ class HoughLinesDetector:
         buf.call_dev = cp.zeros(4, dtype=cp.int64)
 
         buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
-                       (collect_grid(rows, cols, accum_size, num_sms),), (256,))
+                       (collect_grid(rows, cols, 2 * numangle * _reach(rows, cols, self._rho, width), num_sms),), (256,))
 
-        hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
         if width * 4 <= max_optin - 1024:
             # The voting kernels' (cos, sin) / rho (ch_trig: float32 angle n * theta), near enough for
             # sizing the shared windows (vote_window's margin covers sincosf's error).
@@ -342,14 +359,14 @@ class HoughLinesDetector:
             buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
         buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
                       (max(1, min(_cdiv(cells, 1024), _MAXIMA_BLOCKS_PER_SM * num_sms)),), (1024,), cap * 8)
-        buf.args = (np.int64(rows), np.int32(cols), np.int64(accum_size), np.int32(numangle))
+        buf.args = (np.int64(rows), np.int32(cols), np.int32(width), np.int32(numangle))
         self._buf = buf
         return buf, cap
 
     def _run(self, cp, image, numangle, numrho, source=None):
         rows, cols = image.shape
         buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
-        a_rows, a_cols, a_accum_size, a_numangle = buf.args
+        a_rows, a_cols, a_width, a_numangle = buf.args
         a_numrho = np.int32(numrho)
         rho32, theta32 = self._rho, self._theta
         irho = self._irho
@@ -361,7 +378,7 @@ class HoughLinesDetector:
         def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, fresh_arg=None, run=_launch):
             fn, grid, block = buf.collect
             args = (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points, buf.counters, buf.accum,
-                    a_accum_size, call_arg)
+                    buf.bounds, a_numangle, a_width, call_arg)
             if fresh_arg:  # a lean graph's first kernel (cvgpu._kernels.capture_graph)
                 fn = _kernels.get_function("cuda_hough", "ch_collect_lean", self._options(buf))
                 args += (fresh_arg,)
@@ -373,7 +390,7 @@ class HoughLinesDetector:
                                   buf.counters, np.int32(max_lines),
                                   np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
                                   np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr),
-                                  call_arg),
+                                  call_arg, buf.bounds),
                 smem)
 
         try:
