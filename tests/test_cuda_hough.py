@@ -657,6 +657,9 @@ def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
     """ch_row_bounds: each accumulator row's votes land in its [lo, hi] columns, and a detect zeroes
     and scans only those. After a detect of another image of the same size (the same buffers), the
     device accumulator must equal the model's whole accumulator: nothing left outside the windows."""
+    numangle, numrho = chough.accumulator_size(rows, cols, f32(rho), f32(theta))
+    if numangle <= 0 or numrho <= 0:  # detect raises cv2.error once it finds points
+        return
     rng = np.random.default_rng(seed)
     img = np.full((rows, cols), 255, np.uint8) if kind == 2 else _random_image(rng, rows, cols, kind)
     det = cuda.createHoughLinesDetector(rho, theta, 0)
