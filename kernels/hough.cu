@@ -328,7 +328,7 @@ __device__ __forceinline__ void hough_store_line(
 // far, high 32 bits the finished blocks; a block's ticket therefore also returns every other
 // block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
 // every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
-// are distinct: one flat index each, hough_block_rank) instead of by a bitonic network. Measured on
+// are distinct: one flat index each, hough_bucket_rank) instead of by a bitonic network. Measured on
 // the H100 against the previous tail (ticket, then a read of the count, bitonic network for any
 // count, every thread fencing): whole-pipeline graph 33.6 -> 32.0 us at 1024^2 / 164k points
 // (6 lines), 21.9 -> 20.3 at 10k, 25.3 -> 24.5 at 512^2 / 82k.
@@ -340,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const long long* __restrict__ call)
 {
     extern __shared__ unsigned long long sorted[];
-    __shared__ int s_rank[1024];
+    __shared__ HoughRankScratch rank_scratch;
     await_previous_kernel();
     if (call != nullptr) {  // graph mode, see hough_collect_points
         threshold = (int)call[3];
@@ -353,13 +353,10 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     bool wrote = false;
     if (count <= capacity) {
         if (count <= (int)blockDim.x) {
-            unsigned long long key = 0;
-            if ((int)threadIdx.x < count) {
-                key = __ldcg(&keys[threadIdx.x]);
-                sorted[threadIdx.x] = key;
-            }
-            const int rank = hough_block_rank(count, s_rank, [&](int j, int o) { return sorted[j] < sorted[o]; });
-            if ((int)threadIdx.x < count) {
+            const bool own = (int)threadIdx.x < count;
+            const unsigned long long key = own ? __ldcg(&keys[threadIdx.x]) : 0ull;
+            const int rank = hough_bucket_rank(key, own, &rank_scratch, sorted);
+            if (own) {
                 hough_store_line(key, rank, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;
             }
