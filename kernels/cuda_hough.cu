@@ -394,7 +394,7 @@ __device__ void ch_bitonic(unsigned long long* keys, int padded)
 //   (the host then orders keys[0, K) itself; nothing else is written).
 // The order is cvgpu's documented one (see the header): doSort, votes descending then raster;
 // otherwise raster; beyond max_lines the strongest first, then ordered as above. Up to blockDim.x
-// keys are ordered by rank (keys are distinct: one flat index each; hough_bucket_rank), larger sets by
+// keys are ordered by rank (keys are distinct: one flat index each; hough_rank), larger sets by
 // bitonic networks. Measured on the H100 against the previous design (a raster-ordered segment per
 // block of a contiguous cell range, a block-wide scan per 4096 cells, the last block gathering the
 // segments), GPU time of the lean graph: 10k points 18.7 -> 16.8 us, 512^2 25.4 -> 24.8, 2048^2
@@ -435,12 +435,12 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
         // rank: the key's place among all K (votes order), or among the chosen (raster order).
         int rank = 0;
         bool chosen = i < K;
-        if (do_sort || K > count) {  // (block-uniform branches: hough_bucket_rank has barriers)
-            rank = hough_bucket_rank(key, chosen, &rank_scratch, sorted);
+        if (do_sort || K > count) {  // (block-uniform branches: hough_rank has barriers)
+            rank = hough_rank(key, chosen, K, &rank_scratch, sorted);
             chosen = chosen && rank < count;
         }
         if (!do_sort)
-            rank = hough_bucket_rank((unsigned int)key, chosen, &rank_scratch, sorted);
+            rank = hough_rank((unsigned int)key, chosen, K, &rank_scratch, sorted);
         if (chosen) {
             ch_write_line(key, rank, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
             wrote = true;

@@ -328,7 +328,7 @@ __device__ __forceinline__ void hough_store_line(
 // far, high 32 bits the finished blocks; a block's ticket therefore also returns every other
 // block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
 // every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
-// are distinct: one flat index each, hough_bucket_rank) instead of by a bitonic network. Measured on
+// are distinct: one flat index each, hough_rank) instead of by a bitonic network. Measured on
 // the H100 against the previous tail (ticket, then a read of the count, bitonic network for any
 // count, every thread fencing): whole-pipeline graph 33.6 -> 32.0 us at 1024^2 / 164k points
 // (6 lines), 21.9 -> 20.3 at 10k, 25.3 -> 24.5 at 512^2 / 82k.
@@ -355,7 +355,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
         if (count <= (int)blockDim.x) {
             const bool own = (int)threadIdx.x < count;
             const unsigned long long key = own ? __ldcg(&keys[threadIdx.x]) : 0ull;
-            const int rank = hough_bucket_rank(key, own, &rank_scratch, sorted);
+            const int rank = hough_rank(key, own, count, &rank_scratch, sorted);
             if (own) {
                 hough_store_line(key, rank, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;

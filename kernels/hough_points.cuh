@@ -541,6 +541,29 @@ __device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, 
     return rank;
 }
 
+#define HOUGH_PAIRWISE_RANK_MAX 128
+
+// hough_bucket_rank's result for the first K threads (the participants among them): up to
+// HOUGH_PAIRWISE_RANK_MAX values, each participant compares with all K (one barrier and K shared
+// loads, against the buckets' five barriers). Measured on the H100, the maxima tail from the
+// ticket to the written lines: 20 lines 1.8 us by pairs, 2.3 by buckets; 160 lines 2.6 and 2.3-2.6;
+// 320 lines 4.6 and 2.6 (HoughLines' bench, 6 lines: the whole graph 1.3-1.6 us slower by buckets).
+__device__ __forceinline__ int hough_rank(unsigned long long v, bool in, int K, HoughRankScratch* scratch,
+                                          unsigned long long* slots)
+{
+    if (K > HOUGH_PAIRWISE_RANK_MAX)
+        return hough_bucket_rank(v, in, scratch, slots);
+    if ((int)threadIdx.x < K)
+        slots[threadIdx.x] = in ? v : ~0ull;  // (keys and flat indices are below 2^63)
+    __syncthreads();
+    int rank = 0;
+    if (in)
+        for (int j = 0; j < K; j++)
+            rank += slots[j] < v;
+    __syncthreads();  // a second ordering may reuse the slots
+    return rank;
+}
+
 // hough_find_maxima over the grid, then a ticket in the high 32 bits of *tally: true in the last
 // block to finish only, with *found every block's maxima (the ticket returns the low half with it,
 // which saves the last block a dependent read) and their keys visible to it. The last block orders

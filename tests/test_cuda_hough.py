@@ -686,18 +686,20 @@ def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
 
 @gpu
 def test_every_ordering_path_of_the_maxima_tail():
-    """ch_maxima's last block orders up to 1024 keys by rank, up to SMEM_CAP by bitonic networks, and
-    leaves more to the host: each with doSort on and off, maxLines below, at and above the count."""
+    """ch_maxima's last block orders up to 1024 keys by rank (by pairs up to 128, by buckets above:
+    hough_rank), up to SMEM_CAP by bitonic networks, and leaves more to the host: each with doSort
+    on and off, maxLines below, at and above the count."""
     rng = np.random.default_rng(5)
     img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
     acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
     counts = {t: len(model_maxima(acc, t)[0]) for t in range(0, 40)}
     picks = {}
     for t, k in sorted(counts.items()):
-        band = 0 if 40 <= k <= 1024 else 1 if 1100 <= k <= chough.SMEM_CAP else 2 if k > chough.SMEM_CAP else None
+        band = (3 if 40 <= k <= 128 else 0 if 129 <= k <= 1024 else 1 if 1100 <= k <= chough.SMEM_CAP else
+                2 if k > chough.SMEM_CAP else None)
         if band is not None:
             picks.setdefault(band, (t, k))
-    assert sorted(picks) == [0, 1, 2], counts
+    assert sorted(picks) == [0, 1, 2, 3], counts
     for t, k in picks.values():
         for do_sort in (False, True):
             for max_lines in (k // 3, k, k + 5):
