@@ -39,12 +39,10 @@ def kernel_source(family):
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 
-def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=False, prefer_l1=False):
+def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=False):
     """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device.
     ``cooperative``: from a module of its own whose kernels CuPy launches with
-    cuLaunchCooperativeKernel (all blocks resident at once, or the launch fails). ``prefer_l1``:
-    a preferred shared-memory carveout of 0 (the largest L1 that still fits a block's shared
-    memory; see cvgpu.hough.vote_kernel)."""
+    cuLaunchCooperativeKernel (all blocks resident at once, or the launch fails)."""
     cp = cupy_module()
     device = cp.cuda.Device().id
     fkey = (device, family, tuple(options), bool(cooperative), name)
@@ -63,8 +61,6 @@ def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=
                 _functions[fkey] = fn
     if max_dynamic_shared is not None and fn.max_dynamic_shared_size_bytes < max_dynamic_shared:
         fn.max_dynamic_shared_size_bytes = max_dynamic_shared
-    if prefer_l1 and fn.preferred_shared_memory_carveout != 0:
-        fn.preferred_shared_memory_carveout = 0
     return fn
 
 

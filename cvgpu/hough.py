@@ -309,7 +309,16 @@ def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None, wind
     4 angles per block, 9 slices gave 405 blocks where 3 per SM fit (396 at once), and the 9-block
     second wave doubled the time (ncu: 1.02 waves, 44.8 us); one wave is the rule since. Earlier
     (ncu): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7. Slices actually
-    used shrink on the device to >= VOTE_MIN_POINTS points each."""
+    used shrink on the device to >= VOTE_MIN_POINTS points each.
+
+    Where the angle groups are few (at most half the SMs), as many slices as give every SM one
+    block: the blocks are equal, so the slowest SM's share is what counts, and every slice adds a
+    flush of its rows. The detector's lean graph on the H100 (GPU time, 45 groups of 4 angles,
+    132 SMs; us for 1 / 2 / 3 / 4 / 8 / 11 slices, 11 the rule before this one): 1024^2 / 10k points
+    15.7 / 15.3 / 16.6 / 16.6 / 16.7 / 16.7; 1024^2 / 82k 26.0 / 21.0 / 23.3 / 21.4 / 22.3 / 24.4;
+    1024^2 / 164k 37.9 / 27.5 / 30.9 / 27.3 / 26.7 / 28.6; 512^2 / 82k 26.7 / 21.5 / 23.6 / 21.7 /
+    22.3 / 24.4; 2048^2 / 82k 30.1 / 24.7 / 27.6 / 25.7 / 26.7 / 29.6 (3 slices: 135 blocks, so
+    three SMs run two)."""
     def row_bytes(k):
         return (window(k) if window is not None else numrho + 2) * 4
     # The kernels exist for 1, 2 and 4 angles per block (a partial last group is allowed).
@@ -318,18 +327,10 @@ def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None, wind
     per_sm = resident(per_block) if resident is not None else 0
     if per_sm <= 0:
         per_sm = min((max_shared + 1024) // (per_block * row_bytes(per_block) + 1024), 2048 // _VOTE_THREADS)
+    if 2 * groups <= num_sms:
+        return per_block, max(1, min(num_sms // groups, _cdiv(npix, VOTE_MIN_POINTS)))
     splits = max(1, min(16, (num_sms * max(1, per_sm)) // groups, _cdiv(npix, VOTE_MIN_POINTS)))
     return per_block, splits
-
-
-def vote_kernel(family, name, options, smem):
-    """A shared-memory voting kernel of either family, with ``smem`` bytes of dynamic shared memory
-    and a preferred carveout of 0 (shared memory only as much as its blocks need, L1 the rest).
-    Measured on the H100 (the detector's lean graph, GPU time, two interleaved rounds, against no
-    preference): 1024^2 / 10k points 18.7 -> 17.1 us, 1024^2 / 164k 30.0 -> 28.7, 512^2 / 82k
-    25.6 -> 22.6, 2048^2 / 82k 30.8 -> 25.9; the same preference on the collection or maxima
-    kernels made them slower."""
-    return _kernels.get_function(family, name, options, max_dynamic_shared=smem, prefer_l1=True)
 
 
 def vote_residency(family, name_format, options, window):
@@ -337,7 +338,7 @@ def vote_residency(family, name_format, options, window):
     ``window(k)`` shared columns."""
     def resident(k):
         smem = k * window(k) * 4
-        fn = vote_kernel(family, name_format % k, options, smem)
+        fn = _kernels.get_function(family, name_format % k, options, max_dynamic_shared=smem)
         return _kernels.resident_blocks(fn, _VOTE_THREADS, smem)
     return resident
 
@@ -430,7 +431,7 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
             vote_residency("hough", "hough_vote_shared_%d", options, window), window)
         window_cells = window(per_block)
         smem = per_block * window_cells * 4
-        fn = vote_kernel("hough", "hough_vote_shared_%d" % per_block, options, smem)
+        fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
         plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
                      (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
                       np.int32(window_cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,

@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
-from ..hough import (VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_kernel,  # shared rules
-                     vote_residency, vote_window)
+from ..hough import (VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_residency,  # shared rules
+                     vote_window)
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
 
 CV_8UC1 = 0
@@ -346,7 +346,8 @@ class HoughLinesDetector:
                 vote_residency("cuda_hough", "ch_vote_shared_%d", options, window), window)
             window_cells = window(per_block_angles)
             smem = per_block_angles * window_cells * 4
-            fn = vote_kernel("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options, smem)
+            fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
+                                       max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
                         (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(window_cells),
                          np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols)))
