@@ -107,10 +107,11 @@ class _PinnedResults:
     as its host mirror, and downloadResults reads the pinned copy while no later detect has
     overwritten it (the device copy otherwise)."""
 
-    __slots__ = ("pinned", "host", "launched")
+    __slots__ = ("pinned", "host", "launched", "views")
 
     def __init__(self, pinned, host):
         self.pinned, self.host, self.launched = pinned, host, 0
+        self.views = {}  # (count, capacity) -> the (lines, votes) views of the host copy
 
 
 _NULL = np.uint64(0)
@@ -566,11 +567,18 @@ def _start_detect(cp, buf, out_cap):
 
 
 def _mirror_copies(mirror, n):
-    """(lines (1, n, 2) float32, votes (1, n) int32): copies of a result's pinned host mirror."""
+    """(lines (1, n, 2) float32, votes (1, n) int32): copies of a result's pinned host mirror. The
+    views are made once per line count (0.4 us instead of 1.2 per call on a fast host: slicing,
+    view and reshape cost more than the copies)."""
     results, _, _, out_cap = mirror
-    host = results.host
-    return (host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2).copy(),
-            host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n).copy())
+    views = results.views.get((n, out_cap))
+    if views is None:
+        if len(results.views) > 64:
+            results.views.clear()
+        host = results.host
+        views = results.views[(n, out_cap)] = (host[1:1 + 2 * n].view(np.float32).reshape(1, n, 2),
+                                               host[1 + 2 * out_cap:1 + 2 * out_cap + n].reshape(1, n))
+    return views[0].copy(), views[1].copy()
 
 
 def _lines_mat(arr, mirror):
