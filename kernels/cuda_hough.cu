@@ -2,12 +2,13 @@
 //
 // Pipeline: three launches on one stream, one host synchronisation (the line count, written by the
 // last kernel into pinned host memory together with a host copy of the lines):
-//   ch_collect   zero the accumulator, compact nonzero pixels into a point list (any order: integer
-//                atomic adds commute, so the order never changes a vote count)
+//   ch_collect   zero the accumulator columns votes can reach (ch_row_bounds, computed once per
+//                buffer set), compact nonzero pixels into a point list (any order: integer atomic
+//                adds commute, so the order never changes a vote count)
 //   ch_vote_shared / ch_vote_global
 //                votes of one angle per block row (grid.y splits the points), in a shared-memory row
 //                (flushed with atomic adds) or straight into global memory for very long rows
-//   ch_maxima    the 4-neighbour local-maximum rule; blocks append the maxima's sort keys in any
+//   ch_maxima    the 4-neighbour local-maximum rule over those columns; blocks append the maxima's sort keys in any
 //                order, the last block to finish orders them and writes the lines
 //   ch_emit      host path used only when there are more than `smem_cap` local maxima
 //
