@@ -329,6 +329,26 @@ def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offs
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("layout", ["offsets", "host-ordered", "device-ordered"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offset):
+    # The numpy path downloads the points in output order below _GROUPED_MIN contours and grouped by
+    # length above, ordered on the host up to _HOST_SORT_MAX contours and on the device beyond:
+    # each layout is forced here on every image size.
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    saved = cc._GROUPED_MIN, cc._HOST_SORT_MAX
+    cc._GROUPED_MIN = 1 << 62 if layout == "offsets" else 1
+    cc._HOST_SORT_MAX = 0 if layout == "device-ordered" else 1 << 62
+    try:
+        ours = cvgpu.findContours(img, mode, method, **kw)
+    finally:
+        cc._GROUPED_MIN, cc._HOST_SORT_MAX = saved
+    assert same_result(ours, cv2.findContours(img, mode, method, **kw))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(3))
 def test_rulers_on_thick_blobs(seed):
     # Thick strokes have many arrivals that no border passes (state_init drops them). A kept one

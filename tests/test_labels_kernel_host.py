@@ -182,9 +182,12 @@ def test_serial_replay(host_gpu, monkeypatch):
     check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
 
 
-def test_grouped_layout(host_gpu, monkeypatch):
-    # The numpy-io layout by contour length (assemble_grouped), taken above _GROUPED_MIN contours.
+@pytest.mark.parametrize("host_sort_max", [1 << 62, 0])
+def test_grouped_layout(host_gpu, monkeypatch, host_sort_max):
+    # The numpy-io layout by contour length (assemble_grouped), taken above _GROUPED_MIN contours,
+    # ordered on the host up to _HOST_SORT_MAX contours and by the device's sort beyond.
     monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
+    monkeypatch.setattr(cc, "_HOST_SORT_MAX", host_sort_max)
     for it, img in enumerate((label_image("many", 20, 30, 1, 1), label_image("rects", 25, 25, 2, 7),
                               label_image("few", 1, 9, 3, 3))):
         for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_KCOS):

@@ -152,8 +152,10 @@ def test_bench_images(host_run):
     check(host_run, (np.random.default_rng(0).random((200, 200)) < 0.5).astype(np.uint8))
 
 
+@pytest.mark.parametrize("host_sort_max", [1 << 62, 0])
 @pytest.mark.parametrize("grouped_min", [1, 50])
-def test_length_grouped_layout(host_run, monkeypatch, grouped_min):
+def test_length_grouped_layout(host_run, monkeypatch, grouped_min, host_sort_max):
+    monkeypatch.setattr(cc, "_HOST_SORT_MAX", host_sort_max)
     # The numpy path's layout by (length, index) for many contours (cut to a small threshold here).
     monkeypatch.setattr(cc, "_GROUPED_MIN", grouped_min)
     for seed in range(3):
