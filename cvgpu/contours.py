@@ -373,6 +373,11 @@ def _length_order(cp, counts, k, ride=None):
 # against 4.19); above, numpy's sort itself costs more (0.46 ms for 130k keys on a fast host).
 # Sorting the tree order's keys on the host as well gained nothing measurable and was left out.
 _HOST_SORT_MAX = 16384
+# RETR_EXTERNAL's selection of outer borders runs on the host up to this many borders (measured on
+# the H100 host, findContoursPacked at 1232x1028: 0.78 -> 0.66 ms blobs, 0.80 -> 0.72 noisy); at
+# 4928x4112 noisy (130k borders) the host's upload of the selection cost 0.7 ms more than CuPy's
+# flatnonzero.
+_HOST_SELECT_MAX = 16384
 
 
 def _grouped_layout(cp, counts, k, ride=None):
@@ -442,13 +447,17 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         if mode == RETR_EXTERNAL:
             flag = cp.empty(m, dtype=cp.uint8)
             _fn("external_flags")(gm, (_BLOCK,), (i32(m), hole, parent, flag))
-            # Selected on the host: one small download and upload cost less host time than the
-            # device's flatnonzero (its count, sync and scatter; 0.17 ms a call on the H100 host).
-            sel_h = np.flatnonzero(flag.get())
-            k = len(sel_h)
+            if m <= _HOST_SELECT_MAX:
+                # One small download and upload cost less host time than the device's flatnonzero
+                # (its count, sync and scatter: 0.17 ms a call on the H100 host).
+                sel = np.flatnonzero(flag.get()).astype(np.int64, copy=False)
+                k = len(sel)
+                sel = cp.asarray(sel) if k else sel
+            else:
+                sel = cp.flatnonzero(flag)
+                k = int(sel.size)
             if k == 0:
                 return _empty(cp)
-            sel = cp.asarray(sel_h.astype(np.int64, copy=False))
         else:
             sel = cp.arange(m, dtype=cp.int64)
             k = m
