@@ -29,6 +29,7 @@ cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` return
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
 import re
+import threading
 
 import cv2
 import numpy as np
@@ -269,6 +270,14 @@ class _Workspace:
         self.done.record(stream)
         self.done_stream = stream.ptr
 
+    def pinned(self, nbytes):
+        """A reused pinned host buffer of at least nbytes (uint8 numpy view of its first nbytes)."""
+        buf = self.bufs.get("pinned")
+        if buf is None or buf.size < nbytes:
+            mem = self.cp.cuda.alloc_pinned_memory(max(nbytes, 1))
+            buf = self.bufs["pinned"] = np.frombuffer(mem, np.uint8, max(nbytes, 1))
+        return buf[:nbytes]
+
     def grown(self, name, size, dtype):
         arr = self.bufs.get(name)
         if arr is None or arr.size < size:
@@ -380,6 +389,64 @@ _HOST_SORT_MAX = 16384
 _HOST_SELECT_MAX = 16384
 
 
+# Host images go up as bits, packed by up to _UPLOAD_THREADS threads, one per _UPLOAD_BAND pixels
+# at least (measured on the H100 host, numpy io, interleaved in one process: 4928x4112 blobs
+# EXTERNAL 6.24 ms as bytes, 6.09 as bits packed by one thread, 4.49 by 4, 4.53 by 8; 1232x1028
+# blobs TREE 1.36 -> 1.31, one band; compat_matrix/raw/contours-upload-scan-ab.txt).
+_UPLOAD_THREADS = 4
+_UPLOAD_BAND = 1 << 21
+_upload_pool = []
+_upload_pool_lock = threading.Lock()
+
+
+def _upload_bits(cp, ws, image):
+    """A host 8-bit image on the device as one bit a pixel (nonzero -> 1, as the kernels binarise),
+    the pixels one row-major bit stream, most significant bit first (pad_init_bits with pitch w).
+    The host's cost of an upload is reading the image once more: np.packbits reads it in bands on
+    several threads (it releases the GIL), into pinned memory the copy engine reads at once. The
+    staging buffer is the thread's own and reused: every call with host input ends with a sync."""
+    flat = np.ascontiguousarray(image).reshape(-1)
+    size = flat.size
+    nbytes = -(-size // 8)
+    staging = ws.pinned(nbytes)
+    bands = min(_UPLOAD_THREADS, max(1, size // _UPLOAD_BAND))
+    if bands == 1:
+        staging[:] = np.packbits(flat)
+    else:
+        cuts = [(size * i // bands) & ~7 for i in range(bands)] + [size]
+
+        def pack(i):
+            a, b = cuts[i], cuts[i + 1]
+            staging[a >> 3:-(-b // 8)] = np.packbits(flat[a:b])
+        with _upload_pool_lock:
+            if not _upload_pool:
+                from concurrent.futures import ThreadPoolExecutor
+                _upload_pool.append(ThreadPoolExecutor(_UPLOAD_THREADS, thread_name_prefix="cvgpu-upload"))
+        list(_upload_pool[0].map(pack, range(bands)))
+    bits = cp.empty(nbytes, dtype=cp.uint8)
+    cp.cuda.runtime.memcpyAsync(bits.data.ptr, staging.ctypes.data, nbytes, cp.cuda.runtime.memcpyHostToDevice,
+                                cp.cuda.get_current_stream().ptr)
+    return bits
+
+
+# Up to this many contours the offsets come from one block's scan (offsets_scan), above from cp.cumsum.
+_OFFSETS_SCAN_MAX = 16384
+# Up to this many borders the tree order's sort is tree_sort_small (one block; its keys hold 14 bits
+# of index), above CuPy's argsort.
+_TREE_SORT_SMALL = 16384
+
+
+def _offsets(cp, counts, k):
+    """(k + 1,) int64 device offsets of k contours from their int32 point counts."""
+    if k <= _OFFSETS_SCAN_MAX:
+        offsets = cp.empty(k + 1, dtype=cp.int64)
+        _fn("offsets_scan")((1,), (1024,), (np.int32(k), counts, offsets))
+    else:
+        offsets = cp.zeros(k + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
 def _grouped_layout(cp, counts, k, ride=None):
     """The layout of assemble_grouped for the k contours of ``counts`` (int32 lengths in output
     order, on the device): (order, lengths, dst, total, ride_host), order and lengths on the host,
@@ -412,12 +479,13 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     h, w = image.shape
     w2, h2 = w + 2, h + 2
     n = w2 * h2
+    ws = _workspace(cp)
+    pad = "pad_init"
     if isinstance(image, cp.ndarray):
         src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+        pitch = src.strides[0]
     else:
-        src = cp.asarray(np.ascontiguousarray(image))
-    pitch = src.strides[0]
-    ws = _workspace(cp)
+        src, pitch, pad = _upload_bits(cp, ws, image), w, "pad_init_bits"
     i32, i64 = np.int32, np.int64
     f = ws.grown("f", n, cp.uint8)
     labels = ws.grown("labels", n, cp.int32)
@@ -430,7 +498,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     bid = ws.grown("bid", n, cp.int32)              # component root -> border (only roots read)
     bpix = ws.grown("bpix", n, cp.int32)
     pmap = ws.grown("pmap", n, cp.int32)            # read only at border pixels
-    _fn("pad_init")(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f, labels))
+    _fn(pad)(_grid(n), (_BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f, labels))
     _fn("ccl_union")(_grid(n), (_BLOCK,), (f, i32(w2), i32(n), labels))
     _fn("ccl_finish")((nb,), (1024,), (f, i32(w2), i32(n), labels, fl, blk, offs, ws.counter, ws.total))
     _fn("scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
@@ -472,7 +540,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     simple = i32(1 if method == CHAIN_APPROX_SIMPLE else 0)
     slots = 8 * e_count
     head_of = ws.grown("head_of", slots, cp.int32)
-    head_of[:slots].fill(-1)
+    cp.cuda.runtime.memsetAsync(head_of.data.ptr, 0xFF, 4 * slots, cp.cuda.get_current_stream().ptr)  # all -1
     head_slot = cp.empty(k, dtype=cp.int32)
     _fn("border_heads")(gk, (_BLOCK,), (f, i32(w2), i32(k), out_node, starts, hole, pmap, head_slot, head_of))
     st = ws.grown("st", 2 * slots, cp.int32)        # (next, weight) pairs
@@ -498,8 +566,7 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         order, lengths, dst, total, hier = _grouped_layout(cp, counts, k, hier.ravel())
         layout, hier, offsets = (order, lengths), hier.reshape(k, 4), None
     else:
-        offsets = dst = cp.zeros(k + 1, dtype=cp.int64)
-        cp.cumsum(counts, out=offsets[1:])
+        offsets = dst = _offsets(cp, counts, k)
         if grouped and method not in _TC89:
             # Host output: the hierarchy comes along with the offsets (one download).
             both = cp.concatenate((offsets, hier.ravel().view(cp.int64))).get()
@@ -885,15 +952,27 @@ def _undefined_error():
                     "on a bounding box broken by int32 wrap-around", "findContours")
 
 
+def _tree_sort(cp, m, parent):
+    """The nodes sorted by tree_sort_keys' keys, stably (int64 indices into the keys)."""
+    i32 = np.int32
+    if m <= _TREE_SORT_SMALL:
+        order = cp.empty(m, dtype=cp.int64)
+        shared = 4 << max(1, (m - 1).bit_length())
+        _kernels.get_function("contours", "tree_sort_small", max_dynamic_shared=shared)(
+            (1,), (1024,), (i32(m), parent, order), shared_mem=shared)
+        return order
+    narrow = m < 65536
+    key = cp.empty(m, dtype=cp.uint16 if narrow else cp.uint32)
+    _fn("tree_sort_keys16" if narrow else "tree_sort_keys32")((-(-m // _BLOCK),), (_BLOCK,), (i32(m), parent, key))
+    return cp.argsort(key)  # stable (see tree_sort_keys)
+
+
 def _tree_order(cp, m, parent):
     """(out_node, hier) of the tree given by parent (-1: top level), in cv2's pre-order with
     siblings newest first (the kernels of the 8-bit TREE/CCOMP path)."""
     i32 = np.int32
     gm = (-(-m // _BLOCK),)
-    narrow = m < 65536
-    key = cp.empty(m, dtype=cp.uint16 if narrow else cp.uint32)
-    _fn("tree_sort_keys16" if narrow else "tree_sort_keys32")(gm, (_BLOCK,), (i32(m), parent, key))
-    order = cp.argsort(key)  # stable (see tree_sort_keys)
+    order = _tree_sort(cp, m, parent)
     first_child = cp.full(m + 1, -1, dtype=cp.int32)
     next_sib = cp.empty(m, dtype=cp.int32)
     prev_sib = cp.empty(m, dtype=cp.int32)
@@ -1015,8 +1094,7 @@ def _gpu_labels(cp, image, method, ox, oy, grouped=False):
             raise _undefined_error()
         layout, hier, offsets = (order, lengths), ride[:-1].reshape(m, 4), None
     else:
-        offsets = cp.zeros(m + 1, dtype=cp.int64)
-        cp.cumsum(counts, out=offsets[1:])
+        offsets = _offsets(cp, counts, m)
         # One download for the offsets and the undefined-case check.
         both = cp.concatenate([offsets, undefined.astype(cp.int64).reshape(1)]).get()
         if both[-1]:

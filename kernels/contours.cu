@@ -47,10 +47,17 @@ __device__ void unite(int* L, int a, int b)
     } while (!done);
 }
 
+// BITS: the host image arrives as one bit a pixel, most significant bit first (numpy's packbits,
+// nonzero -> 1), ``pitch`` bits a row (w where the rows were packed as one stream): an eighth of
+// the bytes to upload. Otherwise ``pitch`` bytes a row, nonzero -> 1 here.
+template <bool BITS>
 __device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pitch, int h, int w, int w2, int i)
 {
     const int y = i / w2, x = i - y * w2;
-    return (y >= 1 && y <= h && x >= 1 && x <= w) ? (src[(long long)(y - 1) * pitch + (x - 1)] != 0) : 0;
+    if (!(y >= 1 && y <= h && x >= 1 && x <= w)) return 0;
+    const long long at = (long long)(y - 1) * pitch + (x - 1);
+    if (BITS) return (src[at >> 3] >> (7 - (int)(at & 7))) & 1;
+    return src[at] != 0;
 }
 
 // Padding, binarisation and the initial labels in one pass. Runs of one class along a row are linked
@@ -58,8 +65,9 @@ __device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pi
 // in the chunk (a ballot finds it); a run's first pixel in a chunk points at the last pixel of the
 // previous chunk when the run continues from there. Parents always have smaller indices, so roots
 // stay the smallest index, and a root search along a run of length r takes about r / 32 hops, not r.
-extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch, int h, int w, int n,
-                                    u8* __restrict__ f, int* __restrict__ L)
+template <bool BITS>
+__device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long long pitch, int h, int w, int n,
+                                              u8* __restrict__ f, int* __restrict__ L)
 {
     const int w2 = w + 2;
     const int lane = threadIdx.x & 31;
@@ -70,8 +78,8 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
         u8 v = 0;
         bool change = false;
         if (in) {
-            v = src_pixel(src, pitch, h, w, w2, i);
-            change = (i % w2 == 0) || src_pixel(src, pitch, h, w, w2, i - 1) != v;
+            v = src_pixel<BITS>(src, pitch, h, w, w2, i);
+            change = (i % w2 == 0) || src_pixel<BITS>(src, pitch, h, w, w2, i - 1) != v;
             f[i] = v;
         }
         const unsigned bal = __ballot_sync(0xffffffffu, change);
@@ -80,6 +88,18 @@ extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch,
             L[i] = upto ? (i - lane) + (31 - __clz(upto)) : (i - lane) - 1;
         }
     }
+}
+
+extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch, int h, int w, int n,
+                                    u8* __restrict__ f, int* __restrict__ L)
+{
+    pad_init_body<false>(src, pitch, h, w, n, f, L);
+}
+
+extern "C" __global__ void pad_init_bits(const u8* __restrict__ bits, long long pitch, int h, int w, int n,
+                                         u8* __restrict__ f, int* __restrict__ L)
+{
+    pad_init_body<true>(bits, pitch, h, w, n, f, L);
 }
 
 // Foreground: 8-connected; background: 4-connected. Only links to already-scanned neighbours
@@ -342,6 +362,83 @@ extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict
     if (blockIdx.x == 0)
         for (int i = threadIdx.x; i < max_rounds; i += blockDim.x)
             cnt[i] = 0u;
+}
+
+// ---- Block-level kernels (shared memory and barriers). They sit before the sections that the
+// host builds (tests/*_kernel_host.py) compile, which run a kernel's threads one after another;
+// those tests take the paths these kernels shorten (CuPy's argsort and cumsum).
+
+// The order of tree_sort_keys (below) for m <= 16384 nodes (_TREE_SORT_SMALL in cvgpu/contours.py)
+// in one block: a bitonic sort in shared memory of (key << 14) | j, keys <= m, unique, so stability
+// is not needed. It stands in for CuPy's argsort, which is Thrust's and waits for the stream before
+// it returns: a host sync and several allocations on the small images' path.
+extern "C" __global__ void __launch_bounds__(1024) tree_sort_small(int m, const int* __restrict__ parent,
+                                                                  long long* __restrict__ sorted)
+{
+    extern __shared__ unsigned sort_keys[];
+    int size = 2;
+    while (size < m) size <<= 1;
+    for (int j = threadIdx.x; j < size; j += blockDim.x)
+        if (j < m) {
+            const int p = parent[m - 1 - j];   // tree_sort_key
+            sort_keys[j] = ((unsigned)(p < 0 ? m : p) << 14) | (unsigned)j;
+        } else {
+            sort_keys[j] = 0xffffffffu;
+        }
+    __syncthreads();
+    for (int span = 2; span <= size; span <<= 1) {
+        for (int half = span >> 1; half > 0; half >>= 1) {
+            for (int t = threadIdx.x; t < (size >> 1); t += blockDim.x) {
+                const int lo = 2 * t - (t & (half - 1)), hi = lo + half;
+                const bool up = (lo & span) == 0;
+                const unsigned a = sort_keys[lo], b = sort_keys[hi];
+                if ((a > b) == up) { sort_keys[lo] = b; sort_keys[hi] = a; }
+            }
+            __syncthreads();
+        }
+    }
+    for (int j = threadIdx.x; j < m; j += blockDim.x)
+        sorted[j] = (long long)(sort_keys[j] & 0x3fffu);
+}
+
+// offsets[0] = 0, offsets[j + 1] = counts[0] + ... + counts[j], in one block of 1024 threads (4
+// counts each per pass): one launch where a library scan costs several launches' host time (the
+// host uses cp.cumsum from OFFSETS_SCAN_MAX contours on).
+extern "C" __global__ void __launch_bounds__(1024) offsets_scan(int k, const int* __restrict__ counts,
+                                                               long long* __restrict__ offsets)
+{
+    __shared__ long long warp_total[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    if (threadIdx.x == 0) offsets[0] = 0;
+    long long carry = 0;
+    for (int base = 0; base < k; base += 4 * (int)blockDim.x) {
+        const int i0 = base + 4 * (int)threadIdx.x;
+        long long v[4], own = 0;
+        for (int q = 0; q < 4; ++q) { v[q] = i0 + q < k ? counts[i0 + q] : 0; own += v[q]; }
+        long long incl = own;
+        for (int d = 1; d < 32; d <<= 1) {
+            const long long y = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= d) incl += y;
+        }
+        if (lane == 31) warp_total[warp] = incl;
+        __syncthreads();
+        if (warp == 0) {
+            long long t = lane < warps ? warp_total[lane] : 0;
+            for (int d = 1; d < 32; d <<= 1) {
+                const long long y = __shfl_up_sync(0xffffffffu, t, d);
+                if (lane >= d) t += y;
+            }
+            if (lane < warps) warp_total[lane] = t;
+        }
+        __syncthreads();
+        long long run = carry + (warp ? warp_total[warp - 1] : 0) + incl - own;
+        for (int q = 0; q < 4; ++q) {
+            run += v[q];
+            if (i0 + q < k) offsets[i0 + q + 1] = run;
+        }
+        carry += warp_total[warps - 1];
+        __syncthreads();
+    }
 }
 
 // Sibling links from the nodes sorted by (parent, descending discovery). Node m is the frame.

@@ -7,10 +7,12 @@ bit on hypothesis images (nested blobs, salt-and-pepper, 1-px lines, checkerboar
 shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for every mode x method
 (NONE, SIMPLE, TC89_L1, TC89_KCOS), with offsets; the packed device form equals cv2 packed.
 """
+import ctypes
 import os
 import subprocess
 import sys
 import textwrap
+import types
 
 import cv2
 import numpy as np
@@ -347,6 +349,94 @@ def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offse
     finally:
         cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._HOST_SELECT_MAX = saved
     assert same_result(ours, cv2.findContours(img, mode, method, **kw))
+
+
+class _HostBits(np.ndarray):
+    """numpy standing in for the device array _upload_bits copies into (``.data.ptr``)."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+
+_HOST_COPY_CP = types.SimpleNamespace(
+    uint8=np.uint8,
+    empty=lambda n, dtype: np.zeros(n, dtype).view(_HostBits),
+    cuda=types.SimpleNamespace(
+        alloc_pinned_memory=bytearray,
+        get_current_stream=lambda: types.SimpleNamespace(ptr=0),
+        runtime=types.SimpleNamespace(memcpyHostToDevice=1,
+                                      memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))))
+
+
+@pytest.mark.parametrize("band", [8, 64, 1000, 1 << 21])
+@pytest.mark.parametrize("threads", [1, 3, 4])
+def test_upload_bits_bands(band, threads, monkeypatch):
+    # Host images go up as one row-major bit stream, packed in bands of whole bytes by several
+    # threads into the reused staging buffer: the bytes equal np.packbits of the flat image for any
+    # band layout, from contiguous and strided images, and the image is left as it was.
+    monkeypatch.setattr(cc, "_UPLOAD_BAND", band)
+    monkeypatch.setattr(cc, "_UPLOAD_THREADS", threads)
+    ws = cc._Workspace.__new__(cc._Workspace)
+    ws.cp, ws.bufs = _HOST_COPY_CP, {}
+    rng = np.random.default_rng(band + threads)
+    for h, w in ((1, 1), (1, 7), (3, 5), (17, 33), (64, 64), (100, 101), (9, 1000)):
+        for img in ((rng.random((h, w)) < 0.4).astype(np.uint8) * rng.integers(1, 256, (h, w), dtype=np.uint8),
+                    (rng.random((h, 2 * w)) < 0.5).astype(np.uint8)[:, ::2]):
+            keep = img.copy()
+            got = np.asarray(cc._upload_bits(_HOST_COPY_CP, ws, img))
+            assert np.array_equal(got, np.packbits(img.reshape(-1) != 0)), (h, w)
+            assert np.array_equal(img, keep)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("paths", ["block", "library"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name, offset):
+    # Up to _TREE_SORT_SMALL / _OFFSETS_SCAN_MAX contours the tree sort and the offsets are one
+    # block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image size,
+    # with host input (uploaded as bits) and device input (read as bytes).
+    import cupy as cp
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    saved = cc._TREE_SORT_SMALL, cc._OFFSETS_SCAN_MAX
+    if paths == "library":
+        cc._TREE_SORT_SMALL = cc._OFFSETS_SCAN_MAX = -1
+    try:
+        ours = cvgpu.findContours(img, mode, method, **kw)
+        packed = cvgpu.findContoursPacked(cp.asarray(img), mode, method, **kw)
+    finally:
+        cc._TREE_SORT_SMALL, cc._OFFSETS_SCAN_MAX = saved
+    ref = cv2.findContours(img, mode, method, **kw)
+    assert same_result(ours, ref)
+    assert all(np.array_equal(a.get(), b) for a, b in zip(packed, cc.pack(*ref)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [1, 2, 3, 1023, 4096, 4097, 9999, 16384])
+def test_offsets_scan_kernel(k):
+    import cupy as cp
+    rng = np.random.default_rng(k)
+    counts = rng.integers(1, 2**31 - 1, k, dtype=np.int32)   # sums past 2^32: int64 throughout
+    counts[rng.random(k) < 0.5] = 1
+    got = cc._offsets(cp, cp.asarray(counts), k).get()
+    want = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 1000, 1025, 4097, 16384])
+def test_tree_sort_small_kernel(m):
+    # tree_sort_small's order is the stable argsort of tree_sort_keys (parent of node m - 1 - j,
+    # the frame m for top-level nodes), on trees whose parents come before their children.
+    import cupy as cp
+    rng = np.random.default_rng(m)
+    for depth in (1, 4, m):
+        parent = np.array([-1 if i == 0 or rng.random() < 1 / depth else rng.integers(max(0, i - depth), i)
+                           for i in range(m)], dtype=np.int32)
+        key = np.where(parent[::-1] < 0, m, parent[::-1])
+        assert np.array_equal(cc._tree_sort(cp, m, cp.asarray(parent)).get(), np.argsort(key, kind="stable")), depth
 
 
 @pytest.mark.gpu

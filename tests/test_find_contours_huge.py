@@ -185,7 +185,7 @@ def test_kernel_loops_that_pass_two_to_the_31(monkeypatch):
     assert cc._INT32_PIXELS + stride > 2**31 - 1 and cc._INT32_PIXELS + stride < 2**32
     assert cc._grid(cc._INT32_PIXELS) == (65535 * 8,)
     src = open(KERNELS).read()
-    for name in ("pad_init", "ccl_union", "lab_pad", "lab_flags"):
+    for name in ("pad_init_body", "ccl_union", "lab_pad", "lab_flags"):
         body = src[src.index('void %s(' % name):]
         body = body[:body.index("\n}\n")]
         loops = re.findall(r"for \(([^;]*);[^;]*;\s*\w+ \+= gridDim\.x \* blockDim\.x\)", body)
@@ -347,7 +347,7 @@ static inline int atomicMin(int* p, int v) { const int o = *p; if (v < o) *p = v
 
 CCL_DRIVER = r"""
 extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8* f, int* L, u8* pred,
-                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1)
+                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1, int bits)
 {
     g_pred = pred; gridDim.x = grid; blockDim.x = block;
     for (unsigned bx = bx0; bx < bx1; ++bx) {
@@ -355,7 +355,10 @@ extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8*
         for (unsigned w0 = 0; w0 < block; w0 += 32)
             for (int phase = 0; phase < 2; ++phase) {
                 g_phase = phase;
-                for (unsigned l = 0; l < 32; ++l) { threadIdx.x = w0 + l; pad_init(src, pitch, h, w, n, f, L); }
+                for (unsigned l = 0; l < 32; ++l) {
+                    threadIdx.x = w0 + l;
+                    if (bits) pad_init_bits(src, pitch, h, w, n, f, L); else pad_init(src, pitch, h, w, n, f, L);
+                }
             }
     }
 }
@@ -391,7 +394,7 @@ def _ccl_lib(path):
     import ctypes
     lib = ctypes.CDLL(path)
     p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
-    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32]
+    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32, i32]
     lib.run_union.argtypes = [p, i32, i32, p, u32, u32, u32, u32]
     return lib
 
@@ -405,24 +408,30 @@ def _roots(L):
         L = nxt
 
 
+@pytest.mark.parametrize("bits", [False, True], ids=["bytes", "bits"])
 @pytest.mark.parametrize("seed", range(12))
-def test_host_labels_match_connected_components(ccl_so, seed):
+def test_host_labels_match_connected_components(ccl_so, seed, bits):
     # Small grids (2 or 3 blocks of 64 threads), so every thread goes round the grid-stride loops
     # many times; the labels' roots must be each component's smallest flat index (foreground
     # 8-connected, background 4-connected, on the padded image), as cv2.connectedComponents says.
+    # bits: the host images' upload form (np.packbits along rows, read by pad_init_bits).
     from test_contours_model import nested_blobs, salt_pepper
     lib = _ccl_lib(ccl_so)
     rng = np.random.default_rng(seed)
     h, w = (int(v) for v in rng.integers(1, 70, 2))
     img = nested_blobs(h, w, 1 + seed % 5, 1 + seed % 4, seed) | salt_pepper(h, w, 0.05 * (seed % 4), seed)
-    img = np.ascontiguousarray(img)
+    img = np.ascontiguousarray(img.astype(np.uint8) * rng.integers(1, 256, (h, w), dtype=np.uint8))  # any nonzero
     w2, h2 = w + 2, h + 2
     n = w2 * h2
     f = np.zeros(n, np.uint8)
     L = np.zeros(n, np.int32)
     pred = np.zeros(n + 512, np.uint8)
     grid = 2 + seed % 2
-    lib.run_pad(img.ctypes.data, w, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, 64, 0, grid)
+    # bits: the flat stream of the upload (pitch w bits), or rows packed one by one (pitch in bits).
+    src = (np.packbits(img.reshape(-1)) if seed % 2 else np.packbits(img, axis=-1)) if bits else img
+    pitch = (w if seed % 2 else 8 * src.shape[1]) if bits else w
+    lib.run_pad(src.ctypes.data, pitch, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, 64,
+                0, grid, int(bits))
     lib.run_union(f.ctypes.data, w2, n, L.ctypes.data, grid, 64, 0, grid)
     padded = np.zeros((h2, w2), np.uint8)
     padded[1:-1, 1:-1] = img != 0
@@ -458,7 +467,7 @@ except (OSError, MemoryError, OverflowError) as exc:
 grid, block = 65535 * 8, 256
 stride = grid * block
 for bx in (0, 1000, grid // 2, grid - 1):   # blocks 128 .. ~510,000 are those that used to wrap
-    lib.run_pad(src.ctypes.data, w, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, block, bx, bx + 1)
+    lib.run_pad(src.ctypes.data, w, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, block, bx, bx + 1, 0)
     lib.run_union(f.ctypes.data, w2, n, L.ctypes.data, grid, block, bx, bx + 1)
     for t in (0, 31, 32, 255):
         idx = np.arange(bx * block + t, n, stride)

@@ -88,6 +88,9 @@ def host_gpu(host_kernels, monkeypatch):
     monkeypatch.setattr(cc, "_workspace", lambda cp: cc._Workspace(cp))
     # The host's threads run one after another: no grid barrier, so one launch per jumping round.
     monkeypatch.setattr(cc, "_rank_jump_cooperative", lambda cp: None)
+    # Nor block barriers: the tree order's sort and the offsets take CuPy's argsort and cumsum.
+    monkeypatch.setattr(cc, "_TREE_SORT_SMALL", -1)
+    monkeypatch.setattr(cc, "_OFFSETS_SCAN_MAX", -1)
     return _HostCupy()
 
 
