@@ -133,9 +133,9 @@ def findContours(*args, **kwargs):
     _backend.record("cuda")
     points, offsets, layout, hier = _run_gpu("findContours", cp, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
-        # Device in, device out: CuPy views into one device array (findContoursPacked avoids
+        # Device in, device out: CuPy arrays over one device array (findContoursPacked avoids
         # building one array object per contour).
-        return assemble(points, layout, hier)
+        return _device_views(cp, points, layout, hier)
     if offsets is None:
         return _assemble_while_emitting(points, layout, hier)
     return assemble(points.get(), layout, hier if isinstance(hier, np.ndarray) else hier.get())
@@ -165,8 +165,8 @@ def assemble(points, offsets, hierarchy):
 
 def assemble_grouped(points, order, lengths, hierarchy):
     """cv2's return value from points laid out by length: contour order[i] has lengths[i] points, the
-    i-th in the points, and equal lengths are mostly adjacent (any order is correct). Each long run of equal lengths is one (c, L, 1, 2) array whose
-    iteration makes the c views in C, about twice as fast as slicing per contour (measured on the
+    i-th in the points, and equal lengths are mostly adjacent (any order is correct). Each long run
+    of equal lengths is one (c, L, 1, 2) array whose iteration makes the c views in C, about twice as fast as slicing per contour (measured on the
     H100 host: 31 ms against 61 ms for 130k contours); runs shorter than _RUN_MIN, where the fixed
     cost per run would dominate, are sliced one by one. An object array puts them in cv2's order."""
     m = len(order)
@@ -520,12 +520,14 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
                 # (its count, sync and scatter: 0.17 ms a call on the H100 host).
                 sel = np.flatnonzero(flag.get()).astype(np.int64, copy=False)
                 k = len(sel)
-                sel = cp.asarray(sel) if k else sel
+                if k == 0:
+                    return _empty(cp)
+                sel = cp.asarray(sel)
             else:
                 sel = cp.flatnonzero(flag)
                 k = int(sel.size)
-            if k == 0:
-                return _empty(cp)
+                if k == 0:
+                    return _empty(cp)
         else:
             sel = cp.arange(m, dtype=cp.int64)
             k = m

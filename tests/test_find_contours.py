@@ -396,7 +396,8 @@ def test_upload_bits_bands(band, threads, monkeypatch):
 def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name, offset):
     # Up to _TREE_SORT_SMALL / _OFFSETS_SCAN_MAX contours the tree sort and the offsets are one
     # block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image size,
-    # with host input (uploaded as bits) and device input (read as bytes).
+    # with host input (uploaded as bits) and device input (read as bytes; findContours then returns
+    # CuPy arrays made by the ndarray constructor over the points).
     import cupy as cp
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
@@ -406,10 +407,12 @@ def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name,
     try:
         ours = cvgpu.findContours(img, mode, method, **kw)
         packed = cvgpu.findContoursPacked(cp.asarray(img), mode, method, **kw)
+        on_device = cvgpu.findContours(cp.asarray(img), mode, method, **kw)
     finally:
         cc._TREE_SORT_SMALL, cc._OFFSETS_SCAN_MAX = saved
     ref = cv2.findContours(img, mode, method, **kw)
-    assert same_result(ours, ref)
+    assert same_result(ours, ref) and same_result(on_device, ref)
+    assert all(isinstance(c, cp.ndarray) for c in on_device[0])
     assert all(np.array_equal(a.get(), b) for a, b in zip(packed, cc.pack(*ref)))
 
 
