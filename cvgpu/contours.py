@@ -369,8 +369,7 @@ def _length_order(cp, counts, k, ride=None):
     ps[k:2 * k] = counts[perm]
     if extra:
         ps[2 * k:] = ride
-    goff = cp.zeros(k + 1, dtype=cp.int64)
-    cp.cumsum(ps[k:2 * k], out=goff[1:])
+    goff = _offsets(cp, ps[k:2 * k], k)
     dst = cp.empty(k, dtype=cp.int64)
     dst[perm] = goff[:-1]
     return ps, dst
@@ -519,19 +518,14 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
             if m <= _HOST_SELECT_MAX:
                 # One small download and upload cost less host time than the device's flatnonzero
                 # (its count, sync and scatter: 0.17 ms a call on the H100 host).
-                sel = np.flatnonzero(flag.get()).astype(np.int64, copy=False)
-                k = len(sel)
-                if k == 0:
-                    return _empty(cp)
-                sel = cp.asarray(sel)
+                sel = cp.asarray(np.flatnonzero(flag.get()).astype(np.int64, copy=False))
             else:
                 sel = cp.flatnonzero(flag)
-                k = int(sel.size)
-                if k == 0:
-                    return _empty(cp)
         else:
             sel = cp.arange(m, dtype=cp.int64)
-            k = m
+        k = int(sel.size)
+        if k == 0:
+            return _empty(cp)
         out_node = cp.empty(k, dtype=cp.int32)
         hier = cp.empty((k, 4), dtype=cp.int32)
         _fn("flat_output")((-(-k // _BLOCK),), (_BLOCK,), (i32(k), sel, out_node, hier))

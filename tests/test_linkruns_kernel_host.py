@@ -84,6 +84,7 @@ def host_run(host_lib, monkeypatch):
     lib, sig = host_lib
     assert set(sig) == {"lr_flags", "lr_runs", "lr_link", "lr_jump", "lr_heads", "lr_offsets", "lr_emit"}
     monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
+    monkeypatch.setattr(cc, "_OFFSETS_SCAN_MAX", -1)   # a block-level kernel: CuPy's cumsum here
     hcp = _HostCupy()
     spaces = {}
     monkeypatch.setattr(cc._kernels, "thread_workspace",
