@@ -165,33 +165,38 @@ def assemble(points, offsets, hierarchy):
 
 def assemble_grouped(points, order, lengths, hierarchy):
     """cv2's return value from points laid out by length: contour order[i] has lengths[i] points, the
-    i-th in the points, and equal lengths are mostly adjacent (any order is correct). Each long run
-    of equal lengths is one (c, L, 1, 2) array whose iteration makes the c views in C, about twice
-    as fast as slicing per contour (measured on the H100 host: 31 ms against 61 ms for 130k
-    contours); runs shorter than _RUN_MIN, where the fixed cost per run would dominate, are sliced
-    one by one. An object array puts them in cv2's order."""
+    i-th in the points, in runs of equal lengths whose contours ascend in output order (a stable sort
+    by length gives this; a length may recur in several runs). Each run of at least _RUN_MIN contours
+    is one (c, L, 1, 2) array whose iterator makes its views in C; shorter runs' contours are sliced
+    one by one. The views are made lazily, in cv2's order (map(next, ...) over each contour's
+    iterator), so they lie in memory in the order the caller's tuple frees them: freeing 130k views
+    made run by run, out of that order, took up to twice as long on the H100 host, and the tuple
+    made in order needs no object array to reorder it (compat_matrix/raw/contours-assemble-order-ab.txt)."""
     m = len(order)
     if m == 0:
         return (), None
     lengths = np.asarray(lengths, dtype=np.int64)
     starts = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])
-    cut = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
-    bounds = np.concatenate(([0], cut, [m]))
+    bounds = np.concatenate(([0], np.flatnonzero(lengths[1:] != lengths[:-1]) + 1, [m]))
     runs = np.diff(bounds)
-    objs = np.empty(m, dtype=object)
-    long_runs = np.flatnonzero(runs >= _RUN_MIN)
-    for r in long_runs.tolist():
-        a, c = int(bounds[r]), int(runs[r])
+    is_long = runs >= _RUN_MIN
+    n_long = int(np.count_nonzero(is_long))
+    iters = np.empty(n_long + 1, dtype=object)      # one per long run, then the short runs' one
+    run_iter = np.cumsum(is_long) - 1
+    run_iter[~is_long] = n_long
+    which = np.empty(m, dtype=np.intp)
+    which[order] = np.repeat(run_iter, runs)
+    long_runs = np.flatnonzero(is_long)
+    for j, a, c in zip(range(n_long), bounds[long_runs].tolist(), runs[long_runs].tolist()):
         length, pos = int(lengths[a]), int(starts[a])
-        objs[order[a:a + c]] = np.fromiter(points[pos:pos + length * c].reshape(c, length, 1, 2), dtype=object,
-                                           count=c)
-    if len(long_runs) < len(runs):
-        short = np.flatnonzero(np.repeat(runs < _RUN_MIN, runs))
+        iters[j] = iter(points[pos:pos + length * c].reshape(c, length, 1, 2))
+    if n_long < len(runs):
+        short = np.flatnonzero(np.repeat(~is_long, runs))
+        short = short[np.argsort(order[short], kind="stable")]
         p3 = points.reshape(-1, 1, 2)
-        views = [p3[x:y] for x, y in zip(starts[short].tolist(), starts[short + 1].tolist())]
-        objs[order[short]] = np.fromiter(views, dtype=object, count=len(views))
-    return tuple(objs.tolist()), hierarchy.reshape(1, m, 4)
+        iters[n_long] = iter([p3[x:y] for x, y in zip(starts[short].tolist(), starts[short + 1].tolist())])
+    return tuple(map(next, iters[which].tolist())), hierarchy.reshape(1, m, 4)
 
 
 def pack(contours, hierarchy):
@@ -300,7 +305,10 @@ _RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
 # every slot: measured on the H100, rulers took 3.2 instead of 5.9 ms at 4928x4112 blobs (17M slots)
 # but 1.17 instead of 0.77 ms at 1232x1028 (1.1M slots).
 _RULER_MIN_SLOTS = 1 << 22
-_RUN_MIN = 32         # shorter runs of equal length are sliced per contour (a run costs several us)
+# Shorter runs of equal length are sliced per contour (a run's iterator costs a few us). 8 against
+# 32 on the H100 host, interleaved in one process: 1232x1028 to 4928x4112 equal or up to 10 % faster
+# (compat_matrix/raw/contours-assemble-order-ab.txt).
+_RUN_MIN = 8
 
 
 _cooperative = {}  # device -> blocks of rank_jump_inplace resident at once (0: one launch a round)

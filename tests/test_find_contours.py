@@ -171,6 +171,37 @@ def test_assemble_grouped_round_trip():
                                np.zeros((0, 4), np.int32)) == ((), None)
 
 
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=300), st.integers(0, 2 ** 31), st.integers(1, 64),
+       st.booleans())
+def test_assemble_grouped_any_runs(length_pool, seed, run_min, cap_keys):
+    # Any layout of the contract: runs of equal lengths in any order, a length recurring in several
+    # runs (the host sort's capped keys), each run's contours ascending in output order; runs
+    # shorter and longer than _RUN_MIN. Compared with the output-ordered layout (assemble).
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 400))
+    lengths = rng.choice(np.asarray(length_pool), size=m).astype(np.int32)
+    offsets = np.zeros(m + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    pts = rng.integers(-1000, 1000, size=(int(offsets[-1]), 2)).astype(np.int32)
+    hier = rng.integers(-1, m, size=(m, 4)).astype(np.int32)
+    keys = np.minimum(lengths, 20) if cap_keys else lengths  # capped: lengths above 20 share one key
+    order = np.argsort(keys, kind="stable")
+    grouped = np.concatenate([pts[offsets[i]:offsets[i + 1]] for i in order])
+    args = (grouped, order.astype(np.int32), lengths[order], hier)
+    before = [a.copy() for a in args]
+    saved = cc._RUN_MIN
+    cc._RUN_MIN = run_min
+    try:
+        back = cc.assemble_grouped(*args)
+    finally:
+        cc._RUN_MIN = saved
+    ref = cc.assemble(pts, offsets, hier)
+    assert len(back[0]) == m and all(a.shape == b.shape and a.dtype == np.int32 and np.array_equal(a, b)
+                                     for a, b in zip(back[0], ref[0]))
+    assert np.array_equal(back[1], ref[1]) and back[1].shape == (1, m, 4)
+    assert all(np.array_equal(a, b) for a, b in zip(args, before))
+
+
 @pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
 def test_fallback_equals_cv2_and_is_reported():
     for mode in MODES.values():
