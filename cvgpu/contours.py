@@ -306,8 +306,8 @@ _RULER_SPAN = 16      # = RULER_SPAN in kernels/contours.cu
 # but 1.17 instead of 0.77 ms at 1232x1028 (1.1M slots).
 _RULER_MIN_SLOTS = 1 << 22
 # Shorter runs of equal length are sliced per contour (a run's iterator costs a few us). 8 against
-# 32 on the H100 host, interleaved in one process: 1232x1028 to 4928x4112 equal or up to 10 % faster
-# (compat_matrix/raw/contours-assemble-order-ab.txt).
+# 32 on the H100 host, interleaved in one process, three rounds: 2464x2056 blobs LIST 5-6 % faster,
+# 4928x4112 blobs LIST 2-6 %, 1232x1028 within 5 % either way (compat_matrix/raw/contours-assemble-order-ab.txt).
 _RUN_MIN = 8
 
 
