@@ -142,9 +142,10 @@ def findContours(*args, **kwargs):
 
 
 def _assemble_while_emitting(points, layout, hierarchy):
-    """assemble_grouped for the grouped numpy path, whose layout and hierarchy are on the host while
-    the points are still being emitted: the views are made over the host buffer first, as the GPU
-    writes the points, then the points are downloaded into it (the call's last sync)."""
+    """assemble_grouped for the grouped numpy paths (findContours, findContoursLinkRuns), whose layout
+    and hierarchy are on the host while the points are still being emitted: the views are made over
+    the host buffer first, as the GPU writes the points, then the points are downloaded into it (the
+    call's last sync)."""
     host = np.empty(points.shape, dtype=np.int32)
     result = assemble_grouped(host, layout[0], layout[1], hierarchy)
     points.get(out=host)
@@ -1279,7 +1280,7 @@ def findContoursLinkRuns(*args, **kwargs):
     hier[:-1, 0] = np.arange(1, m, dtype=np.int32)
     hier[1:, 1] = np.arange(0, m - 1, dtype=np.int32)
     if offsets is None:
-        return assemble_grouped(points.get(), layout[0], layout[1], hier)
+        return _assemble_while_emitting(points, layout, hier)
     return assemble(points.get(), layout, hier)
 
 

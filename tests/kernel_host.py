@@ -105,10 +105,13 @@ def ctypes_args(name, params, args, pointees=POINTEES):
 
 
 class HostArray(np.ndarray):
-    """numpy standing in for a CuPy array (``.get()`` copies to the host)."""
+    """numpy standing in for a CuPy array (``.get()`` copies to the host, into ``out`` if given)."""
 
-    def get(self):
-        return np.array(self)
+    def get(self, out=None):
+        if out is None:
+            return np.array(self)
+        out[...] = self
+        return out
 
 
 def host(a):
