@@ -61,6 +61,14 @@ typedef unsigned int point_t;
 // counters[0]: number of points; counters[2..3]: ch_maxima's 64-bit tally (local maxima, finished
 // blocks). Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
+// Point loads in flight per voting thread (hough_vote_safe_run); cvgpu.hough's kernels keep 8.
+// Measured on the H100 with the detector's one-wave grid (60 x 2 blocks of 3 angles), GPU time of
+// the lean graph, 8 -> 16: 1024^2 / 164k points 26.2 -> 25.2 us, 82k 20.1 -> 19.8, 512^2 / 82k
+// 20.9 -> 20.5, 10k 15.1 -> 15.2, 8192^2 75.9 -> 75.5; 4 was slower everywhere (164k: 31.9), 24 and
+// 32 no faster than 16, nor 1024-thread voting blocks (compat_matrix/raw/hough-grid-experiments.txt).
+#ifndef HOUGH_UNROLL
+#define HOUGH_UNROLL 16
+#endif
 #include "hough_points.cuh"
 
 // Graph mode (a replayed CUDA graph takes no new arguments): the per-call values come from `call`,
@@ -302,6 +310,7 @@ __device__ __forceinline__ void ch_vote_block(
     }
 CH_VOTE_KERNEL(1)
 CH_VOTE_KERNEL(2)
+CH_VOTE_KERNEL(3)
 CH_VOTE_KERNEL(4)
 
 extern "C" __global__ void ch_vote_global(

@@ -307,6 +307,22 @@ def test_accumulator_size_rules():
     assert chough.shared_vote_semantics(12036) and not chough.shared_vote_semantics(12037)
 
 
+def test_one_wave_vote_config_rule():
+    """The detector's voting grid: at most one block per SM, the least K / slices (votes per SM),
+    the smaller K on a tie; a K skipped where its shared rows do not fit; None where even K = 4
+    gives more groups than SMs."""
+    def window(k):
+        return 1500
+    big = 1024 * 1024
+    assert chough.one_wave_vote_config(180, big, 132, 232448, window) == (3, 2)    # 60 x 2 blocks
+    assert chough.one_wave_vote_config(360, big, 132, 232448, window) == (3, 1)    # 120 blocks
+    assert chough.one_wave_vote_config(90, big, 132, 232448, window) == (3, 4)     # 3/4 < 4/5 < 1/1 = 2/2
+    assert chough.one_wave_vote_config(12, big, 132, 232448, window) == (1, 11)    # 1/11 ties 2/22
+    assert chough.one_wave_vote_config(12, 3 * 4096, 132, 232448, window) == (1, 3)  # >= 4096 points a slice
+    assert chough.one_wave_vote_config(529, big, 132, 232448, window) is None
+    assert chough.one_wave_vote_config(180, big, 132, 232448, lambda k: 20000) == (2, 1)  # 3 rows: 240 KB
+
+
 def test_wrong_type_is_minus_215():
     det = cuda.createHoughLinesDetector(1, 0.1, 3)
     for bad in (np.zeros((4, 4), np.float32), np.zeros((4, 4, 3), np.uint8)):

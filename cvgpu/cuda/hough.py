@@ -152,6 +152,31 @@ def _device_consts(cp, dev):
 _SETTER_PARAMS = {p.name: _binding.Param(p.name, p.kind) for p in _PARAMS}
 
 
+def one_wave_vote_config(numangle, npix, num_sms, max_optin, window):
+    """(angles per block K, point slices) of ch_vote_shared_K with at most one block per SM, or None
+    where even K = 4 makes more angle groups than SMs (then cvgpu.hough.vote_config). Each SM votes
+    K angles for a 1/slices share of the points, so the K with the least K / (num_sms // groups)
+    wins, the smaller K on a tie (fewer slices: fewer shared rows to flush). ``window(k)``:
+    vote_window's shared columns a row; a K whose rows do not fit in shared memory is skipped.
+
+    Measured on the H100 (GPU time of the lean graph, us, 180 angles on 132 SMs, segments; two
+    rounds): K x slices = 4 x 2 (vote_config's choice, 90 blocks) / 3 x 2 (this rule, 120 blocks) /
+    5 x 3 / 6 x 4 / 4 x 8 / 2 x 1: 1024^2 / 164k points 27.4-27.9 / 25.4-26.6 / 26.2-26.4 / 24.6-24.9 /
+    26.8 / 36.5; 10k 15.3-15.5 / 14.8-14.9 / 16.2 / 16.5 / 17.0 / 14.7-14.9; 512^2 / 82k 21.7 /
+    20.4-20.8 / 21.1 / 20.1-20.4 / 22.3-22.4 / 25.8-26.0; 4096^2 / 82k (vote_config: 1 x 2, 38.9-39.1)
+    34.8-35.0 / 36.9-37.0 / 37.0 / 41.9-42.0 / 39.4; 8192^2 (1 x 2, 77.4-77.7) 75.7-75.9 / - / - / 94.5 /
+    79.2 (compat_matrix/raw/hough-grid-experiments.txt)."""
+    best = None
+    for k in (1, 2, 3, 4):
+        groups = _cdiv(numangle, k)
+        if groups > num_sms or k * window(k) * 4 > max_optin - 1024:
+            continue
+        splits = max(1, min(num_sms // groups, _cdiv(npix, VOTE_MIN_POINTS)))
+        if best is None or k * best[1] < best[0] * splits:
+            best = (k, splits)
+    return best
+
+
 def _setter_value(method, name, args, kwargs):
     """A setter's one argument bound and converted as cv2's binding of that method does (one
     overload: CPython's TypeError for the binding, the converter's own error for the value)."""
@@ -342,9 +367,11 @@ class HoughLinesDetector:
 
             def window(k):
                 return vote_window(host_cos, host_sin, rows, cols, k, hi_col + 1)
-            per_block_angles, splits = self._vote_config or vote_config(
-                numangle, numrho, npix, num_sms, max_optin,
-                vote_residency("cuda_hough", "ch_vote_shared_%d", options, window), window)
+            per_block_angles, splits = (self._vote_config or one_wave_vote_config(numangle, npix, num_sms, max_optin,
+                                                                                  window) or
+                                        vote_config(numangle, numrho, npix, num_sms, max_optin,
+                                                    vote_residency("cuda_hough", "ch_vote_shared_%d", options,
+                                                                   window), window))
             window_cells = window(per_block_angles)
             smem = per_block_angles * window_cells * 4
             fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
