@@ -5,9 +5,10 @@
 //   ch_collect   zero the accumulator columns votes can reach (ch_row_bounds, computed once per
 //                buffer set), compact nonzero pixels into a point list (any order: integer atomic
 //                adds commute, so the order never changes a vote count)
-//   ch_vote_shared / ch_vote_global
-//                votes of one angle per block row (grid.y splits the points), in a shared-memory row
-//                (flushed with atomic adds) or straight into global memory for very long rows
+//   ch_vote_shared_K / ch_vote_global
+//                votes of K angles per block (1 with ch_vote_global; grid.y splits the points), in
+//                shared-memory rows (flushed with atomic adds) or straight into global memory for very
+//                long rows; the grid is cvgpu.cuda.hough.one_wave_vote_config's where it applies
 //   ch_maxima    the 4-neighbour local-maximum rule over those columns; blocks append the maxima's sort keys in any
 //                order, the last block to finish orders them and writes the lines
 //   ch_emit      host path used only when there are more than `smem_cap` local maxima
