@@ -391,11 +391,9 @@ def _length_order(cp, counts, k, ride=None):
 # against 4.19); above, numpy's sort itself costs more (0.46 ms for 130k keys on a fast host).
 # Sorting the tree order's keys on the host as well gained nothing measurable and was left out.
 _HOST_SORT_MAX = 16384
-# RETR_EXTERNAL's selection of outer borders runs on the host up to this many borders (measured on
-# the H100 host, findContoursPacked at 1232x1028: 0.78 -> 0.66 ms blobs, 0.80 -> 0.72 noisy); at
-# 4928x4112 noisy (130k borders) the host's upload of the selection cost 0.7 ms more than CuPy's
-# flatnonzero.
-_HOST_SELECT_MAX = 16384
+# RETR_EXTERNAL's selection of outer borders runs in one block (external_select) up to this many
+# borders, with no host sync: k reaches the host with the layout. Above, CuPy's flatnonzero (a sync).
+_DEVICE_SELECT_MAX = 16384
 
 
 # Host images go up as bits, packed by up to _UPLOAD_THREADS threads, one per _UPLOAD_BAND pixels
@@ -456,15 +454,18 @@ def _offsets(cp, counts, k):
     return offsets
 
 
-def _grouped_layout(cp, counts, k, ride=None):
+def _grouped_layout(cp, counts, k, ride=None, counts_h=None):
     """The layout of assemble_grouped for the k contours of ``counts`` (int32 lengths in output
     order, on the device): (order, lengths, dst, total, ride_host), order and lengths on the host,
     dst (k,) int64 on the device (each contour's first point), ``total`` the points, and
     ``ride`` (a 1-D int32 device array, e.g. the hierarchy) downloaded in the same transfer. One
-    host sync."""
-    if k <= _HOST_SORT_MAX:
-        host = (counts if ride is None else cp.concatenate((counts, ride))).get()
-        counts_h = host[:k]
+    host sync. ``counts_h``: the lengths already on the host (k <= _HOST_SORT_MAX; no download)."""
+    if counts_h is not None or k <= _HOST_SORT_MAX:
+        if counts_h is None:
+            host = (counts if ride is None else cp.concatenate((counts, ride))).get()
+            counts_h = host[:k]
+        else:
+            host = counts_h
         # Keys capped at 16 bits keep numpy's radix sort; longer contours share the last key and
         # stay in output order, which is still a valid layout (runs are cut where lengths change).
         order = np.argsort(np.minimum(counts_h, 0xFFFF).astype(np.uint16), kind="stable")
@@ -480,11 +481,29 @@ def _grouped_layout(cp, counts, k, ride=None):
     return order, lengths, dst, int(lengths.sum(dtype=np.int64)), host[2 * k:]
 
 
+def _selected_layout(cp, counts, m, hier, k_dev):
+    """The numpy path's layout after external_select (m rows, the first k of them contours, k on the
+    device): (k, layout, offsets, dst, total, hierarchy (k, 4) on the host) from one download, laid
+    out as _gpu_contours lays out k contours (by length from _GROUPED_MIN on, see _grouped_layout;
+    else in output order, the offsets then uploaded)."""
+    host = cp.concatenate((counts, hier.ravel(), k_dev.view(cp.int32))).get()
+    k = int(host[-2])   # k_dev's low word (k < 2^31)
+    counts_h, hier_h = host[:k], host[m:m + 4 * k].reshape(k, 4)
+    if k >= _GROUPED_MIN:
+        order, lengths, dst, total, _ = _grouped_layout(cp, None, k, counts_h=counts_h)
+        return k, (order, lengths), None, dst, total, hier_h
+    layout = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(counts_h, out=layout[1:])
+    offsets = cp.asarray(layout)
+    return k, layout, offsets, offsets, int(layout[-1]), hier_h
+
+
 def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     """(points (P,2) int32, offsets (M+1,) int64, the same offsets on the host, hierarchy (M,4) int32),
     CuPy but for the host offsets. Host syncs: one for the border counts, one for the offsets (and one
-    for RETR_EXTERNAL's selection). With ``grouped`` (and enough contours) the points are laid out
-    by length instead: offsets is None and the host array is (order, lengths), see assemble_grouped."""
+    for RETR_EXTERNAL's selection above _DEVICE_SELECT_MAX borders). With ``grouped`` (and enough
+    contours) the points are laid out by length instead: offsets is None and the host array is
+    (order, lengths), see assemble_grouped."""
     h, w = image.shape
     w2, h2 = w + 2, h + 2
     n = w2 * h2
@@ -520,16 +539,18 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
     parent = cp.empty(m, dtype=cp.int32)
     _fn("border_parents")(gm, (_BLOCK,), (starts, i32(m), labels, hole, bid, i32(mode), parent))
 
-    if mode in (RETR_LIST, RETR_EXTERNAL):
+    k_dev = None   # RETR_EXTERNAL selected on the device: k rows of the m below, k read with the layout
+    if mode == RETR_EXTERNAL and m <= _DEVICE_SELECT_MAX:
+        k = m
+        out_node = cp.empty(m, dtype=cp.int32)
+        hier = cp.empty((m, 4), dtype=cp.int32)
+        k_dev = cp.empty(1, dtype=cp.int64)
+        _fn("external_select")((1,), (1024,), (i32(m), hole, parent, out_node, hier, k_dev))
+    elif mode in (RETR_LIST, RETR_EXTERNAL):
         if mode == RETR_EXTERNAL:
             flag = cp.empty(m, dtype=cp.uint8)
             _fn("external_flags")(gm, (_BLOCK,), (i32(m), hole, parent, flag))
-            if m <= _HOST_SELECT_MAX:
-                # One small download and upload cost less host time than the device's flatnonzero
-                # (its count, sync and scatter: 0.17 ms a call on the H100 host).
-                sel = cp.asarray(np.flatnonzero(flag.get()).astype(np.int64, copy=False))
-            else:
-                sel = cp.flatnonzero(flag)
+            sel = cp.flatnonzero(flag)
         else:
             sel = cp.arange(m, dtype=cp.int64)
         k = int(sel.size)
@@ -566,7 +587,11 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
         rj = _rank_by_rulers(cp, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc)
     counts = cp.empty(k, dtype=cp.int32)
     _fn("border_counts")(gk, (_BLOCK,), (i32(k), i32(direct), head_slot, rj, counts))
-    if grouped and k >= _GROUPED_MIN and method not in _TC89:
+    if k_dev is not None and grouped and method not in _TC89:
+        k, layout, offsets, dst, total, hier = _selected_layout(cp, counts, m, hier, k_dev)
+        if k == 0:
+            return _empty(cp)
+    elif grouped and k >= _GROUPED_MIN and method not in _TC89:
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped); the hierarchy comes along.
         order, lengths, dst, total, hier = _grouped_layout(cp, counts, k, hier.ravel())
@@ -577,8 +602,14 @@ def _gpu_contours(cp, image, mode, method, ox, oy, grouped=False):
             # Host output: the hierarchy comes along with the offsets (one download).
             both = cp.concatenate((offsets, hier.ravel().view(cp.int64))).get()
             layout, hier = both[:k + 1], both[k + 1:].view(np.int32).reshape(k, 4)
-        else:
+        elif k_dev is None:
             layout = offsets.get()
+        else:
+            layout = cp.concatenate((offsets, k_dev)).get()
+            k = int(layout[-1])
+            if k == 0:
+                return _empty(cp)
+            layout, offsets, hier = layout[:k + 1], offsets[:k + 1], hier[:k]
         total = int(layout[-1])
     points = cp.empty((total, 2), dtype=cp.int32)
     _fn("state_emit")(gs, (_BLOCK,), (i32(w2), i32(slots), bpix, i32(direct), rid, rloc, rj, sdir, simple, counts,

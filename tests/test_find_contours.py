@@ -368,17 +368,17 @@ def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offs
 def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offset):
     # The numpy path downloads the points in output order below _GROUPED_MIN contours and grouped by
     # length above, ordered on the host up to _HOST_SORT_MAX contours and on the device beyond
-    # (RETR_EXTERNAL's selection likewise, up to _HOST_SELECT_MAX borders): each way is forced here
-    # on every image size.
+    # (RETR_EXTERNAL's selection in one block with padding rows up to _DEVICE_SELECT_MAX borders, and
+    # by CuPy's flatnonzero with device ordering): each way is forced here on every image size.
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
-    saved = cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._HOST_SELECT_MAX
+    saved = cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._DEVICE_SELECT_MAX
     cc._GROUPED_MIN = 1 << 62 if layout == "offsets" else 1
-    cc._HOST_SORT_MAX = cc._HOST_SELECT_MAX = 0 if layout == "device-ordered" else 1 << 62
+    cc._HOST_SORT_MAX = cc._DEVICE_SELECT_MAX = 0 if layout == "device-ordered" else 1 << 62
     try:
         ours = cvgpu.findContours(img, mode, method, **kw)
     finally:
-        cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._HOST_SELECT_MAX = saved
+        cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._DEVICE_SELECT_MAX = saved
     assert same_result(ours, cv2.findContours(img, mode, method, **kw))
 
 
