@@ -441,6 +441,59 @@ extern "C" __global__ void __launch_bounds__(1024) offsets_scan(int k, const int
     }
 }
 
+// RETR_EXTERNAL's selection (external_flags' rule) and flat_output's rows in one block of 1024
+// threads, for up to _DEVICE_SELECT_MAX borders: rows 0..k-1 as flat_output writes them, rows k..m-1
+// padding (out_node -1: border_heads, border_counts and single_points give them no points, so the
+// offsets over all m rows end in k + 1 real ones followed by the total), k in *k_out. The host learns
+// k with the layout it downloads anyway: one host sync less than a selection read on the host.
+extern "C" __global__ void __launch_bounds__(1024) external_select(int m, const u8* __restrict__ hole,
+                                                                  const int* __restrict__ parent,
+                                                                  int* __restrict__ out_node, int* __restrict__ hier,
+                                                                  long long* __restrict__ k_out)
+{
+    __shared__ int warp_total[32];
+    __shared__ int selected;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    int own = 0;
+    for (int i = threadIdx.x; i < m; i += blockDim.x) own += hole[i] == 0 && parent[i] < 0;
+    for (int d = 16; d > 0; d >>= 1) own += __shfl_down_sync(0xffffffffu, own, d);
+    if (threadIdx.x == 0) selected = 0;
+    __syncthreads();
+    if (lane == 0) atomicAdd(&selected, own);
+    __syncthreads();
+    const int k = selected;
+    int carry = 0;
+    for (int base = 0; base < m; base += blockDim.x) {
+        const int i = base + threadIdx.x;
+        const bool take = i < m && hole[i] == 0 && parent[i] < 0;
+        const unsigned ballot = __ballot_sync(0xffffffffu, take);
+        if (lane == 0) warp_total[warp] = __popc(ballot);
+        __syncthreads();
+        if (warp == 0) {
+            int t = lane < warps ? warp_total[lane] : 0;
+            for (int d = 1; d < 32; d <<= 1) {
+                const int y = __shfl_up_sync(0xffffffffu, t, d);
+                if (lane >= d) t += y;
+            }
+            if (lane < warps) warp_total[lane] = t;
+        }
+        __syncthreads();
+        if (take) {
+            const int pos = carry + (warp ? warp_total[warp - 1] : 0) + __popc(ballot & ((1u << lane) - 1u));
+            const int j = k - 1 - pos;  // reverse discovery order, as flat_output
+            out_node[j] = i;
+            hier[4 * j + 0] = j + 1 < k ? j + 1 : -1;
+            hier[4 * j + 1] = j - 1;
+            hier[4 * j + 2] = -1;
+            hier[4 * j + 3] = -1;
+        }
+        carry += warp_total[warps - 1];
+        __syncthreads();
+    }
+    for (int j = k + threadIdx.x; j < m; j += blockDim.x) out_node[j] = -1;
+    if (threadIdx.x == 0) *k_out = k;
+}
+
 // Sibling links from the nodes sorted by (parent, descending discovery). Node m is the frame.
 extern "C" __global__ void sibling_links(const long long* __restrict__ sorted, int m,
                                          const int* __restrict__ parent, int* __restrict__ first_child,
@@ -559,59 +612,6 @@ extern "C" __global__ void flat_output(int k, const long long* __restrict__ sel,
     hier[4 * j + 1] = j - 1;
     hier[4 * j + 2] = -1;
     hier[4 * j + 3] = -1;
-}
-
-// RETR_EXTERNAL's selection (external_flags' rule) and flat_output's rows in one block of 1024
-// threads, for up to _DEVICE_SELECT_MAX borders: rows 0..k-1 as flat_output writes them, rows k..m-1
-// padding (out_node -1: border_heads, border_counts and single_points give them no points, so the
-// offsets over all m rows end in k + 1 real ones followed by the total), k in *k_out. The host learns
-// k with the layout it downloads anyway: one host sync less than a selection read on the host.
-extern "C" __global__ void __launch_bounds__(1024) external_select(int m, const u8* __restrict__ hole,
-                                                                  const int* __restrict__ parent,
-                                                                  int* __restrict__ out_node, int* __restrict__ hier,
-                                                                  long long* __restrict__ k_out)
-{
-    __shared__ int warp_total[32];
-    __shared__ int selected;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    int own = 0;
-    for (int i = threadIdx.x; i < m; i += blockDim.x) own += hole[i] == 0 && parent[i] < 0;
-    for (int d = 16; d > 0; d >>= 1) own += __shfl_down_sync(0xffffffffu, own, d);
-    if (threadIdx.x == 0) selected = 0;
-    __syncthreads();
-    if (lane == 0) atomicAdd(&selected, own);
-    __syncthreads();
-    const int k = selected;
-    int carry = 0;
-    for (int base = 0; base < m; base += blockDim.x) {
-        const int i = base + threadIdx.x;
-        const bool take = i < m && hole[i] == 0 && parent[i] < 0;
-        const unsigned ballot = __ballot_sync(0xffffffffu, take);
-        if (lane == 0) warp_total[warp] = __popc(ballot);
-        __syncthreads();
-        if (warp == 0) {
-            int t = lane < warps ? warp_total[lane] : 0;
-            for (int d = 1; d < 32; d <<= 1) {
-                const int y = __shfl_up_sync(0xffffffffu, t, d);
-                if (lane >= d) t += y;
-            }
-            if (lane < warps) warp_total[lane] = t;
-        }
-        __syncthreads();
-        if (take) {
-            const int pos = carry + (warp ? warp_total[warp - 1] : 0) + __popc(ballot & ((1u << lane) - 1u));
-            const int j = k - 1 - pos;  // reverse discovery order, as flat_output
-            out_node[j] = i;
-            hier[4 * j + 0] = j + 1 < k ? j + 1 : -1;
-            hier[4 * j + 1] = j - 1;
-            hier[4 * j + 2] = -1;
-            hier[4 * j + 3] = -1;
-        }
-        carry += warp_total[warps - 1];
-        __syncthreads();
-    }
-    for (int j = k + threadIdx.x; j < m; j += blockDim.x) out_node[j] = -1;
-    if (threadIdx.x == 0) *k_out = k;
 }
 
 // ---------------------------------------------------------------- parallel walk (list ranking)
