@@ -485,16 +485,15 @@ def _selected_layout(cp, counts, m, hier, k_dev):
     """The numpy path's layout after external_select (m rows, the first k of them contours, k on the
     device): (k, layout, offsets, dst, total, hierarchy (k, 4) on the host) from one download, laid
     out as _gpu_contours lays out k contours (by length from _GROUPED_MIN on, see _grouped_layout;
-    else in output order, the offsets then uploaded)."""
-    host = cp.concatenate((counts, hier.ravel(), k_dev.view(cp.int32))).get()
-    k = int(host[-2])   # k_dev's low word (k < 2^31)
-    counts_h, hier_h = host[:k], host[m:m + 4 * k].reshape(k, 4)
+    else in output order). The padding rows count no points, so offsets[:k + 1] are the real ones."""
+    offsets = _offsets(cp, counts, m)
+    host = cp.concatenate((offsets, hier.ravel().view(cp.int64), k_dev)).get()
+    k = int(host[-1])
+    layout, hier_h = host[:k + 1], host[m + 1:m + 1 + 2 * k].view(np.int32).reshape(k, 4)
     if k >= _GROUPED_MIN:
-        order, lengths, dst, total, _ = _grouped_layout(cp, None, k, counts_h=counts_h)
+        order, lengths, dst, total, _ = _grouped_layout(cp, None, k, counts_h=np.diff(layout))
         return k, (order, lengths), None, dst, total, hier_h
-    layout = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(counts_h, out=layout[1:])
-    offsets = cp.asarray(layout)
+    offsets = offsets[:k + 1]
     return k, layout, offsets, offsets, int(layout[-1]), hier_h
 
 
