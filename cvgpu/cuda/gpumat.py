@@ -82,7 +82,7 @@ class GpuMat:
     def __init__(self, *args):
         self._arr = None          # CuPy array (rows, cols, cn), or None when empty
         self._type = 0            # CV type number (empty GpuMat: CV_8UC1)
-        self._host_mirror = None  # (lines, votes) numpy copies set by HoughLinesDetector.detect
+        self._host_mirror = None  # the pinned host copy of HoughLinesDetector.detect's result (cuda/hough.py)
         if not args:
             return
         first = args[0]
