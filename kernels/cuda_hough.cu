@@ -2,15 +2,17 @@
 //
 // Pipeline: three launches on one stream, one host synchronisation (the line count, written by the
 // last kernel into pinned host memory together with a host copy of the lines):
-//   ch_collect   zero the accumulator columns votes can reach (ch_row_bounds, computed once per
-//                buffer set), compact nonzero pixels into a point list (any order: integer atomic
-//                adds commute, so the order never changes a vote count)
+//   ch_collect   compact nonzero pixels into a point list (any order: integer atomic adds
+//                commute, so the order never changes a vote count)
 //   ch_vote_shared_K / ch_vote_global
 //                votes of K angles per block (1 with ch_vote_global; grid.y splits the points), in
 //                shared-memory rows (flushed with atomic adds) or straight into global memory for very
 //                long rows; the grid is cvgpu.cuda.hough.one_wave_vote_config's where it applies
-//   ch_maxima    the 4-neighbour local-maximum rule over those columns; blocks append the maxima's sort keys in any
-//                order, the last block to finish orders them and writes the lines
+//   ch_maxima    the 4-neighbour local-maximum rule over the columns votes can reach (ch_row_bounds,
+//                computed once per buffer set); blocks append the maxima's sort keys in any order,
+//                the last block to finish orders them and writes the lines. Then its blocks zero
+//                those columns of the other accumulator, the next detect's (alternate detects use
+//                alternate accumulators, cvgpu.cuda.hough: buf.parity)
 //   ch_emit      host path used only when there are more than `smem_cap` local maxima
 //
 // ---------------------------------------------------------------------------------------------
@@ -82,7 +84,9 @@ typedef unsigned int point_t;
 // Zeroes, in every accumulator row, the columns its votes can reach (bounds, see ch_row_bounds):
 // the rest of the accumulator is zeroed once when it is allocated, and no vote ever lands there.
 // At 1024^2 with theta = pi/180 that is a third of the (numangle + 2) x (numrho + 2) cells: OpenCV's
-// numrho = 2 (rows + cols) + 1 is about 2.8 times the longest reachable row.
+// numrho = 2 (rows + cols) + 1 is about 2.8 times the longest reachable row. Run by ch_maxima on
+// the accumulator of the next detect, once this detect's count is published: done in the
+// collection, it put up to ~1 us (1024^2) and ~6 us (8192^2) before the first point was found.
 __device__ __forceinline__ void ch_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds, int numangle,
                                                 int width)
 {
@@ -100,11 +104,9 @@ __device__ __forceinline__ void ch_zero_windows(int* __restrict__ accum, const i
 
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
-    point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    const int* __restrict__ bounds, int numangle, int width, const long long* __restrict__ call)
+    point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters,
-                       [&] { ch_zero_windows(accum, bounds, numangle, width); }, call, nullptr, CH_FRESH_FIRST,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, CH_FRESH_FIRST,
                        CH_CALL_WORDS);
 }
 
@@ -112,12 +114,10 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
 // kernels/hough.cu: hough_collect_points_lean).
 extern "C" __global__ void __launch_bounds__(256) ch_collect_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
-    point_t* __restrict__ points, int* __restrict__ counters, int* __restrict__ accum,
-    const int* __restrict__ bounds, int numangle, int width, const long long* __restrict__ call,
+    point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
     const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters,
-                       [&] { ch_zero_windows(accum, bounds, numangle, width); }, call, fresh, CH_FRESH_FIRST,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, CH_FRESH_FIRST,
                        CH_CALL_WORDS);
 }
 
@@ -410,7 +410,7 @@ __device__ void ch_bitonic(unsigned long long* keys, int padded)
 // block of a contiguous cell range, a block-wide scan per 4096 cells, the last block gathering the
 // segments), GPU time of the lean graph: 10k points 18.7 -> 16.8 us, 512^2 25.4 -> 24.8, 2048^2
 // 34.0 -> 31.0, 4096^2 42.9 -> 39.8, 8192^2 85.4 -> 79.6 (1024^2 / 164k: 30.9 -> 30.8).
-extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
+__device__ __forceinline__ void ch_maxima_body(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
@@ -498,6 +498,21 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     __syncthreads();
     if (threadIdx.x == 0)
         host[0] = count;
+}
+
+// Each block zeroes its part of the next detect's accumulator windows (see the header) after its
+// part of this detect's work (the last block after publishing the count), off the path to the
+// count: before the wait for the votes instead, the zeroing's dependent loads of `bounds` put
+// ~0.5 us on it at 1024^2, and the public call at 8192^2 was ~3 us slower.
+extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
+    const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
+    int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
+    float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
+    const long long* __restrict__ call, const int* __restrict__ bounds, int* __restrict__ next_accum)
+{
+    ch_maxima_body(accum, numangle, numrho, threshold, keys, counters, max_lines, do_sort, smem_cap, rho, theta, out,
+                   out_step_floats, out_cap, host, call, bounds);
+    ch_zero_windows(next_accum, bounds, numangle, numrho + 2);
 }
 
 extern "C" __global__ void ch_emit(

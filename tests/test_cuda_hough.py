@@ -671,14 +671,17 @@ def test_many_maxima_host_path_and_wide_images():
        st.sampled_from([math.pi / 180, math.pi / 90, 0.0123, 0.3, 1.0]))
 def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
     """ch_row_bounds: each accumulator row's votes land in its [lo, hi] columns, and a detect zeroes
-    and scans only those. After a detect of another image of the same size (the same buffers), the
-    device accumulator must equal the model's whole accumulator: nothing left outside the windows."""
+    and scans only those. Alternate detects use alternate accumulators, each detect's ch_maxima
+    zeroing the other's windows for the next. After two detects of another image of the same size
+    (the same buffers, both accumulators used), the last detect's accumulator must equal the model's
+    whole accumulator and the other must be all zero: nothing left outside the windows."""
     numangle, numrho = chough.accumulator_size(rows, cols, f32(rho), f32(theta))
     if numangle <= 0 or numrho <= 0:  # detect raises cv2.error once it finds points
         return
     rng = np.random.default_rng(seed)
     img = np.full((rows, cols), 255, np.uint8) if kind == 2 else _random_image(rng, rows, cols, kind)
     det = cuda.createHoughLinesDetector(rho, theta, 0)
+    _detect(det, 255 - img)
     _detect(det, 255 - img)
     _detect(det, img)
     acc, numangle, numrho = model_accumulator(img, rho, theta)
@@ -691,7 +694,8 @@ def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
     outside = (column < lo[:, None]) | (column > hi[:, None])
     assert not acc[1:-1][outside].any()
     assert bounds[0] == max(0, int((hi - lo + 1).max()))
-    assert np.array_equal(buf.accum.get().reshape(acc.shape), acc)
+    assert np.array_equal(buf.accum_pair[1 - buf.parity].get().reshape(acc.shape), acc)
+    assert not buf.accum_pair[buf.parity].get().any()  # the next detect's
     if kind == 2:  # every pixel votes, the corners too: the windows are tight where not clamped
         hi_col = numrho if chough.shared_vote_semantics(numrho) else numrho + 1
         for n in range(numangle):

@@ -84,19 +84,10 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def _reach(rows, cols, rho32, width):
-    """About the widest accumulator row's reachable columns (ch_row_bounds computes them exactly):
-    the image's diagonal in bins. Sizes the collection grid for ch_zero_windows' stores (where
-    collect_grid assumes 4 cells a thread for a whole-accumulator zeroing, 2 here)."""
-    with np.errstate(all="ignore"):
-        reach = math.hypot(rows, cols) / float(rho32) + 4 if float(rho32) > 0 else width
-    return int(min(width, reach)) if math.isfinite(reach) else width
-
-
 # ---------------------------------------------------------------- device buffers
 
 class _Buffers:
-    __slots__ = ("key", "points", "accum", "bounds", "counters", "keys", "vote", "maxima", "collect", "args", "results",
+    __slots__ = ("key", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "vote", "maxima", "collect", "args", "results",
                  "graphs",
                  "graph_seen", "leans", "call_pinned", "call_host", "call_words", "call_dev", "spare_out", "last_count")
 
@@ -132,13 +123,14 @@ class _PinnedResults:
 
 class _Hot:
     """What detect's repeat of a graph-replayed call needs (see HoughLinesDetector._replay): the
-    source GpuMat's array, the device it ran on, the buffers, the lean graph (the full one where
-    its capture failed), the output capacity and numrho."""
+    source GpuMat's array, the device it ran on, the buffers, the lean graphs of both accumulator
+    parities, the output capacity and numrho."""
 
-    __slots__ = ("source", "cp", "get_device", "get_stream", "device", "buf", "graph", "out_cap", "numrho")
+    __slots__ = ("source", "cp", "get_device", "get_stream", "device", "buf", "graphs", "out_cap", "numrho")
 
-    def __init__(self, source, cp, buf, graph, out_cap, numrho):
-        self.source, self.cp, self.buf, self.graph, self.out_cap, self.numrho = source, cp, buf, graph, out_cap, numrho
+    def __init__(self, source, cp, buf, graphs, out_cap, numrho):
+        self.source, self.cp, self.buf, self.graphs, self.out_cap, self.numrho = (source, cp, buf, graphs, out_cap,
+                                                                                  numrho)
         self.get_device, self.get_stream = cp.cuda.runtime.getDevice, cp.cuda.get_current_stream
         self.device = self.get_device()
 
@@ -367,9 +359,15 @@ class HoughLinesDetector:
         width = numrho + 2
         accum_size = (numangle + 2) * width
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
-        # Zeroed once here: each detect zeroes and scans only the columns each row's votes can
-        # reach (ch_row_bounds), and nothing is ever written outside them.
-        buf.accum = cp.zeros(accum_size, dtype=cp.int32)
+        # Two accumulators, used by alternate detects (buf.parity): a detect votes into one whose
+        # vote windows are zero, and its ch_maxima blocks zero the other's once the count is
+        # published, for the next detect (off the path to the count; H100, detect +
+        # downloadResults: 1024^2 / 82k 27.0-27.4 -> 26.0-26.6 us, 8192^2 84.7 -> 72.9-73.1).
+        # Zeroed once here; only the columns each row's votes can reach (ch_row_bounds) are
+        # ever written.
+        buf.accums = cp.zeros(2 * accum_size, dtype=cp.int32)
+        buf.accum_pair = (buf.accums[:accum_size], buf.accums[accum_size:])
+        buf.parity = 0
         buf.bounds = cp.zeros(1 + 2 * numangle, dtype=cp.int32)
         _kernels.get_function("cuda_hough", "ch_row_bounds", options)(
             (_cdiv(numangle, 256),), (256,),
@@ -385,7 +383,7 @@ class HoughLinesDetector:
         buf.call_dev = cp.zeros(4, dtype=cp.int64)
 
         buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
-                       (collect_grid(rows, cols, 2 * numangle * _reach(rows, cols, self._rho, width), num_sms),), (256,))
+                       (collect_grid(rows, cols, 0, num_sms),), (256,))
 
         if width * 4 <= max_optin - 1024:
             # The voting kernels' (cos, sin) / rho (ch_trig: float32 angle n * theta), near enough for
@@ -433,31 +431,35 @@ class HoughLinesDetector:
         stream, out = _start_detect(cp, buf, out_cap)
         step = image.strides[0]
 
-        def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, fresh_arg=None, run=_launch):
+        def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, fresh_arg=None, run=_launch, parity=0):
+            accum, next_accum = buf.accum_pair[parity], buf.accum_pair[1 - parity]
             fn, grid, block = buf.collect
-            args = (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points, buf.counters, buf.accum,
-                    buf.bounds, a_numangle, a_width, call_arg)
+            args = (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points, buf.counters, call_arg)
             if fresh_arg:  # a lean graph's first kernel (cvgpu._kernels.capture_graph)
                 fn = _kernels.get_function("cuda_hough", "ch_collect_lean", self._options(buf))
                 args += (fresh_arg,)
             run(fn, grid, block, args)
             fn, grid, block, smem, vote_args = buf.vote
-            run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (buf.accum,), smem)
+            run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (accum,), smem)
             fn, grid, block, smem = buf.maxima
-            run(fn, grid, block, (buf.accum, a_numangle, a_numrho, np.int32(self._threshold), buf.keys,
+            run(fn, grid, block, (accum, a_numangle, a_numrho, np.int32(self._threshold), buf.keys,
                                   buf.counters, np.int32(max_lines),
                                   np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
                                   np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr),
-                                  call_arg, buf.bounds),
+                                  call_arg, buf.bounds, next_accum),
                 smem)
+
+        def launch_on(parity):
+            return lambda *args: launch(*args, parity=parity)
 
         try:
             # From the second detect with the same settings on, the three launches replay as one
             # captured CUDA graph (as cvgpu.hough does): ~3 us of host time instead of ~25.
             gkey = (self._threshold, max_lines, self._do_sort, float(rho32), float(theta32), out_cap)
-            graph = buf.graphs.get(gkey)
+            parity = buf.parity
+            graph = buf.graphs.get((gkey, parity))
             if graph is None and buf.graph_seen == gkey:
-                graph = buf.graphs[gkey] = _capture(cp, buf, self._options(buf), launch)
+                graph = buf.graphs[(gkey, parity)] = _capture(cp, buf, self._options(buf), launch_on(parity))
             buf.graph_seen = gkey
             if graph:
                 call = buf.call_host
@@ -466,16 +468,23 @@ class HoughLinesDetector:
                 call[2] = load_width(image.data.ptr, step, cols)
                 call[3] = out.ptr
                 graph.launch(stream)
+                buf.parity = parity ^ 1
                 if source is not None:
-                    # A repeat replays the lean graph (no load node: call[0..2] keep this image's
-                    # words, 1.2-1.4 us less GPU time, see cvgpu.hough._launch_graph).
-                    lean = buf.leans.get(gkey)
-                    if lean is None:
-                        lean = buf.leans[gkey] = _capture(cp, buf, self._options(buf), launch, loader=False)
-                    self._hot = _Hot(source, cp, buf, lean or graph, out_cap, numrho)
+                    # A repeat replays a lean graph (no load node: call[0..2] keep this image's
+                    # words, 1.2-1.4 us less GPU time, see cvgpu.hough._launch_graph), one per parity.
+                    leans = []
+                    for q in (0, 1):
+                        lean = buf.leans.get((gkey, q))
+                        if lean is None:
+                            lean = buf.leans[(gkey, q)] = _capture(cp, buf, self._options(buf), launch_on(q),
+                                                                   loader=False)
+                        leans.append(lean)
+                    if all(leans):
+                        self._hot = _Hot(source, cp, buf, tuple(leans), out_cap, numrho)
             else:
                 launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr),
-                       _NULL)
+                       _NULL, parity=parity)
+                buf.parity = parity ^ 1
         except BaseException:
             self._abandon(buf)
             raise
@@ -485,7 +494,7 @@ class HoughLinesDetector:
         """detect's repeat of the previous graph-replayed call (same GpuMat array, device, settings
         and buffers; the setters, clear and any other detect drop ``_hot``): only the output memory
         changes, call[0..2] still hold this image's pointer, step and load width, so ``hot`` holds
-        the lean graph (no load node; the full one where its capture failed). It skips the full
+        the lean graphs (no load node), one per accumulator parity. It skips the full
         path's argument checks, device switch, plane, sizes, buffers and closures, and does before
         the launch only what the launch needs (the bookkeeping follows it, while the GPU works):
         detect + downloadResults on the H100 host, 10k points 38.2 -> 28.6 us, 512^2 / 82k 43.0 ->
@@ -496,20 +505,24 @@ class HoughLinesDetector:
         buf.call_words[3] = out.ptr
         results = buf.results
         results.flag[0] = _INT_MIN
+        parity = buf.parity
         try:
-            hot.graph.launch(stream)
+            hot.graphs[parity].launch(stream)
         except BaseException:
             self._abandon(buf)
             raise
+        buf.parity = parity ^ 1
         results.launched += 1  # older results' pinned copies are overwritten from here on
         _backend.record("cuda")
         return self._finish(hot.cp, buf, stream, out, hot.out_cap, hot.numrho)
 
     def _abandon(self, buf):
         """After a launch that failed or did not complete: no replay of it, and counters that start
-        the next detect clean (stream-ordered after whatever did run)."""
+        the next detect clean (stream-ordered after whatever did run): counters and both
+        accumulators zeroed."""
         self._hot = None
         buf.counters.fill(0)
+        buf.accums.fill(0)
 
     def _finish(self, cp, buf, stream, out, out_cap, numrho):
         """The launched detect's result: host work during the GPU's, the one sync, the GpuMat."""
