@@ -87,9 +87,9 @@ def _cdiv(a, b):
 # ---------------------------------------------------------------- device buffers
 
 class _Buffers:
-    __slots__ = ("key", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "vote", "maxima", "collect", "args", "results",
-                 "graphs",
-                 "graph_seen", "leans", "call_pinned", "call_host", "call_words", "call_dev", "spare_out", "last_count")
+    __slots__ = ("key", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "vote", "maxima",
+                 "collect", "args", "results", "graphs", "graph_seen", "leans", "call_pinned", "call_host",
+                 "call_words", "call_dev", "spare_out", "last_count")
 
 
 class _PinnedResults:
