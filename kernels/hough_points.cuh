@@ -29,8 +29,8 @@ __device__ __forceinline__ void await_previous_kernel()
 // (cvgpu's `call` words) from pinned host memory into device memory for the kernels after it.
 // One thread per word; a kernel node instead of a host-to-device copy node lets the next kernel
 // launch as its programmatic dependent (0.5 us less alone, see await_previous_kernel). It lets
-// that kernel start at once (launch_dependents before its PCIe read): the collection zeroes the
-// accumulator, which needs no call value, during the read, then waits. Safe where the early
+// that kernel start at once (launch_dependents before its PCIe read): HoughLines' collection zeroes
+// the accumulator, which needs no call value, during the read, then waits. Safe where the early
 // triggers of the voting chain were not (see above): the collection itself triggers nothing early,
 // so the kernels after it still start only once it, and with it this node, have completed.
 // Reading the words from pinned memory in every collecting block instead, with no node, took
