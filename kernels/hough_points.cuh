@@ -232,11 +232,12 @@ __device__ __forceinline__ void hough_collect(
 }
 
 // The collection kernels' body, for both families: zero the accumulator (`zero()`: all of it for
-// HoughLines; nothing for the detector, whose ch_maxima zeroes the next detect's), then (graph mode: the image's values from `call`, see
-// graph_load_call) compact the points; a lean graph's first kernel also brings call[first .. words)
-// from pinned `fresh` (fresh_word_load; nullptr elsewhere, which compiles that copy out). Before the
-// wait, the accumulator is this call's alone: the node before (graph_load_call) does not touch it,
-// and the previous call's kernels have completed.
+// HoughLines; nothing for the detector, whose ch_maxima zeroes the next detect's), then (graph
+// mode: the image's values from `call`, see graph_load_call) compact the points; a lean graph's
+// first kernel also brings call[first .. words) from pinned `fresh` (fresh_word_load; nullptr
+// elsewhere, which compiles that copy out). Before the wait, the accumulator is this call's alone:
+// the node before (graph_load_call) does not touch it, and the previous call's kernels have
+// completed.
 template <typename Zero>
 __device__ __forceinline__ void hough_collect_call(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
