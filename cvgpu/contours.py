@@ -316,6 +316,11 @@ _cooperative = {}  # device -> blocks of rank_jump_inplace resident at once (0: 
 # Threads per block of rank_jump_inplace: fewer, larger blocks make its grid barrier cheaper
 # (measured on the H100, the ranking alone at 1232x1028 noisy: 1024 150 us, 512 192, 256 229).
 _JUMP_BLOCK = 1024
+# Lists of up to this many records (n, the bound) are ranked in one block's shared memory
+# (rank_jump_shared), where a round's barrier is a block's: the tree's Euler tours, measured on the
+# H100 against the cooperative kernel, 1,294 records 40 -> 17 us, 5,022 52 -> 27, 16,778 64 -> 53,
+# 19,082 57 -> 49 (compat_matrix/raw/contours-rank-jump-ab.txt).
+_JUMP_SHARED_MAX = 24576
 
 
 def _rank_jump_cooperative(cp):
@@ -333,12 +338,18 @@ def _rank_jump_cooperative(cp):
 def _jump_rounds(cp, n, rounds, a, b, k=0, live=None):
     """List ranking by pointer jumping over the first n records of a, b as (successor, suffix sum)
     int pairs, or over k + live[0] of them (n is then a bound): at most ``rounds`` rounds, enough
-    for the longest chain. Returns (result, spare). One cooperative launch jumps the records in
-    place, in rounds that skip finished records and stop once only endless cycles are left
-    (rank_jump_inplace); where the device refuses a cooperative launch, one synchronous launch a
-    round (rank_jump), all ``rounds`` of them. Every record that reaches an end holds the same
+    for the longest chain. Returns (result, spare). Up to _JUMP_SHARED_MAX records (n) that fit, one block
+    jumps them in its shared memory (rank_jump_shared); above, one cooperative launch jumps the
+    records in place, in rounds that skip finished records and stop once only endless cycles are
+    left (rank_jump_inplace); where the device refuses a cooperative launch, one synchronous launch
+    a round (rank_jump), all ``rounds`` of them. Every record that reaches an end holds the same
     result either way."""
     i32 = np.int32
+    if n <= _JUMP_SHARED_MAX and 8 * n + 1024 <= _kernels.device_properties()[1]:  # 8 bytes a record
+        _kernels.get_function("contours", "rank_jump_shared", max_dynamic_shared=8 * n)(
+            (1,), (1024,), (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a),
+            shared_mem=8 * n)
+        return a, b
     coop = _rank_jump_cooperative(cp)
     if coop is not None:
         fn, resident = coop

@@ -299,18 +299,29 @@ __device__ __forceinline__ void rec_store(unsigned long long* p, unsigned long l
 
 __device__ __forceinline__ int rec_next(unsigned long long v) { return (int)(unsigned)v; }
 
+// Words (32 records each) one warp jumps at once, their loads in flight together: one after another
+// each cost three dependent L2 trips. Measured on the H100 (compat_matrix/raw/contours-rank-jump-ab.txt):
+// the 1.45M-record lists at 1232x1028 115-143 -> 101-133 us; 4 at one block of 1024 a SM (48
+// registers) as fast as 2 at two blocks a SM capped to one a SM, and both faster than two a SM.
+#ifndef JUMP_BATCH
+#define JUMP_BATCH 4
+#endif
+
 // Pointer jumping in place, in rounds, in one cooperative launch (a launch a round cost ~10 us of
-// host time each, which bounded small images). Each warp owns 32 consecutive records of the first
-// n (or k + *live) and keeps a bit mask of its unfinished ones (successor >= 0) in open[]: round 0
-// jumps every unfinished record, later rounds only the masked ones, and a warp with none left
-// reads one word instead of 32 records. In place: a record read in round r is its owner's value
-// from before or after that owner's update in the same round, and both are true (successor, weight
-// up to it) pairs, so every record that reaches an end holds what synchronous rounds (rank_jump)
-// give it, in at most as many rounds. The rounds stop when none is left unfinished or a round
-// finished none: each round finishes the unfinished record nearest the end of every chain (its
-// successor is nearer, so finished), so a round that finishes none leaves only cycles without an
-// end (RETR_EXTERNAL's holes), whose records nothing reads. cnt[0..max_rounds) (unfinished counts
-// per round) is zero on entry and left zero; open holds ceil(n / 32) words.
+// host time each, which bounded small images). Each warp owns the words (32 consecutive records
+// each) first, first + warps, ... of the first n records (or k + *live) and keeps a bit mask of
+// their unfinished records (successor >= 0) in open[]: round 0 jumps every record, later rounds
+// only the masked ones. A warp reads the masks of up to 32 of its words at once (a lane each) and
+// jumps the words with any open record JUMP_BATCH at a time, every load of a batch issued before
+// the first is used: a round is then a few L2 round trips, not three for each word in turn. In
+// place: a record read in round r is its owner's value from before or after that owner's update
+// in the same round, and both are true (successor, weight up to it) pairs, so every record that
+// reaches an end holds what synchronous rounds (rank_jump) give it, in at most as many rounds.
+// The rounds stop when none is left unfinished or a round finished none: each round finishes the
+// unfinished record nearest the end of every chain (its successor is nearer, so finished), so a
+// round that finishes none leaves only cycles without an end (RETR_EXTERNAL's holes), whose
+// records nothing reads. cnt[0..max_rounds) (unfinished counts per round) is zero on entry and
+// left zero; open holds ceil(n / 32) words.
 // (It sits before the tree kernels, out of the host builds of tests/test_*_kernel_host.py, whose
 // threads run one after another and could not pass a grid barrier.)
 extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict__ live, int max_rounds,
@@ -328,23 +339,50 @@ extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict
         if (threadIdx.x == 0) block_open = 0u;
         __syncthreads();
         unsigned int warp_open = 0u;
-        for (int wd = first; wd < words; wd += warps) {
-            const unsigned int mask = r == 0 ? 0xffffffffu : __ldcg(&open[wd]);
-            if (mask == 0u) continue;
-            const int t = (wd << 5) + lane;
-            bool still = false;
-            if (((mask >> lane) & 1u) && t < count) {
-                unsigned long long v = rec_load(rec + t);
-                if (rec_next(v) >= 0) {
-                    const unsigned long long w = rec_load(rec + rec_next(v));
-                    v = (w & 0xffffffffull) | ((unsigned long long)((unsigned)(v >> 32) + (unsigned)(w >> 32)) << 32);
-                    rec_store(rec + t, v);
-                    still = rec_next(v) >= 0;
+        for (int base = first; base < words; base += 32 * warps) {
+            const int lane_word = base + lane * warps;
+            // Round 0 reads no mask: open[] holds nothing yet, and every word is written.
+            const unsigned int lane_mask =
+                lane_word >= words ? 0u : r == 0 ? 0xffffffffu : __ldcg(&open[lane_word]);
+            unsigned int pending = __ballot_sync(0xffffffffu, lane_mask != 0u);
+            while (pending) {
+                int wd[JUMP_BATCH];
+                unsigned long long v[JUMP_BATCH];
+                bool act[JUMP_BATCH];
+#pragma unroll
+                for (int b = 0; b < JUMP_BATCH; b++) {
+                    wd[b] = -1;
+                    act[b] = false;
+                    if (pending) {
+                        const int src = __ffs(pending) - 1;
+                        pending &= pending - 1u;
+                        wd[b] = base + src * warps;
+                        const unsigned int mask = __shfl_sync(0xffffffffu, lane_mask, src);
+                        const int t = (wd[b] << 5) + lane;
+                        act[b] = ((mask >> lane) & 1u) && t < count;
+                    }
+                    if (act[b]) v[b] = rec_load(rec + (wd[b] << 5) + lane);
+                }
+                unsigned long long w[JUMP_BATCH];
+#pragma unroll
+                for (int b = 0; b < JUMP_BATCH; b++) {
+                    act[b] = act[b] && rec_next(v[b]) >= 0;
+                    if (act[b]) w[b] = rec_load(rec + rec_next(v[b]));
+                }
+#pragma unroll
+                for (int b = 0; b < JUMP_BATCH; b++) {
+                    bool still = false;
+                    if (act[b]) {
+                        v[b] = (w[b] & 0xffffffffull) |
+                               ((unsigned long long)((unsigned)(v[b] >> 32) + (unsigned)(w[b] >> 32)) << 32);
+                        rec_store(rec + (wd[b] << 5) + lane, v[b]);
+                        still = rec_next(v[b]) >= 0;
+                    }
+                    const unsigned int left = __ballot_sync(0xffffffffu, still);
+                    if (lane == 0 && wd[b] >= 0) open[wd[b]] = left;
+                    warp_open += __popc(left);
                 }
             }
-            const unsigned int left = __ballot_sync(0xffffffffu, still);
-            if (lane == 0) open[wd] = left;
-            warp_open += __popc(left);
         }
         if (lane == 0 && warp_open) atomicAdd(&block_open, warp_open);
         __syncthreads();
@@ -362,6 +400,47 @@ extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict
     if (blockIdx.x == 0)
         for (int i = threadIdx.x; i < max_rounds; i += blockDim.x)
             cnt[i] = 0u;
+}
+
+// rank_jump_inplace's rounds for a list that fits in shared memory (n records, 8 n bytes of
+// dynamic shared memory), in one block: a round there costs a block barrier, not a grid barrier
+// and its fences (~3.5 us a round, measured on the H100, for lists of a few thousand records such
+// as the tree's Euler tour). The same in-place rounds and the same stop rule, so every record that
+// reaches an end holds what rank_jump_inplace gives it. live: as there (count = k + *live).
+extern "C" __global__ void __launch_bounds__(1024) rank_jump_shared(int n, int k, const int* __restrict__ live,
+                                                                   int max_rounds, unsigned long long* rec)
+{
+    extern __shared__ unsigned long long jump_shared[];
+    volatile unsigned long long* sr = jump_shared;
+    // One counter per round, three in turn: the one a round clears was last read two rounds before.
+    __shared__ int round_left[3];
+    const int count = live != nullptr ? k + *live : n;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) sr[i] = rec[i];
+    if (threadIdx.x == 0) round_left[0] = 0;
+    __syncthreads();
+    int prev = 0x7fffffff;
+    for (int r = 0; r < max_rounds; r++) {
+        int open = 0;
+        for (int i = threadIdx.x; i < count; i += blockDim.x) {
+            unsigned long long v = sr[i];
+            if (rec_next(v) >= 0) {
+                const unsigned long long w = sr[rec_next(v)];
+                v = (w & 0xffffffffull) | ((unsigned long long)((unsigned)(v >> 32) + (unsigned)(w >> 32)) << 32);
+                sr[i] = v;
+                open += rec_next(v) >= 0;
+            }
+        }
+        open = __reduce_add_sync(0xffffffffu, open);
+        if ((threadIdx.x & 31) == 0 && open) atomicAdd(&round_left[r % 3], open);
+        if (threadIdx.x == 0) round_left[(r + 1) % 3] = 0;
+        __syncthreads();
+        const int left = round_left[r % 3];
+        if (left == 0 || left >= prev)
+            break;
+        prev = left;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < count; i += blockDim.x) rec[i] = sr[i];
 }
 
 // ---- Block-level kernels (shared memory and barriers). They sit before the sections that the

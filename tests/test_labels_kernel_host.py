@@ -91,6 +91,7 @@ def host_gpu(host_kernels, monkeypatch):
     # Nor block barriers: the tree order's sort and the offsets take CuPy's argsort and cumsum.
     monkeypatch.setattr(cc, "_TREE_SORT_SMALL", -1)
     monkeypatch.setattr(cc, "_OFFSETS_SCAN_MAX", -1)
+    monkeypatch.setattr(cc, "_JUMP_SHARED_MAX", -1)
     return _HostCupy()
 
 
