@@ -345,11 +345,15 @@ def _jump_rounds(cp, n, rounds, a, b, k=0, live=None):
     a round (rank_jump), all ``rounds`` of them. Every record that reaches an end holds the same
     result either way."""
     i32 = np.int32
-    if n <= _JUMP_SHARED_MAX and 8 * n + 1024 <= _kernels.device_properties()[1]:  # 8 bytes a record
-        _kernels.get_function("contours", "rank_jump_shared", max_dynamic_shared=8 * n)(
-            (1,), (1024,), (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a),
-            shared_mem=8 * n)
-        return a, b
+    if n <= _JUMP_SHARED_MAX:
+        # 8 bytes a record. One limit a device, the same for every call: threads raising a kernel's
+        # limit to sizes of their own could lower it under another's launch.
+        limit = min(8 * _JUMP_SHARED_MAX, _kernels.device_properties()[1] - 1024)
+        if 8 * n <= limit:
+            _kernels.get_function("contours", "rank_jump_shared", max_dynamic_shared=limit)(
+                (1,), (1024,), (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a),
+                shared_mem=8 * n)
+            return a, b
     coop = _rank_jump_cooperative(cp)
     if coop is not None:
         fn, resident = coop
@@ -1005,7 +1009,10 @@ def _tree_sort(cp, m, parent):
     if m <= _TREE_SORT_SMALL:
         order = cp.empty(m, dtype=cp.int64)
         shared = 4 << max(1, (m - 1).bit_length())
-        _kernels.get_function("contours", "tree_sort_small", max_dynamic_shared=shared)(
+        # The kernel's limit is the largest size, the same for every call: threads raising it to
+        # sizes of their own could lower it under another's launch.
+        _kernels.get_function("contours", "tree_sort_small",
+                              max_dynamic_shared=4 << max(1, (_TREE_SORT_SMALL - 1).bit_length()))(
             (1,), (1024,), (i32(m), parent, order), shared_mem=shared)
         return order
     narrow = m < 65536
