@@ -299,6 +299,12 @@ __device__ __forceinline__ void rec_store(unsigned long long* p, unsigned long l
 
 __device__ __forceinline__ int rec_next(unsigned long long v) { return (int)(unsigned)v; }
 
+// One jump: v's successor becomes w's, and w's weight is added to v's.
+__device__ __forceinline__ unsigned long long rec_jump(unsigned long long v, unsigned long long w)
+{
+    return (w & 0xffffffffull) | ((unsigned long long)((unsigned)(v >> 32) + (unsigned)(w >> 32)) << 32);
+}
+
 // Words (32 records each) one warp jumps at once, their loads in flight together: one after another
 // each cost three dependent L2 trips. Measured on the H100 (compat_matrix/raw/contours-rank-jump-ab.txt):
 // the 1.45M-record lists at 1232x1028 115-143 -> 101-133 us; 4 at one block of 1024 a SM (48
@@ -373,8 +379,7 @@ extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict
                 for (int b = 0; b < JUMP_BATCH; b++) {
                     bool still = false;
                     if (act[b]) {
-                        v[b] = (w[b] & 0xffffffffull) |
-                               ((unsigned long long)((unsigned)(v[b] >> 32) + (unsigned)(w[b] >> 32)) << 32);
+                        v[b] = rec_jump(v[b], w[b]);
                         rec_store(rec + (wd[b] << 5) + lane, v[b]);
                         still = rec_next(v[b]) >= 0;
                     }
@@ -424,8 +429,7 @@ extern "C" __global__ void __launch_bounds__(1024) rank_jump_shared(int n, int k
         for (int i = threadIdx.x; i < count; i += blockDim.x) {
             unsigned long long v = sr[i];
             if (rec_next(v) >= 0) {
-                const unsigned long long w = sr[rec_next(v)];
-                v = (w & 0xffffffffull) | ((unsigned long long)((unsigned)(v >> 32) + (unsigned)(w >> 32)) << 32);
+                v = rec_jump(v, sr[rec_next(v)]);
                 sr[i] = v;
                 open += rec_next(v) >= 0;
             }
