@@ -21,21 +21,37 @@ _modules = {}
 _functions = {}
 
 
+def _inline_includes(path, root, seen):
+    """The lines of ``path`` with each ``#include "<name>.cuh"`` replaced by that file (looked up beside
+    ``path``, then in kernels/), each header inlined once per module, ``#line`` markers keeping the
+    compiler's messages on the real file and line."""
+    lines = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.strip()
+        name = text[len('#include "'):-1] if text.startswith('#include "') and text.endswith('"') else None
+        header = None
+        if name and name.endswith(".cuh"):
+            header = next((f for f in (path.parent / name, root / name) if f.is_file()), None)
+        if header is None:
+            lines.append(line)
+            continue
+        if header not in seen:
+            seen.add(header)
+            lines.append('#line 1 "%s"' % header.relative_to(root).as_posix())
+            lines.extend(_inline_includes(header, root, seen))
+        lines.append('#line %d "%s"' % (number + 1, path.relative_to(root).as_posix()))
+    return lines
+
+
 def kernel_source(family):
-    """kernels/<family>.cu with the shared IEEE float32 helpers (ieee_f32.cuh) in front, and each
-    ``#include "<name>.cuh"`` line replaced by that file of kernels/ (NVRTC gets one string)."""
-    for folder in _SOURCE_DIRS:
-        path = folder / (family + ".cu")
+    """kernels/<family>.cu (``family`` may name a sub-folder: "contours/suzuki") with the shared IEEE
+    float32 helpers (kernels/ieee_f32.cuh) in front and its ``#include "<name>.cuh"`` lines inlined
+    (NVRTC gets one string)."""
+    for root in _SOURCE_DIRS:
+        path = root / (family + ".cu")
         if path.is_file():
-            lines = []
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                name = line.strip()[len('#include "'):-1] if line.strip().startswith('#include "') else None
-                if name and name.endswith(".cuh") and (folder / name).is_file():
-                    lines += ["#line 1 \"%s\"" % name, (folder / name).read_text(),
-                              "#line %d \"%s.cu\"" % (number + 1, family)]
-                else:
-                    lines.append(line)
-            return (folder / "ieee_f32.cuh").read_text() + "\n#line 1\n" + "\n".join(lines) + "\n"
+            lines = _inline_includes(path, root, set())
+            return (root / "ieee_f32.cuh").read_text() + '\n#line 1 "%s.cu"\n' % family + "\n".join(lines) + "\n"
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 
