@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 import cvgpu
-from cvgpu import bench
+from cvgpu.bench import workloads as bench
 from cvgpu import contours as cc
 from cvgpu import hough as hh
 

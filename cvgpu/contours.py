@@ -749,7 +749,7 @@ def _find_contours_rows(cp, img, d_img, workload, mode, method, reps, cv2_reps=N
     """One workload's speed rows: findContours, cv2 against cvgpu with numpy io (host clock, cv2
     timed in this run), and on a GPU the packed device form beside it (CuPy in and out, no
     per-contour objects; CUDA events)."""
-    from . import bench
+    from .bench import _timing as bench  # moves to cvgpu/bench/ with these rows (issue 38)
     result = {}
 
     def cv2_call():
@@ -1413,7 +1413,7 @@ def linkruns_bench_rows(quick=False):
     """Speed rows of findContoursLinkRuns against cv2: the blobs and noisy (1% salt) images at
     1232x1028 and 4x (4928x4112); numpy io (host clock, transfers and views included) and device
     io (CuPy in, CuPy views out; CUDA events), with the packed device pipeline beside it."""
-    from . import bench
+    from .bench import _timing as bench  # moves to cvgpu/bench/ with these rows (issue 38)
     cp = _backend.cupy_module()
     rows = []
     reps = 3 if quick else 7

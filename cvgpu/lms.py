@@ -621,12 +621,12 @@ def _refine_numpy(img, ln, bt, br, segments, min_support, supports=None):
 # ---------------------------------------------------------------- benchmark and accuracy study
 
 def _gpu_ms(cp, fn, reps):
-    from .bench import time_device  # the one timing helper (CUDA events after warm-up, median)
+    from .bench._timing import time_device  # the one timing helper (CUDA events after warm-up, median)
     return time_device(cp, fn, reps, warmup=2)["median"]
 
 
 def _host_ms(fn, reps):
-    from .bench import time_host
+    from .bench._timing import time_host
     return time_host(fn, reps)["median"]
 
 

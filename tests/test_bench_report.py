@@ -9,7 +9,7 @@ import types
 import cv2
 import pytest
 
-from cvgpu import bench, report
+from cvgpu.bench import _timing, cli as bench_cli, radon as bench_radon, report, table
 from cvgpu.__main__ import main as cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -33,17 +33,17 @@ def gpu_like_rows():
     for pts, cv2_ms in ((10_000, 8.5), (20_000, 15.0), (41_000, 30.0), (82_000, 55.0), (164_000, 99.0)):
         base = dict(family="hough", function="HoughLines", workload="segments 1024x1024 %dk pts" % (pts // 1000),
                     points=pts, width=1024, height=1024)
-        rows.append(bench.timing_row(base, _t(cv2_ms), _t(0.38), "numpy", True))
-        rows.append(bench.timing_row(base, _t(cv2_ms), _t(0.2), "device", True))
+        rows.append(_timing.timing_row(base, _t(cv2_ms), _t(0.38), "numpy", True))
+        rows.append(_timing.timing_row(base, _t(cv2_ms), _t(0.2), "device", True))
     for side, cv2_ms in ((512, 40.0), (2048, 70.0), (4096, 120.0), (8192, 178.0)):
         base = dict(family="hough", function="HoughLines", workload="segments %dx%d 82k pts" % (side, side),
                     points=82_000, width=side, height=side)
-        rows.append(bench.timing_row(base, _t(cv2_ms), _t(side / 600), "numpy", True))
-        rows.append(bench.timing_row(base, _t(cv2_ms), _t(0.3), "device", True))
-    rows.append(bench.timing_row(dict(family="hough", function="HoughLines", workload="photo camera 512x512 Canny",
+        rows.append(_timing.timing_row(base, _t(cv2_ms), _t(side / 600), "numpy", True))
+        rows.append(_timing.timing_row(base, _t(cv2_ms), _t(0.3), "device", True))
+    rows.append(_timing.timing_row(dict(family="hough", function="HoughLines", workload="photo camera 512x512 Canny",
                                       points=20_000, width=512, height=512), _t(17.9), _t(0.28), "numpy", False))
     for side, pts in ((1024, 10240), (1024, 163840), (512, 81920), (8192, 81920)):
-        rows.append(bench.timing_row(dict(family="cuda", function="cuda.HoughLinesDetector",
+        rows.append(_timing.timing_row(dict(family="cuda", function="cuda.HoughLinesDetector",
                                           workload="%dx%d horizontal segments, %d pts" % (side, side, pts),
                                           points=pts, width=side, height=side, reference_ms=0.08),
                                      _t(50.0), _t(0.17), "device", None))
@@ -51,8 +51,8 @@ def gpu_like_rows():
         for mode, cv2_ms in (("TREE", 3.2 * scale ** 2), ("EXTERNAL", 1.1 * scale ** 2)):
             base = dict(family="contours", function="findContours", mode=mode, contours=n, width=w, height=h,
                         workload="blobs %dx %dx%d %s" % (scale, w, h, mode))
-            rows.append(bench.timing_row(base, _t(cv2_ms), _t(cv2_ms / 20), "numpy", True))
-            rows.append(bench.timing_row(base, _t(cv2_ms), _t(cv2_ms / 60), "device", True))
+            rows.append(_timing.timing_row(base, _t(cv2_ms), _t(cv2_ms / 20), "numpy", True))
+            rows.append(_timing.timing_row(base, _t(cv2_ms), _t(cv2_ms / 60), "device", True))
         # keys absent: everything from the text
         rows.append(dict(family="contours", function="findContours",
                          workload="noisy %dx %dx%d RETR_LIST, %s contours" % (scale, w, h, format(n * 6, ",")),
@@ -72,28 +72,28 @@ ENV = {"generated": "2026-01-01 00:00 UTC", "cv2_version": "5.0.0", "cv2_threads
 # ---------------------------------------------------------------- parsing and registry
 
 def test_parser():
-    args = bench.build_parser().parse_args(["--quick", "--only", "hough", "--only", "contours", "--json", "a.json",
+    args = bench_cli.build_parser().parse_args(["--quick", "--only", "hough", "--only", "contours", "--json", "a.json",
                                             "--report", "rep", "--no-progress"])
     assert args.quick and args.only == ["hough", "contours"] and args.json == "a.json" and args.report == "rep"
     assert not args.variants and args.from_json is None
     for family in ("hough", "cuda", "radon", "contours", "lms"):
-        assert bench.build_parser().parse_args(["--only", family]).only == [family]
+        assert bench_cli.build_parser().parse_args(["--only", family]).only == [family]
     with pytest.raises(SystemExit):
-        bench.build_parser().parse_args(["--only", "nosuchfamily"])
+        bench_cli.build_parser().parse_args(["--only", "nosuchfamily"])
     with pytest.raises(SystemExit) as exc:
         cli(["bench", "--help"])
     assert exc.value.code == 0
 
 
 def test_registry_and_missing_families(monkeypatch):
-    assert list(bench.FAMILIES)[:5] == ["hough", "cuda", "radon", "contours", "lms"]
-    fn, why = bench.Family("x", "cvgpu.no_such_module_here").load()
+    assert list(bench_cli.FAMILIES)[:5] == ["hough", "cuda", "radon", "contours", "lms"]
+    fn, why = bench_cli.Family("x", "cvgpu.no_such_module_here").load()
     assert fn is None and "not in this build" in why
-    fn, why = bench.Family("x", "cvgpu.bench", "no_such_function").load()
+    fn, why = bench_cli.Family("x", "cvgpu.bench", "no_such_function").load()
     assert fn is None and "no_such_function" in why
     # contours / lms: skipped before their modules land, run after
     for name in ("contours", "lms"):
-        fn, why = bench.FAMILIES[name].load()
+        fn, why = bench_cli.FAMILIES[name].load()
         assert (fn is None) == (why is not None)
 
 
@@ -107,11 +107,11 @@ def test_a_registered_family_runs(monkeypatch):
 
     fake.broken_rows = broken
     monkeypatch.setitem(sys.modules, "cvgpu_fake_family", fake)
-    monkeypatch.setattr(bench, "FAMILIES", dict(bench.FAMILIES))
-    bench.register("fake", "cvgpu_fake_family")
-    bench.register("broken", "cvgpu_fake_family", "broken_rows")
-    bench.register("absent", "cvgpu.absent_family")
-    rows, notes, failed = bench.run_families(["fake", "broken", "absent"], quick=True, show_progress=False)
+    monkeypatch.setattr(bench_cli, "FAMILIES", dict(bench_cli.FAMILIES))
+    bench_cli.register("fake", "cvgpu_fake_family")
+    bench_cli.register("broken", "cvgpu_fake_family", "broken_rows")
+    bench_cli.register("absent", "cvgpu.absent_family")
+    rows, notes, failed = bench_cli.run_families(["fake", "broken", "absent"], quick=True, show_progress=False)
     assert rows == [dict(function="fakeFilter", workload="quick", cv2_ms=4.0, cvgpu_ms=0.5, io="device",
                          exact=True, family="fake", speedup=8.0, reference_ms=None)]
     assert failed == ["broken"]
@@ -121,7 +121,7 @@ def test_a_registered_family_runs(monkeypatch):
 
 def test_progress_without_tqdm(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    p = bench.Progress(2)
+    p = bench_cli.Progress(2)
     p("hough: a")
     p.expect(3)
     p("hough: b")
@@ -132,7 +132,7 @@ def test_progress_without_tqdm(monkeypatch, capsys):
 
 
 def test_summarize_spread():
-    s = bench.summarize([1.0, 2.0, 3.0, 4.0, 100.0])
+    s = _timing.summarize([1.0, 2.0, 3.0, 4.0, 100.0])
     assert s["median"] == 3.0 and s["reps"] == 5
     assert s["p10"] == pytest.approx(1.4) and s["p90"] == pytest.approx(61.6)
 
@@ -154,7 +154,7 @@ def test_row_text_parsing():
 
 def test_table(capsys):
     rows = gpu_like_rows()
-    bench.print_table(rows, ENV, notes=["a note"])
+    table.print_table(rows, ENV, notes=["a note"])
     out = capsys.readouterr().out
     assert "GPU: NVIDIA H100 80GB HBM3" in out and "16 threads" in out
     assert "0.3800 [0.3420-0.4560]" in out
@@ -223,11 +223,11 @@ def test_radon_exact_column(monkeypatch):
     falls back to cv2 when there is no GPU, so the check runs as if there were one)."""
     if not hasattr(cv2, "ximgproc"):
         pytest.skip("cv2 has no ximgproc (opencv-contrib-python)")
-    monkeypatch.setattr(bench, "_backend", types.SimpleNamespace(cupy_module=lambda: object()))
+    monkeypatch.setattr(bench_radon, "_backend", types.SimpleNamespace(cupy_module=lambda: object()))
     checked = {}
-    assert bench._radon_exact("300x200 uint8, 180 angles (1 deg steps)", checked) is True
+    assert bench_radon._radon_exact("300x200 uint8, 180 angles (1 deg steps)", checked) is True
     assert list(checked) == [(300, 200, 1.0)]
-    assert bench._radon_exact("something else", checked) is None
+    assert bench_radon._radon_exact("something else", checked) is None
 
 
 @pytest.mark.gpu
@@ -259,10 +259,9 @@ def test_bench_quick_on_gpu(tmp_path, capsys):
 def test_every_family_gives_rows_in_quick_mode():
     # A family function that falls off its end returns None, which the registry reads as no rows:
     # two did after a merge, and their rows were missing from the device run's table.
-    from cvgpu import bench
     without_gpu_rows = {"cuda"}   # OpenCV-CUDA detector rows need the GPU
-    for name in bench.FAMILIES:
-        rows, notes, failed = bench.run_families([name], quick=True, show_progress=False)
+    for name in bench_cli.FAMILIES:
+        rows, notes, failed = bench_cli.run_families([name], quick=True, show_progress=False)
         assert not failed and not notes, (name, notes)
         if name not in without_gpu_rows or cvgpu_backend() == "cuda":
             assert rows, name

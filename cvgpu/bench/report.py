@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from .bench import COLUMNS, FOOTNOTE, header_lines, table_cells
+from .table import COLUMNS, FOOTNOTE, header_lines, table_cells
 
 ENGINE_STYLES = {  # (label, linestyle, marker)
     "cv2": ("cv2 (CPU)", "--", "o"),
@@ -136,7 +136,7 @@ def _hough_plot(path, rows, x_of, select_ref, xlabel, title, base2=False):
                      marker="D")
     measured_gpu = any(r.get("cvgpu_ms") is not None for r in hough + cuda)
     if measured_gpu:
-        from .cuda._bench import REFERENCE_MS
+        from .cuda import REFERENCE_MS
         ref = sorted((x, ms) for (side, pts), ms in REFERENCE_MS.items() for x in [select_ref(side, pts)]
                      if x is not None)
         if ref:

@@ -1,0 +1,94 @@
+"""What a benchmark ran on, and its rows as a text table."""
+import datetime
+import os
+import platform
+import sys
+
+import cv2
+import numpy as np
+
+from .. import _backend
+from ._timing import BATCH_MS
+
+
+def environment():
+    """What the numbers were measured on (the table header and report.md)."""
+    import cvgpu
+    env = {"generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "cv2_version": cv2.__version__, "cv2_threads": cv2.getNumThreads(), "cpu_count": os.cpu_count(),
+           "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
+           "numpy_version": np.__version__, "cvgpu_version": cvgpu.cvgpu_version, "gpu": None,
+           "cupy_version": None, "backend": _backend.backend(), "no_gpu_reason": None}
+    cp = _backend.cupy_module()
+    if cp is None:
+        env["no_gpu_reason"] = _backend.fallback_reason()
+    else:
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        env["gpu"] = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        env["cupy_version"] = cp.__version__
+        try:
+            v = cp.cuda.runtime.runtimeGetVersion()
+            env["cuda_runtime"] = "%d.%d" % (v // 1000, v % 1000 // 10)
+        except Exception:
+            pass
+    return env
+
+
+def header_lines(env):
+    if env.get("gpu"):
+        first = "GPU: %s (CuPy %s%s)" % (env["gpu"], env["cupy_version"],
+                                         ", CUDA %s" % env["cuda_runtime"] if env.get("cuda_runtime") else "")
+    else:
+        first = "No usable GPU (%s): cv2 timings only." % env.get("no_gpu_reason")
+    return [first, "cv2 %s, %s threads | %s CPUs | cvgpu %s | numpy %s | Python %s" % (
+        env["cv2_version"], env["cv2_threads"], env["cpu_count"], env["cvgpu_version"], env["numpy_version"],
+        env["python"])]
+
+
+def fmt_ms(v, p10=None, p90=None, digits=3):
+    if v is None:
+        return "-"
+    s = "%.*f" % (digits, v)
+    if p10 is not None and p90 is not None:
+        s += " [%.*f-%.*f]" % (digits, p10, digits, p90)
+    return s
+
+
+def exact_text(v):
+    return {True: "yes", False: "NO", None: "-"}.get(v, "-")
+
+
+def table_cells(r):
+    return [r["workload"], r["function"], r["io"],
+            fmt_ms(r.get("cv2_ms"), r.get("cv2_p10"), r.get("cv2_p90"), 3),
+            fmt_ms(r.get("cvgpu_ms"), r.get("cvgpu_p10"), r.get("cvgpu_p90"), 4),
+            "-" if r.get("speedup") is None else "%.1fx" % r["speedup"], exact_text(r.get("exact")),
+            fmt_ms(r.get("reference_ms"))]
+
+
+COLUMNS = ["workload", "function", "io", "cv2 ms [p10-p90]", "cvgpu ms [p10-p90]", "speedup", "exact",
+           "ocv-cuda ms"]
+FOOTNOTE = ("speedup: cv2 median / cvgpu median, cv2 timed in this run (host clock); cvgpu numpy io: host "
+            "clock, device io: CUDA events (calls under %g ms in back-to-back batches between two events, "
+            "per call). exact: every output equal to cv2's, bit for bit ('-': not compared). ocv-cuda: "
+            "OpenCV's own CUDA kernels on an H100 (recorded figures), cuda.* rows." % BATCH_MS)
+
+
+def print_table(rows, env=None, notes=(), out=None):
+    out = out or sys.stdout
+    env = env or environment()
+    for line in header_lines(env):
+        print(line, file=out)
+    cells = [table_cells(r) for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(COLUMNS)]
+    widths[0] = min(widths[0], 44)
+    line = "  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))
+    print(line, file=out)
+    print("-" * len(line), file=out)
+    for row in cells:
+        print("  ".join(c[:w].ljust(w) for c, w in zip(row, widths)).rstrip(), file=out)
+    if not rows:
+        print("(no rows)", file=out)
+    print(FOOTNOTE, file=out)
+    for note in notes:
+        print("note: " + note, file=out)
