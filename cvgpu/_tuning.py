@@ -1,0 +1,53 @@
+"""A family's tuned constants in one place, and the one documented way to change them.
+
+Each family keeps its measured choices (block sizes, thresholds between two code paths, capacities)
+in one ``Tuning`` object, read by its code as ``TUNING.name``. Each value is documented where it is
+declared, with the benchmark row that chose it. Tests and experiments that force a path change a
+value for a ``with`` block through ``override``; they never monkeypatch private module names::
+
+    from cvgpu.contours import TUNING
+    with TUNING.override(grouped_min=0):   # every call takes the grouped layout
+        ...
+
+Overrides are process-wide (the values are read by every thread), meant for tests and benchmarks.
+"""
+import contextlib
+import threading
+
+
+class Tuning:
+    """Named tuned values; ``override(**values)`` changes some for a ``with`` block."""
+
+    def __init__(self, family, **values):
+        object.__setattr__(self, "_family", family)
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_lock", threading.Lock())
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError("%s tuning has no value %r" % (self._family, name)) from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("%s tuning is read-only; use override()" % self._family)
+
+    def names(self):
+        return sorted(self._values)
+
+    @contextlib.contextmanager
+    def override(self, **values):
+        unknown = set(values) - set(self._values)
+        if unknown:
+            raise AttributeError("%s tuning has no value %s" % (self._family, ", ".join(sorted(unknown))))
+        with self._lock:
+            saved = {k: self._values[k] for k in values}
+            self._values.update(values)
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._values.update(saved)
+
+    def __repr__(self):
+        return "Tuning(%r, %s)" % (self._family, ", ".join("%s=%r" % kv for kv in sorted(self._values.items())))
