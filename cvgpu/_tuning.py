@@ -10,7 +10,16 @@ value for a ``with`` block through ``override``; they never monkeypatch private 
         ...
 
 Overrides are process-wide (the values are read by every thread), meant for tests and benchmarks.
+
+A test that forces a path also asserts that the path ran: the code counts each path it takes with
+``TUNING.ran("name")`` and the test reads ``TUNING.paths()`` before and after (a ``Counter``)::
+
+    before = TUNING.paths()
+    with TUNING.override(grouped_min=0):
+        cvgpu.findContours(img, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    assert TUNING.paths()["grouped"] > before["grouped"]
 """
+import collections
 import contextlib
 import threading
 
@@ -22,6 +31,7 @@ class Tuning:
         object.__setattr__(self, "_family", family)
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_lock", threading.Lock())
+        object.__setattr__(self, "_paths", collections.Counter())
 
     def __getattr__(self, name):
         try:
@@ -31,6 +41,15 @@ class Tuning:
 
     def __setattr__(self, name, value):
         raise AttributeError("%s tuning is read-only; use override()" % self._family)
+
+    def ran(self, path):
+        """Count one call that took ``path`` (a name the family documents beside the code)."""
+        self._paths[path] += 1
+
+    def paths(self):
+        """A copy of the path counts since the process started."""
+        with self._lock:
+            return collections.Counter(self._paths)
 
     def names(self):
         return sorted(self._values)
