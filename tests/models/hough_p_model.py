@@ -295,6 +295,8 @@ def hough_lines_p(image, rho, theta, threshold, min_line_length=0.0, max_line_ga
 
 
 def run(s, trace=None, division="float", lines_max=INT_MAX):
+    if s.n and s.numangle == 0 and s.max_start >= s.threshold:
+        raise Undefined("a trigger without angles reads cv2's empty trig table")
     acc = np.zeros(max(s.cells, 0), np.int64)
     mask = np.zeros(s.height * s.width, np.uint8)
     mask[s.ys * s.width + s.xs] = 1
