@@ -1,7 +1,18 @@
-"""The one compiled-kernel cache: ``kernels/<family>.cu`` built through NVRTC once per device and
-option set, then reused. Sources ship inside the wheel as ``cvgpu/kernels`` and are read from the
-repository's ``kernels/`` in a source checkout."""
+"""The one compiled-kernel cache: ``kernels/<family>.cu`` loaded once per device and option set,
+then reused. Sources ship inside the wheel as ``cvgpu/kernels`` and are read from the repository's
+``kernels/`` in a source checkout.
+
+Kernels are compiled ahead of time (``tools/build_kernels.py``, nvcc) into ``kernels/_aot/``: one
+fatbin per module and option set, with machine code for every architecture in ``AOT_ARCHS``, and
+``manifest.json`` recording the sha256 of the exact source and options each was built from. A module
+is loaded from its fatbin when the manifest's source hash equals the source's (a stale binary is
+never used) and the device's architecture is in it; otherwise, or when the driver cannot load it, it
+is compiled at run time through NVRTC as before. ``CVGPU_KERNELS=nvrtc`` forces run-time compilation.
+"""
 import ctypes
+import hashlib
+import json
+import os
 import pathlib
 import threading
 
@@ -16,9 +27,18 @@ _SOURCE_DIRS = (_HERE / "kernels", _HERE.parent / "kernels")
 # and square root. Kernels that need no contraction say so with __fmul_rn/__fadd_rn themselves.
 _BASE_OPTIONS = ("--std=c++14", "--ftz=false", "--prec-div=true", "--prec-sqrt=true")
 
+# Architectures the fatbins hold machine code for (compute capability x 10). 8.0 is the oldest the
+# kernels build for (they use sm_80's warp reductions); newer devices compile at run time.
+AOT_ARCHS = (80, 86, 89, 90, 100, 120)
+# Option sets each module is built with ahead of time (modules not named: the base options only).
+AOT_OPTION_SETS = {"hough": ((), ("-DCVGPU_WIDE_POINTS",)), "cuda_hough": ((), ("-DCVGPU_WIDE_POINTS",))}
+AOT_DIR = "_aot"
+
 _lock = threading.Lock()
 _modules = {}
 _functions = {}
+_origins = {}        # (device, family, options, cooperative) -> "aot" or "nvrtc"
+_manifest = []
 
 
 def _inline_includes(path, root, seen):
@@ -55,6 +75,66 @@ def kernel_source(family):
     raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
 
 
+def aot_key(family, options):
+    """The manifest's name of a module built with extra ``options``."""
+    return family + "".join(" " + o for o in options)
+
+
+def source_hash(family, options):
+    """sha256 of what a module is compiled from: its full source and every compile option."""
+    h = hashlib.sha256(kernel_source(family).encode())
+    h.update("\0".join(_BASE_OPTIONS + tuple(options)).encode())
+    return h.hexdigest()
+
+
+def aot_manifest():
+    """kernels/_aot/manifest.json as a dict, with "dir" set to its folder ({} when there is none)."""
+    if not _manifest:
+        found = {}
+        for root in _SOURCE_DIRS:
+            path = root / AOT_DIR / "manifest.json"
+            if path.is_file():
+                found = json.loads(path.read_text())
+                found["dir"] = str(path.parent)
+                break
+        _manifest.append(found)
+    return _manifest[0]
+
+
+def _aot_path(family, options, capability):
+    """The fatbin to load for this module on a device of ``capability``, or None (no binary for
+    this source, options or architecture; or run-time compilation forced)."""
+    if os.environ.get("CVGPU_KERNELS", "").lower() == "nvrtc":
+        return None
+    manifest = aot_manifest()
+    entry = manifest.get("modules", {}).get(aot_key(family, options))
+    if entry is None or capability not in manifest.get("archs", ()):
+        return None
+    if entry["source_sha256"] != source_hash(family, options):
+        return None
+    return os.path.join(manifest["dir"], entry["file"])
+
+
+def _load_module(cp, family, options, cooperative):
+    """(module, origin): the shipped fatbin when it loads, else an NVRTC build."""
+    path = _aot_path(family, tuple(options), compute_capability())
+    if path is not None:
+        try:
+            module = cp.RawModule(path=path, enable_cooperative_groups=bool(cooperative))
+            module.module  # noqa: B018 - load now, so that a driver refusing the binary falls back here
+            return module, "aot"
+        except Exception:  # an older driver than the toolkit that built it, a damaged file
+            pass
+    module = cp.RawModule(code=kernel_source(family), options=_BASE_OPTIONS + tuple(options),
+                          enable_cooperative_groups=bool(cooperative))
+    return module, "nvrtc"
+
+
+def module_origins():
+    """{(device, family, options, cooperative): "aot" or "nvrtc"} of the modules loaded so far."""
+    return dict(_origins)
+
+
 def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=False):
     """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device.
     ``cooperative``: from a module of its own whose kernels CuPy launches with
@@ -70,8 +150,7 @@ def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=
                 mkey = fkey[:4]
                 module = _modules.get(mkey)
                 if module is None:
-                    module = cp.RawModule(code=kernel_source(family), options=_BASE_OPTIONS + tuple(options),
-                                          enable_cooperative_groups=bool(cooperative))
+                    module, _origins[mkey] = _load_module(cp, family, options, cooperative)
                     _modules[mkey] = module
                 fn = module.get_function(name)
                 _functions[fkey] = fn
