@@ -15,8 +15,13 @@ compute methods timed (``cuda.createHoughLinesDetector().detect``). Each call's 
 (shape, dtype, bytes; GpuMat/CuPy outputs downloaded after the timer stops), and the two runs are compared
 call by call.
 
-Exit status: 0 when every compared output is identical (or nothing was compared), 1 when one differs,
-2 on a usage error, 3 when either run of the script exited with a non-zero status.
+Nothing is started before the script: cvgpu starts the GPU when its engine choice says so, as in
+the user's own run, so the whole-script times compare what a user sees. Without a usable GPU no
+speed is compared (cvgpu computes with cv2 then), only outputs.
+
+Exit status: 0 when every compared output is identical, 1 when one differs, 2 on a usage error (an
+option of cvgpu compare written after the script), 3 when either run of the script exited with a
+non-zero status, 4 when nothing was compared.
 """
 import argparse
 import collections
@@ -296,13 +301,9 @@ def install(mode, log_path):
 def _child_main(argv):
     mode, log_path, script = argv[0], argv[1], argv[2]
     install(mode, log_path)
-    init_s = None
-    if mode == "cvgpu":
-        # CuPy's import and the CUDA context are process start-up, like importing cv2: done (and
-        # reported) before the script starts, not charged to the script's first call.
-        t0 = time.perf_counter()
-        sys.modules["cvgpu._backend"].cupy_module()
-        init_s = time.perf_counter() - t0
+    # Nothing is started before the script: cvgpu's GPU start-up (CuPy, the CUDA context, kernels)
+    # happens when cvgpu decides to, as in the user's own run, and counts in the script's time.
+    t_start = time.perf_counter()
     import runpy
     import traceback
     sys.argv = [script] + list(argv[3:])
@@ -326,8 +327,11 @@ def _child_main(argv):
     if mode == "cvgpu":
         cvgpu = sys.modules["cvgpu"]
         with open(log_path, "a") as fh:
+            engine = sys.modules["cvgpu._engine"]
             fh.write(json.dumps({"meta": {"backend": cvgpu.backend(), "no_gpu_reason": cvgpu.fallback_reason(),
-                                          "gpu_init_s": init_s}}) + "\n")
+                                          "engine_mode": engine.get_engine(), "gpu_start": engine.startup_state(),
+                                          "gpu_start_s": engine._startup.seconds,
+                                          "script_s": time.perf_counter() - t_start}}) + "\n")
     return code
 
 
@@ -385,7 +389,7 @@ def summarize(logs, runs):
     verdicts = [f["identical"] for f in functions]
     return {"runs": runs, "functions": functions, "first_difference": first_diff,
             "identical": (False if False in verdicts else (True if True in verdicts else None)),
-            "accelerated": accelerated_names()}
+            "accelerated": accelerated_names(), "gpu_compared": runs.get("cvgpu", {}).get("backend") == "cuda"}
 
 
 def _ms(v):
@@ -404,13 +408,18 @@ def summary_lines(result, markdown=False):
         run = runs[mode]
         extra = ""
         if mode == "cvgpu":
-            extra = ", backend %s" % run.get("backend")
-            if run.get("backend") != "cuda":
-                extra += " (no usable GPU: cvgpu computed with cv2, so times and outputs match by construction)"
-            elif run.get("gpu_init_s") is not None:
-                extra += " (CuPy import + CUDA context %.2f s before the script, not in the calls)" % run["gpu_init_s"]
-        text = "%-5s run: exit %s, %.2f s%s" % (mode, run["exit"], run["seconds"], extra)
+            extra = ", engine %s, GPU %s" % (run.get("engine_mode", "?"), run.get("gpu_start", "?"))
+            if run.get("gpu_start_s") is not None:
+                extra += " (start-up %.2f s, in the background)" % run["gpu_start_s"]
+        text = "%-5s run: exit %s, whole script %.2f s%s" % (mode, run["exit"], run["seconds"], extra)
         lines.append(("- " if markdown else "  ") + text)
+    gpu = result.get("gpu_compared", True)
+    if not gpu:
+        lines.append(("- " if markdown else "  ") + "no speed compared: there is no usable GPU (%s), so cvgpu "
+                     "computed every call with cv2; only the outputs were compared" % runs["cvgpu"].get("no_gpu_reason"))
+    elif runs["cv2"]["exit"] == 0 and runs["cvgpu"]["exit"] == 0 and runs["cvgpu"]["seconds"] > 0:
+        lines.append(("- " if markdown else "  ") + "whole script: %.2fx (cv2 %.2f s / cvgpu %.2f s)" % (
+            runs["cv2"]["seconds"] / runs["cvgpu"]["seconds"], runs["cv2"]["seconds"], runs["cvgpu"]["seconds"]))
     cols = ("function", "calls cv2/cvgpu", "cv2 total ms", "cvgpu total ms", "cv2 median", "cvgpu median",
             "cvgpu 1st", "speedup", "identical", "computed by")
     rows = []
@@ -422,7 +431,7 @@ def summary_lines(result, markdown=False):
                      _ms(f["cv2"]["total_ms"] if f["cv2"]["calls"] else None),
                      _ms(f["cvgpu"]["total_ms"] if f["cvgpu"]["calls"] else None),
                      _ms(f["cv2"]["median_ms"]), _ms(f["cvgpu"]["median_ms"]), _ms(f["cvgpu"]["first_ms"]),
-                     "-" if f["speedup"] is None else "%.1fx" % f["speedup"],
+                     "-" if f["speedup"] is None or not gpu else "%.1fx" % f["speedup"],
                      {True: "yes", False: "NO", None: "n/a"}[f["identical"]], by))
     if markdown:
         lines += ["", "| " + " | ".join(cols) + " |", "|---|---|" + "---:|" * 6 + "---|---|"]
@@ -447,8 +456,12 @@ def summary_lines(result, markdown=False):
                 kw = ", ".join("%s=%s" % kv for kv in a["kwargs"].items())
                 lines.append("  %-5s args: %s%s%s" % (mode, ", ".join(a["args"]), ", " if kw and a["args"] else "",
                                                       kw) + (" -> raised %s" % a["error"] if a["error"] else ""))
+    for mode in ("cv2", "cvgpu"):
+        if runs[mode]["exit"] != 0:
+            lines.append("THE SCRIPT FAILED in the %s run (exit %s): its error is printed above" % (mode,
+                                                                                             runs[mode]["exit"]))
     verdict = {True: "all outputs identical", False: "OUTPUTS DIFFER",
-               None: "no call compared in both runs"}[result["identical"]]
+               None: "NOTHING COMPARED: no call cvgpu accelerates was made in both runs"}[result["identical"]]
     lines.append("%s. Times: host clock around each call (device outputs synchronized); speedup: cv2 median / "
                  "cvgpu median (ms per call); a function's first cvgpu call also loads or compiles its kernels "
                  "(cvgpu 1st), so with one or two calls the median includes it." % verdict)
@@ -464,9 +477,11 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="cvgpu compare", description="Run an unmodified OpenCV script with cv2, then with cvgpu as cv2; "
         "report time and output identity of every call cvgpu computes.",
-        usage="cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]",
-        epilog="exit status: 0 all compared outputs identical, 1 an output differs, 2 usage error, "
-        "3 a run of the script exited non-zero")
+        usage="cvgpu compare [--json PATH] [--markdown PATH] [--] script.py [args...]",
+        epilog="cvgpu compare's options go before the script; everything after the script is the script's "
+        "(write -- before the script to pass it arguments named like these options). exit status: 0 all "
+        "compared outputs identical, 1 an output differs, 2 usage error, 3 a run of the script exited "
+        "non-zero, 4 nothing was compared")
     parser.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="append the comparison to PATH as markdown")
     parser.add_argument("script", help="the Python script, run as `python script.py args...` would run it")
@@ -480,8 +495,22 @@ def _run(mode, script, args, log_path, env):
     return {"exit": proc.returncode, "seconds": time.perf_counter() - start}
 
 
+_OWN_OPTIONS = ("--json", "--markdown")
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    explicit = "--" in argv and args.script in argv and argv.index("--") < argv.index(args.script)
+    if args.args[:1] == ["--"]:
+        args.args = args.args[1:]
+    if not explicit:
+        misplaced = [a for a in args.args if a.split("=")[0] in _OWN_OPTIONS]
+        if misplaced:
+            print("cvgpu compare: %s after the script would go to the script, not to cvgpu compare: put it "
+                  "before the script, or write `cvgpu compare [options] -- %s ...` to pass it to the script"
+                  % (", ".join(misplaced), args.script), file=sys.stderr)
+            return 2
     if not os.path.isfile(args.script):
         print("cvgpu compare: no such script: %s" % args.script, file=sys.stderr)
         return 2
@@ -516,4 +545,6 @@ def main(argv=None):
             fh.write("\n".join(summary_lines(result, markdown=True)) + "\n\n")
     if runs["cv2"]["exit"] != 0 or runs["cvgpu"]["exit"] != 0:
         return 3
+    if result["identical"] is None:
+        return 4
     return 1 if result["identical"] is False else 0
