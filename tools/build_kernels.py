@@ -93,7 +93,11 @@ def main(argv=None):
     ap.add_argument("--all", action="store_true", help="rebuild every module")
     ap.add_argument("--check", action="store_true", help="only check; exit 1 when a binary is stale or missing")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--archs", help="comma-separated compute capabilities instead of AOT_ARCHS (a quick build "
+                    "for one machine; the committed build uses AOT_ARCHS)")
     a = ap.parse_args(argv)
+    if a.archs:
+        _kernels.AOT_ARCHS = tuple(int(x) for x in a.archs.split(","))
     path = OUT / "manifest.json"
     manifest = json.loads(path.read_text()) if path.is_file() else {}
     todo = stale(manifest)
