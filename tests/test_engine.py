@@ -114,7 +114,7 @@ def test_run_attributes_the_time_to_the_engine_that_computed(fresh_engine):
 
 def test_size_buckets_are_half_octaves():
     b = _engine.size_bucket
-    assert b(640 * 480) == b(650 * 480) != b(1280 * 720)
+    assert b(600 * 480) == b(640 * 480) != b(1280 * 720)
     assert b(0) == -1 and b(1) == 0
 
 
