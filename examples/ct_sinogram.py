@@ -1,6 +1,7 @@
 """Simulated CT projections: cv2.ximgproc.RadonTransform of a head phantom, slice by slice, with checks.
 
-    python examples/ct_sinogram.py [--slices 16] [--size 512] [--angles 180] [--output sino.png] [--synthetic] [--quick]
+    python examples/ct_sinogram.py [--slices 16] [--size 512] [--angles 180] [--output sino.png]
+                                   [--synthetic] [--quick]
 
 The phantom is a 3-D version of the Shepp-Logan head (ellipsoids drawn slice by slice with cv2); with
 scikit-image installed (and without ``--synthetic``) the first slice is scikit-image's 2-D
@@ -79,6 +80,8 @@ def main():
         sys.exit("ct_sinogram: this OpenCV has no cv2.ximgproc (RadonTransform is in opencv-contrib: "
                  "pip install opencv-contrib-python)")
     n, size = (2, 256) if args.quick else (args.slices, args.size)
+    if n < 1 or size < 8 or args.angles < 1:
+        ap.error("--slices and --angles must be at least 1, --size at least 8")
     step = 180.0 / args.angles
 
     drifts, centres, widths, sino = [], [], [], None

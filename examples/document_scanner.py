@@ -3,9 +3,9 @@
     python examples/document_scanner.py [--pages 24] [--output-dir scans/] [--synthetic] [--quick]
 
 Each photo (1280x960, colour) shows a sheet of paper lying on a speckled desk, turned and seen at an
-angle. The classic pipeline: grayscale, Gaussian blur, Canny (dilated to close gaps), cv2.findContours (RETR_LIST,
-CHAIN_APPROX_SIMPLE), the largest contours' approxPolyDP until one has four corners, then
-warpPerspective onto an upright 850x1100 scan and an adaptive threshold. The photos are made here,
+angle. The classic pipeline: grayscale, Gaussian blur, Canny (dilated to close small gaps),
+cv2.findContours (RETR_LIST, CHAIN_APPROX_SIMPLE), the largest contours' approxPolyDP until one has
+four corners, then warpPerspective onto an upright 850x1100 scan and an adaptive threshold. The photos are made here,
 from a fixed seed: the sheet carries scikit-image's `page` photograph when scikit-image is installed
 (else, and with ``--synthetic``, only typed lines), and is placed with a known perspective, so the
 script also reports how far the corners it found are from the true ones. ``--output-dir`` writes the
@@ -128,7 +128,7 @@ def main():
         if args.output_dir:
             cv2.imwrite(os.path.join(args.output_dir, "scan_%03d.png" % (i + 1)), scan)
 
-    print("%d photos %dx%d: page found in %d (%d contours in all), corners within %.1f px of the truth "
+    print("%d photos %dx%d: page found in %d (%d contours in all), corner error %.1f px on average "
           "(worst %.1f), mean ink %.2f%% of the scan"
           % (n, W, H, found, contour_count, float(np.mean(errors)) if errors else float("nan"),
              max(errors) if errors else float("nan"), 100 * float(np.mean(ink)) if ink else 0.0))

@@ -4,11 +4,11 @@
 
 Each frame (1280x1024, an industrial camera) shows a tray of bright metal parts on a dark belt:
 brackets (two holes), plates (four holes and a notch), flanges (a bore and six bolt holes) and
-washers, each turned at random, with the odd one missing a hole, and metal chips on the belt. The frames are synthetic, from a
-fixed seed. For every part the script measures its area (holes subtracted), perimeter, bounding box
-and minimum-area rectangle, counts its holes, names the part from its shape and size and rejects it
-when a hole is missing; one CSV row per part (to ``--csv``, else only the summary). Prints one line
-with the totals. ``--quick`` inspects 3 frames.
+washers, each turned at random, with the odd one missing a hole, and metal chips on the belt. The
+frames are synthetic, from a fixed seed. For every part the script measures its area (holes
+subtracted), perimeter, bounding box and minimum-area rectangle, counts its holes, names the part
+from its shape and size and rejects it when a hole is missing; one CSV row per part (to ``--csv``,
+else only the summary). Prints one line with the totals. ``--quick`` inspects 3 frames.
 Runs unchanged under `cvgpu compare examples/measure_parts.py`.
 """
 import argparse

@@ -39,7 +39,8 @@ def synthetic_photos():
     cv2.fillPoly(img, [pts], (80, 80, 85))
     for k in range(6):
         x = 60 + 70 * k
-        cv2.fillPoly(img, [np.array([[x, 400], [x + 35, 396], [x + 50, 500], [x + 10, 505]], np.int32)], (230, 230, 230))
+        stripe = np.array([[x, 400], [x + 35, 396], [x + 50, 500], [x + 10, 505]], np.int32)
+        cv2.fillPoly(img, [stripe], (230, 230, 230))
     cv2.line(img, (380, 40), (390, 300), (40, 40, 40), 7)
     out.append(("street", img))
     # A desk with a keyboard and papers in colour (coffee's size).

@@ -155,6 +155,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="4 pages (for tests)")
     args = ap.parse_args()
     n_pages = 4 if args.quick else args.pages
+    if n_pages < 1:
+        ap.error("--pages must be at least 1")
 
     archive = Archive()
     rows, totals = [], {}

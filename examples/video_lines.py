@@ -56,8 +56,9 @@ def street_scene(seed):
     for _ in range(3000):
         y = int(HORIZON + (H - HORIZON) * rng.uniform(0.05, 1.0) ** 1.4)
         size = 1 + 3.5 * (y - HORIZON) / (H - HORIZON)
-        cv2.ellipse(img, (int(rng.integers(0, w)), y), (int(size * rng.uniform(0.6, 1.6)), int(size * rng.uniform(0.4, 1.0))),
-                    float(rng.integers(0, 180)), 0, 360, int(rng.choice([50, 60, 135, 145])), -1)
+        axes = (int(size * rng.uniform(0.6, 1.6)), int(size * rng.uniform(0.4, 1.0)))
+        cv2.ellipse(img, (int(rng.integers(0, w)), y), axes, float(rng.integers(0, 180)), 0, 360,
+                    int(rng.choice([50, 60, 135, 145])), -1)
     return img
 
 
@@ -141,6 +142,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="6 frames (for tests)")
     args = ap.parse_args()
     n_frames = 6 if args.quick else args.frames
+    if n_frames < 1:
+        ap.error("--frames must be at least 1")
 
     totals = {"lines": 0, "lane": 0, "vertical": 0, "horizontal": 0, "edges": 0}
     vps, lane_frames = [], 0
