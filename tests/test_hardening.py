@@ -62,7 +62,7 @@ from hypothesis import strategies as st
 import cvgpu
 from conftest import CompatRecorder, same, spin
 from cvgpu import hough as _hough
-from cvgpu import radon as _radon
+from cvgpu.ximgproc import radon as _radon
 
 HAS_GPU = cvgpu.backend() == "cuda"
 HAS_XIMGPROC = hasattr(cv2, "ximgproc")
@@ -644,7 +644,7 @@ def radon_cv2_safe(args, kwargs):
             return True  # cv2's assertions before it allocates the output (the others come after)
     theta, start, end = a["theta"], a["start_angle"], a["end_angle"]
     with np.errstate(all="ignore"):
-        col_num = _radon._cv_round((end - start) / theta) if theta != 0 else 0
+        col_num = cvgpu._cvmath.cv_round((end - start) / theta) if theta != 0 else 0
     if 0 <= col_num <= 720:
         return True
     mat = a["src"]
@@ -687,7 +687,7 @@ def test_radon_fuzz_matches_cv2(inp, theta, start, end, crop, norm, dst, form):
     ours = outcome(lambda: cvgpu.ximgproc.RadonTransform(*a_o, **k_o))
     record_event(ref)
     if ours[0] == "ok" and cvgpu.last_call_backend() == "cv2" and cvgpu.backend() == "cuda":
-        # A float sinogram with NaN: cv2 computes it (cvgpu/radon.py, kernels/radon.cu radon_any_nan).
+        # A float sinogram with NaN: cv2 computes it (cvgpu/ximgproc/radon.py, kernels/ximgproc/radon.cu radon_any_nan).
         _COMPAT.record("ximgproc.RadonTransform", "bad-input, NaN in the float sinogram (cv2 computes)",
                        ours == ref, backend="cv2")
         event("NaN sinogram: cv2 computes")
