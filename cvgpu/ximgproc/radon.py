@@ -261,7 +261,7 @@ def _gather_texture(cp, h, w):
     waits for the event of the array's last use (on whatever stream), so the array is only
     rewritten after the kernels that read it. Not keyed by stream: a call on a new stream would
     allocate an array and evict the others, and freeing a CUDA array waits for the whole device
-    (tests/ximgproc/test_radon_hardening.py's no-device-sync test guards this)."""
+    (tests/test_hardening_common.py: the no-device-sync test guards this)."""
     cache = getattr(_tls, "textures", None)
     if cache is None:
         cache = _tls.textures = {}
