@@ -66,18 +66,13 @@ _KERNELS = "lms/lms"         # kernels/lms/lms.cu
 
 TUNING = Tuning(
     "lms",
-    # Blocks per SM of the grid-stride kernels (sample, decide, evaluate, finish): enough resident
-    # warps to hide the point loads (bench rows "fitLineLMS", "exact LMS (y on x) of 2048 points").
+    # Blocks per SM of the grid-stride kernels: sample, decide, evaluate, finish (bench rows "fitLineLMS").
     blocks_per_sm=8,
-    # Candidate-list entries per point, between list_min and list_max entries (8 bytes each): the
-    # list holds what the decide pass keeps on non-adversarial sets in one pass, and a longer one is
-    # settled window by window instead (bench rows "fitLineLMS"; tests force tiny lists).
+    # Candidate list: 64 entries a point in [list_min, list_max]; overflows settle in windows (bench "fitLineLMS").
     list_per_point=64,
     list_min=1 << 16,
     list_max=1 << 22,
-    # refineHoughLines' support gathering splits each line's strip into one block per this many
-    # pixels of the image's longer side, at most gather_splits_max blocks a line (bench row
-    # "refineHoughLines end to end: 1024x1024 edge image").
+    # Support gathering: a block per 32 px of the longer side, at most 32 a line (bench rows "refineHoughLines").
     gather_split_px=32,
     gather_splits_max=32,
 )

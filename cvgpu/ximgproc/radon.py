@@ -38,21 +38,15 @@ _KERNELS = "ximgproc/radon"  # kernels/ximgproc/radon.cu
 
 TUNING = Tuning(
     "radon",
-    # 8-bit input goes through the texture unit's tld4 gathers wherever the texture can hold it,
-    # else through the global-memory kernel (bench rows "ximgproc.RadonTransform", uint8 workloads).
+    # 8-bit sources through tld4 texture gathers where they fit (bench rows "ximgproc.RadonTransform").
     use_texture=True,
-    # The largest side tld4 may read: maxTexture2DGather on sm_60 .. sm_90 (a hardware limit; the
-    # exact magic-number floor of kernels/ximgproc/radon.cu also needs |s| < 2**22 there).
+    # The largest side tld4 reads: maxTexture2DGather on sm_60 .. sm_90, a hardware limit (not tuned).
     gather_max=32768,
-    # Texture arrays kept per thread (one per device and size); a further size frees them all,
-    # and freeing a CUDA array waits for the whole device, so this stays small.
+    # Texture arrays kept per thread; freeing them waits for the whole device, so few (not tuned).
     textures_per_thread=4,
-    # numpy results up to this many bytes come back through pinned memory (a pageable download
-    # runs at a fraction of the link's speed); larger ones are not worth a pinned block of the
-    # pool (bench rows "ximgproc.RadonTransform", numpy io).
+    # numpy results up to this size come back through pinned memory (bench rows "ximgproc.RadonTransform").
     pinned_max=64 << 20,
-    # Below this many bytes the out-of-memory check skips the device-memory query (a query costs
-    # more than the rare failure it reports early).
+    # Smaller needs skip the free-memory query of the out-of-memory check (not tuned: a rare failure).
     memory_query_min=256 << 20,
 )
 
@@ -290,7 +284,8 @@ def _gather_texture(cp, h, w):
 
 def _host_result(cp, out):
     """``out`` on the host. Results up to ``TUNING.pinned_max`` bytes land in pinned memory from
-    CuPy's pool (a plain numpy array to the caller; the block returns to the pool with it)."""
+    CuPy's pool (a plain numpy array to the caller; the block returns to the pool with it): a
+    pageable download runs at a fraction of the link's speed."""
     if out.nbytes > TUNING.pinned_max:
         TUNING.ran("pageable")
         return out.get()
