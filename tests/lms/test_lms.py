@@ -711,10 +711,11 @@ def test_gpu_far_from_origin_overflowing_the_list(kind, n, seed, scale, outliers
 
 @pytest.mark.gpu
 def test_gpu_windowed_settling_equals_one_pass():
-    """A candidate list of 8 entries forces the windowed rounds wherever more candidates pass the
+    """A candidate list of 16 entries forces the windowed rounds wherever more candidates pass the
     decide test (tests/models/lms_model.py counts them for these sets: 66 in the "auto" batch, 23
-    and 11 in the planted and int sets fitted alone, none in the others): the same fits, bit for
-    bit, as with the full list, which settles every call in one pass."""
+    in the planted set fitted alone, at most 11 in the others): the same fits, bit for bit, as
+    with the full list, which settles every call in one pass. (A window holds one candidate per
+    problem at least, so the list must hold at least one per problem: the batch has 10.)"""
     sets = [make_lms_set(kind, n, seed, 1000, 0, 0.3) for seed, (kind, n) in
             enumerate([("planted", 120), ("int", 77), ("dups", 150), ("collinear", 60), ("equal", 40)])]
     before = lms.TUNING.paths()
@@ -723,14 +724,14 @@ def test_gpu_windowed_settling_equals_one_pass():
     ran = lms.TUNING.paths() - before
     assert ran == {"one_pass": 1 + len(sets)}, ran
     before = lms.TUNING.paths()
-    with lms.TUNING.override(list_min=8, list_max=8):
+    with lms.TUNING.override(list_min=16, list_max=16):
         got = cvgpu.fitLineLMSBatch(sets, residual="auto")
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
         for xy, (line, hw) in zip(sets, singles):
             again = cvgpu.fitLineLMS(xy, "perpendicular")
             assert again[0].tobytes() == line.tobytes() and again[1] == hw
     ran = lms.TUNING.paths() - before
-    assert ran["windowed"] >= 3 and ran["windowed"] + ran["one_pass"] == 1 + len(sets), ran
+    assert ran["windowed"] >= 2 and ran["windowed"] + ran["one_pass"] == 1 + len(sets), ran
 
 
 @pytest.mark.gpu
