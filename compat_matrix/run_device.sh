@@ -106,7 +106,7 @@ run_sanitizer() {
 
 run_bench() {
   # LMS accuracy study (issue 9), then the benchmark report and `cvgpu compare` on examples/.
-  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.lms as m; m.print_accuracy(m.accuracy_rows())" \
+  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.bench.lms as m; m.print_accuracy(m.accuracy_rows())" \
     > "$OUT/lms-accuracy.log" 2>&1
   OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
 }

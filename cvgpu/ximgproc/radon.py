@@ -1,6 +1,6 @@
 """cv2.ximgproc.RadonTransform on the GPU, bit-exact with opencv-contrib 5.0 on x86-64.
 
-All angles run in one launch of ``kernels/radon.cu``: a warp per (angle, output row) computes the
+All angles run in one launch of ``kernels/ximgproc/radon.cu``: a warp per (angle, output row) computes the
 rotated samples of that row on the fly (OpenCV's warpAffine arithmetic: float32 coordinates with
 its fused multiply-adds for 8U/32F, the fixed-point path for 64F) and sums them in the order OpenCV's
 reduce does. The host works out only cv2's sizes, the circle mask's row widths and the per-angle
@@ -9,7 +9,10 @@ inverse rotation matrices (computed with libm's cos/sin, as cv2 does).
 8-bit input (the common case) goes through the texture unit: the caller's src is copied straight
 into a gather-capable CUDA array, and one tld4 per sample fetches its 2x2 neighbourhood, the zero
 padding and the transpose being done by the addressing. Results up to 64 MiB come back through
-pinned memory. Float input and images wider than a gather texture use plain global loads.
+pinned memory. Float input and images wider than a gather texture use plain global loads. The
+path choices and their limits are ``TUNING`` (cvgpu/_tuning.py); each call counts the path it took
+(``TUNING.paths()``): "texture" or "global" for the transform, "pinned" or "pageable" for a numpy
+result.
 
 Beside an OpenCV older than 5 (``CV2_MAJOR``), cv2.ximgproc computes every call (backend "cv2"):
 4.x warps 8-bit images in fixed point, so 5.0's arithmetic would not match it.
@@ -19,19 +22,33 @@ Unlike cv2 5.0, cvgpu never writes to ``src``: cv2.ximgproc.RadonTransform trans
 """
 import functools
 import math
-import statistics
 import threading
-import time
 
 import cv2
 import numpy as np
 
-from . import _backend, _binding, _errors, _kernels
-from ._arrays import as_device_array, on_input_device, upload_2d
+from .. import _backend, _binding, _errors, _kernels
+from .._arrays import as_device_array, on_input_device, upload_2d
+from .._cvmath import cdiv, cv_ceil, cv_round
+from .._tuning import Tuning
 
 _FUNC = "RadonTransform"
 _FILE = "radon_transform.cpp"
-_INT_MIN = -(1 << 31)
+_KERNELS = "ximgproc/radon"  # kernels/ximgproc/radon.cu
+
+TUNING = Tuning(
+    "radon",
+    # 8-bit sources through tld4 texture gathers where they fit (bench rows "ximgproc.RadonTransform").
+    use_texture=True,
+    # The largest side tld4 reads: maxTexture2DGather on sm_60 .. sm_90, a hardware limit (not tuned).
+    gather_max=32768,
+    # Texture arrays kept per thread; freeing them waits for the whole device, so few (not tuned).
+    textures_per_thread=4,
+    # numpy results up to this size come back through pinned memory (bench rows "ximgproc.RadonTransform").
+    pinned_max=64 << 20,
+    # Smaller needs skip the free-memory query of the out-of-memory check (not tuned: a rare failure).
+    memory_query_min=256 << 20,
+)
 
 _PARAMS = [
     _binding.Param("src", "mat"),
@@ -48,21 +65,7 @@ _COMPUTED = (np.dtype(np.uint8), np.dtype(np.float32), np.dtype(np.float64))
 _WARP_ONLY = (np.dtype(np.uint16), np.dtype(np.int16))
 
 
-# ---------------------------------------------------------------- cv2's scalar arithmetic
-
-def _cv_round(x):
-    """cvRound(double): half to even; INT_MIN for NaN and out-of-range values (cvtsd2si)."""
-    if not math.isfinite(x):
-        return _INT_MIN
-    r = round(x)
-    return r if -2147483648 <= r <= 2147483647 else _INT_MIN
-
-
-def _cv_ceil(x):
-    i = _cv_round(x)
-    if i == _INT_MIN:
-        return _INT_MIN
-    return i + (1 if i < x else 0)
+# ---------------------------------------------------------------- cv2's sizes
 
 
 def geometry(rows, cols, crop):
@@ -71,7 +74,7 @@ def geometry(rows, cols, crop):
     if crop:
         n = min(tr, tc)
         return n, tr // 2 - n // 2, tc // 2 - n // 2
-    n = _cv_ceil(math.sqrt(tr * tr + tc * tc))
+    n = cv_ceil(math.sqrt(tr * tr + tc * tc))
     return n, -((n - tr) // 2), -((n - tc) // 2)
 
 
@@ -179,7 +182,7 @@ def _plan(a):
     _assert(mat.channels == 1, "src.channels() == 1", 17)
     theta, start, end = a["theta"], a["start_angle"], a["end_angle"]
     _assert((end - start) * theta > 0, "(end_angle - start_angle) * theta > 0", 18)
-    col_num = _cv_round((end - start) / theta)
+    col_num = cv_round((end - start) / theta)
     rows, cols = mat.rows, mat.cols
     crop = a["crop"]
     empty = rows * cols == 0
@@ -225,10 +228,6 @@ def _deliver(result, dst):
 
 # ---------------------------------------------------------------- GPU pipeline
 
-def _cdiv(a, b):
-    return -(-a // b)
-
-
 _SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _device_cache = {}
 
@@ -245,8 +244,6 @@ def _device_consts(cp, key, make):
     return v
 
 
-# tld4 works on CUDA arrays of at most this side (maxTexture2DGather on sm_60 .. sm_90).
-_GATHER_MAX = 32768
 _ARRAY_TEXTURE_GATHER = 0x08  # cudaArrayTextureGather
 _tls = threading.local()
 
@@ -256,9 +253,9 @@ def _gather_texture(cp, h, w):
     tld4 may read, zero outside.
     Kept per thread, device and size, and shared by the thread's streams: the current stream first
     waits for the event of the array's last use (on whatever stream), so the array is only
-    rewritten after the kernels that read it. (Keyed by stream, a call on a new stream allocated an
-    array, and the evictions that followed free CUDA arrays, which waits for the whole device:
-    tests/test_hardening.py's no-device-sync test caught one, 7.9 s behind another stream's kernel.)"""
+    rewritten after the kernels that read it. Not keyed by stream: a call on a new stream would
+    allocate an array and evict the others, and freeing a CUDA array waits for the whole device
+    (tests/test_hardening_common.py: the no-device-sync test guards this)."""
     cache = getattr(_tls, "textures", None)
     if cache is None:
         cache = _tls.textures = {}
@@ -267,7 +264,7 @@ def _gather_texture(cp, h, w):
     if entry is not None:
         cp.cuda.get_current_stream().wait_event(entry[2])
     else:
-        if len(cache) >= 4:
+        if len(cache) >= TUNING.textures_per_thread:
             # Kernels still queued may read these arrays: wait for the last use of each (its own
             # stream's event, not the whole device) before freeing.
             for entry in cache.values():
@@ -286,25 +283,25 @@ def _gather_texture(cp, h, w):
 
 
 def _host_result(cp, out):
-    """``out`` on the host. Results up to 64 MiB land in pinned memory from CuPy's pool (a plain
-    numpy array to the caller; the block returns to the pool with it): a pageable download runs at
-    a fraction of the link's speed."""
-    if out.nbytes > (64 << 20):
+    """``out`` on the host. Results up to ``TUNING.pinned_max`` bytes land in pinned memory from
+    CuPy's pool (a plain numpy array to the caller; the block returns to the pool with it): a
+    pageable download runs at a fraction of the link's speed."""
+    if out.nbytes > TUNING.pinned_max:
+        TUNING.ran("pageable")
         return out.get()
+    TUNING.ran("pinned")
     import cupyx
     host = cupyx.empty_pinned(out.shape, out.dtype)
     out.get(out=host)
     return host
 
 
-_USE_TEXTURE = True  # False: the plain global-memory kernel (kept for sizes tld4 cannot take)
-
-
 def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
     """8-bit transform through the texture unit; None where the texture limits do not allow it."""
     image, n, a_count = plan.image, plan.n, plan.col_num
-    if not _USE_TEXTURE or max(plan.rows, plan.cols, n if crop else 0) > _GATHER_MAX:
+    if not TUNING.use_texture or max(plan.rows, plan.cols, n if crop else 0) > TUNING.gather_max:
         return None
+    TUNING.ran("texture")
     if image.ndim == 3:
         image = image.reshape(image.shape[0], image.shape[1])
     if crop:
@@ -312,8 +309,8 @@ def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
         d_src = upload_2d(image)
         img = cp.empty((n, n), dtype=np.uint8)
         hw = _device_consts(cp, ("hw", n), lambda: cp.asarray(circle_halfwidths(n)))
-        _kernels.get_function("radon", "radon_prepare_u8")(
-            (_cdiv(n, 32), _cdiv(n, 32)), (32, 8),
+        _kernels.get_function(_KERNELS, "radon_prepare_u8")(
+            (cdiv(n, 32), cdiv(n, 32)), (32, 8),
             (d_src, np.int64(d_src.strides[0] // d_src.itemsize), np.int32(plan.rows), np.int32(plan.cols),
              img, np.int32(n), np.int32(plan.oy), np.int32(plan.ox), hw))
         arr, tex, used = _gather_texture(cp, n, n)
@@ -336,8 +333,8 @@ def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
                           lambda: cp.asarray(inverse_matrices(n, start, theta, a_count).astype(np.float32)))
     out = cp.empty((n, a_count), dtype=np.int32)
     nvec = n - n % 16
-    _kernels.get_function("radon", name)(
-        (a_count, _cdiv(n, 8)), (256,),
+    _kernels.get_function(_KERNELS, name)(
+        (a_count, cdiv(n, 8)), (256,),
         (tex, np.int32(n), np.int32(nvec), np.int32(a_count), mats, np.float32(ou), np.float32(ov),
          *(np.float32(v) for v in box), out))
     used.record()
@@ -347,7 +344,8 @@ def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
 def _check_memory(cp, need):
     # cv2 fails its allocation of the result when memory is short; so does cvgpu, before it works
     # out one matrix per angle for an output that cannot exist. (Small needs skip the query.)
-    if need > (256 << 20) and need > cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes():
+    if need > TUNING.memory_query_min and need > (cp.cuda.runtime.memGetInfo()[0]
+                                                  + cp.get_default_memory_pool().free_bytes()):
         raise cp.cuda.memory.OutOfMemoryError(need, 0)
 
 
@@ -369,12 +367,13 @@ def _gpu_radon(cp, plan, theta, start, crop, norm):
 def _any_nan(cp, out):
     flag = cp.zeros(1, dtype=cp.int32)
     count = out.size
-    _kernels.get_function("radon", "radon_any_nan")(
-        (max(1, min(_cdiv(count, 256), 1024)),), (256,), (out, np.int64(count), flag))
+    _kernels.get_function(_KERNELS, "radon_any_nan")(
+        (max(1, min(cdiv(count, 256), 1024)),), (256,), (out, np.int64(count), flag))
     return flag
 
 
 def _gpu_radon_plain(cp, plan, theta, start, crop):
+    TUNING.ran("global")
     image = plan.image
     if image.ndim == 3:
         image = image.reshape(image.shape[0], image.shape[1])
@@ -385,8 +384,8 @@ def _gpu_radon_plain(cp, plan, theta, start, crop):
     suffix = _SUFFIX[dtype]
     img = cp.empty((n, n), dtype=dtype)
     hw = _device_consts(cp, ("hw", n), lambda: cp.asarray(circle_halfwidths(n))) if crop else None
-    _kernels.get_function("radon", "radon_prepare_" + suffix)(
-        (_cdiv(n, 32), _cdiv(n, 32)), (32, 8),
+    _kernels.get_function(_KERNELS, "radon_prepare_" + suffix)(
+        (cdiv(n, 32), cdiv(n, 32)), (32, 8),
         (d_src, np.int64(d_src.strides[0] // d_src.itemsize), np.int32(plan.rows), np.int32(plan.cols),
          img, np.int32(n), np.int32(plan.oy), np.int32(plan.ox), hw if hw is not None else np.uint64(0)))
 
@@ -394,8 +393,8 @@ def _gpu_radon_plain(cp, plan, theta, start, crop):
     mats = _device_consts(cp, ("m", n, start, theta, a_count, np.dtype(mat_type).char),
                           lambda: cp.asarray(inverse_matrices(n, start, theta, a_count).astype(mat_type)))
     out = cp.empty((n, a_count), dtype=plan.out_dtype)
-    grid = (a_count, _cdiv(n, 8))
-    fn = _kernels.get_function("radon", "radon_" + suffix)
+    grid = (a_count, cdiv(n, 8))
+    fn = _kernels.get_function(_KERNELS, "radon_" + suffix)
     if dtype == np.float64:
         fn(grid, (256,), (img, np.int32(n), np.int32(a_count), mats, out))
     else:
@@ -410,8 +409,8 @@ def _normalize(cp, out, plan):
     res = cp.empty((n, a_count), dtype=cp.uint8)
     count = n * a_count
     name = "radon_norm_i32" if plan.out_dtype == np.int32 else "radon_norm_f64"
-    _kernels.get_function("radon", name)(
-        (max(1, min(_cdiv(count, 256), 4096)),), (256,), (out, np.int64(count), vmin, vmax, res))
+    _kernels.get_function(_KERNELS, name)(
+        (max(1, min(cdiv(count, 256), 4096)),), (256,), (out, np.int64(count), vmin, vmax, res))
     return res
 
 
@@ -497,7 +496,7 @@ def _radon(a):
         if exc.status != 2:  # cudaErrorMemoryAllocation: a CUDA array is allocated outside CuPy's pool
             raise
         raise _errors.out_of_memory(plan.n * plan.col_num * (8 if plan.out_dtype == np.float64 else 4)) from None
-    # A float sinogram with NaN: cv2's answer depends on its CPU's SIMD path (kernels/radon.cu,
+    # A float sinogram with NaN: cv2's answer depends on its CPU's SIMD path (kernels/ximgproc/radon.cu,
     # radon_any_nan), so cv2 computes it. Reading the flag is this call's one wait for the GPU.
     if nan_flag is not None and int(nan_flag.get()[0]):
         return _deliver(_cv2_computes(a), a["dst"])
@@ -509,46 +508,3 @@ def _radon(a):
 def uses_gpu():
     return _backend.backend() == "cuda"
 
-
-# ---------------------------------------------------------------- benchmark
-
-def bench_rows(sizes=(512, 1024, 2048), steps=(1.0, 0.25), reps=5, cv2_reps=3, seed=0):
-    """Timing rows for ``cvgpu bench``: uint8 images, angles 0..180 at each step, numpy in/out.
-    cvgpu_ms: CUDA events around upload + transform + download, median after warm-up. cv2_ms: host
-    clock, only where cv2.ximgproc exists."""
-    rng = np.random.default_rng(seed)
-    cp = _backend.cupy_module()
-    ximgproc = getattr(cv2, "ximgproc", None)
-    rows = []
-    for side in sizes:
-        img = rng.integers(0, 256, (side, side), dtype=np.uint8)
-        for step in steps:
-            count = _cv_round(180.0 / step)
-            workload = "%dx%d uint8, %d angles (%g deg steps)" % (side, side, count, step)
-            cv2_ms = None
-            if ximgproc is not None:
-                times = []
-                for _ in range(cv2_reps):
-                    src = img.copy()  # cv2 transposes a square src in place
-                    t0 = time.perf_counter()
-                    ximgproc.RadonTransform(src, None, step, 0.0, 180.0)
-                    times.append((time.perf_counter() - t0) * 1e3)
-                cv2_ms = statistics.median(times)
-            cvgpu_ms = None
-            if cp is not None:
-                for _ in range(2):
-                    RadonTransform(img, theta=step)
-                stream = cp.cuda.get_current_stream()
-                times = []
-                for _ in range(reps):
-                    start, stop = cp.cuda.Event(), cp.cuda.Event()
-                    start.record(stream)
-                    RadonTransform(img, theta=step)
-                    stop.record(stream)
-                    stop.synchronize()
-                    times.append(cp.cuda.get_elapsed_time(start, stop))
-                cvgpu_ms = statistics.median(times)
-            speedup = cv2_ms / cvgpu_ms if cv2_ms is not None and cvgpu_ms else None
-            rows.append({"function": "ximgproc.RadonTransform", "workload": workload, "cv2_ms": cv2_ms,
-                         "cvgpu_ms": cvgpu_ms, "speedup": speedup, "io": "numpy"})
-    return rows

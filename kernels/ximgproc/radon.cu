@@ -9,8 +9,8 @@
 // (f32_mul, f32_add, f32_fma, __dmul_rn, __dadd_rn, ...). NVCC would otherwise contract
 // a*b + c into an FMA wherever it likes; OpenCV's x86 code fuses exactly where its source uses
 // v_fma or where GCC contracted the AVX2-dispatched scalar code, and nowhere else. The places are
-// documented beside each expression; tests/radon_model.py is the numpy model these mirror and
-// tests/test_radon.py proves that model equal to cv2.ximgproc.RadonTransform.
+// documented beside each expression; tests/models/radon_model.py is the numpy model these mirror and
+// tests/ximgproc/test_radon.py proves that model equal to cv2.ximgproc.RadonTransform.
 
 #define FULL_MASK 0xffffffffu
 #define ROWS_PER_BLOCK 8

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # tests/tools/ -> the repository
 sys.path.insert(0, str(ROOT / "compat_matrix"))
 import generate  # noqa: E402
 

@@ -14,7 +14,7 @@ import cvgpu
 from cvgpu import _compare as compare
 from cvgpu.__main__ import main as cli
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # tests/tools/ -> the repository
 EXAMPLES = ROOT / "examples"
 
 

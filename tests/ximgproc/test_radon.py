@@ -2,7 +2,7 @@
 
 CPU part (runs everywhere opencv-contrib is installed, no GPU needed):
   * argument handling and errors: the same cv2.error code / err / func as cv2 for bad input;
-  * tests/radon_model.py, a numpy model of OpenCV 5.0's arithmetic, bit-exact against cv2 for
+  * tests/models/radon_model.py, a numpy model of OpenCV 5.0's arithmetic, bit-exact against cv2 for
     uint8 / float32 / float64, crop, norm, any angle range. The CUDA kernels mirror this model.
 GPU part (``gpu`` marker): cvgpu vs cv2.ximgproc where the installed cv2 has contrib, else vs the
 numpy model (recorded as reference "numpy-model-of-cv2"), bit for bit.
@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvgpu
-from cvgpu import radon as cvgpu_radon
+from cvgpu.ximgproc import radon as cvgpu_radon
+from cvgpu.ximgproc.radon import TUNING
 from radon_model import normalize_u8, radon_model
 
 HAS_XIMGPROC = hasattr(cv2, "ximgproc")
@@ -300,16 +301,18 @@ def test_gpu_uint8(compat, case):
 
 @pytest.mark.gpu
 def test_gpu_texture_array_shared_by_streams(compat):
-    """A thread's streams share the texture array of a size (cvgpu.radon._gather_texture): calls
+    """A thread's streams share the texture array of a size (cvgpu.ximgproc.radon._gather_texture): calls
     alternating between two non-blocking streams, each with its own image, must each give that
     image's transform (each use waits for the one before, on whichever stream it ran)."""
     import cupy as cp
     rng = np.random.default_rng(5)
     streams = [cp.cuda.Stream(non_blocking=True) for _ in range(2)]
+    before = TUNING.paths()
     for i in range(12):
         img = rng.integers(0, 256, (45, 61), dtype=np.uint8)
         with streams[i % 2]:
             _check(compat, "uint8", img, dict(theta=3), device_io=bool(i % 3))
+    assert TUNING.paths()["texture"] - before["texture"] == 12
 
 
 @pytest.mark.gpu
@@ -442,9 +445,29 @@ def test_cv2_major_constant():
 def test_gpu_uint8_plain_kernel_and_cutover(compat, case):
     """The global-memory 8-bit kernel (images wider than a gather texture) and the size cut-over,
     with the texture limit lowered so that both paths meet small images."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cvgpu_radon, "_GATHER_MAX", 20)
-        _check(compat, "uint8", *case)
+    img, kw = case
+    plan = cvgpu_radon._plan(cvgpu_radon._parse((img,), kw))
+    before = TUNING.paths()
+    with TUNING.override(gather_max=20):
+        _check(compat, "uint8", img, kw)
+    ran = TUNING.paths() - before
+    if plan is not None:  # None: no angle, no kernel
+        wide = max(plan.rows, plan.cols, plan.n if kw.get("crop") else 0) > 20
+        assert ran["global" if wide else "texture"] == 1 and ran["texture" if wide else "global"] == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_gpu_forced_paths(compat, dtype):
+    """The texture path switched off (8-bit input through the global-memory kernel) and numpy
+    results downloaded pageable instead of pinned: the same results, and the forced paths ran."""
+    img = make_image(dtype, 37, 52, 7, 0)
+    for crop in (False, True):
+        before = TUNING.paths()
+        with TUNING.override(use_texture=False, pinned_max=0):
+            _check(compat, np.dtype(dtype).name, img, dict(theta=2.0, crop=crop))
+        ran = TUNING.paths() - before
+        assert ran == {"global": 1, "pageable": 1}, ran
 
 
 def _tie_prone_matrix(rng, count, dtype):

@@ -256,7 +256,7 @@ extern "C" __global__ void lms_decide(
         bool active = false;
         float A = 0.f, B = 0.f, C = 0.f, T = 0.f, e = 0.f;
         int cand_a = 0, cand_b = 0;
-        // [t_lo, t_hi): the window of candidates of a settling round (cvgpu/lms.py settle).
+        // [t_lo, t_hi): the window of candidates of a settling round (cvgpu/lms.py: settle).
         if (t < M && t >= t_lo && t < t_hi && w0 > 0.0f) {
             decode_pair(t, &cand_a, &cand_b);
             float dx, dy, norm;

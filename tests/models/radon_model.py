@@ -1,9 +1,9 @@
 """A pure numpy model of opencv-contrib's cv2.ximgproc.RadonTransform as computed by OpenCV 5.0 on
 x86-64 (the opencv-python wheels: SSE3 baseline, AVX2 dispatch, IPP).
 
-It exists to prove the arithmetic that cvgpu's kernel mirrors: tests/test_radon.py checks it bit for
-bit against cv2.ximgproc.RadonTransform where opencv-contrib is installed, and uses it as the
-reference on machines whose cv2 has no ximgproc. It is written from the observed behaviour of the
+It exists to prove the arithmetic that cvgpu's kernel mirrors: tests/ximgproc/test_radon.py checks it
+bit for bit against cv2.ximgproc.RadonTransform where opencv-contrib is installed, and uses it as
+the reference on machines whose cv2 has no ximgproc. It is written from the observed behaviour of the
 installed cv2 and from reading OpenCV's sources; nothing here calls cv2.
 
 What each step does in OpenCV 5.0 (and so here):

@@ -10,8 +10,8 @@ the line that holds h points. Residual modes:
 
 ``objective(xy, mode)`` returns (w, (dx, dy)): w = twice the optimal half-width (the full slab
 width) and a direction attaining it (of the tied ones found, the least steep in the mode's
-frame). It shares no code with cvgpu (nor with tests/lms_model.py, the kernels' float32 model);
-it evaluates slabs direction by direction, not with the kernels' anchored (pair, side)
+frame). It shares no code with cvgpu (nor with tests/models/lms_model.py, the kernels' float32
+model); it evaluates slabs direction by direction, not with the kernels' anchored (pair, side)
 candidates.
 
 Why pair directions suffice
@@ -31,7 +31,7 @@ all points equal in mode 2) and is a valid line otherwise.
 
 Pruning (exact, for speed)
 --------------------------
-Evaluating f at all ~n^2/2 directions costs ~n^3 log n (80 s for n = 2000 on one core), so
+Evaluating f at all ~n^2/2 directions costs ~n^3 log n (too slow for n = 2000 in a test), so
 directions are pruned with a Lipschitz bound that can only drop directions that cannot beat the
 best value found: window widths move at most L per unit of the direction parameter
 (mode 0: parameter t = slope, L = max x - min x, since d/dt (r_i - r_j) = x_j - x_i; mode 2:

@@ -1,9 +1,9 @@
-"""A numpy model of the exact-LMS pipeline in kernels/lms.cu, with its float32 arithmetic.
+"""A numpy model of the exact-LMS pipeline in kernels/lms/lms.cu, with its float32 arithmetic.
 
 It mirrors the kernels step by step for one problem (one point set, one residual mode): the
 power-of-two scaled candidate directions, the float32 cross products with exact zeros at the pair,
 the ~sqrt(M) stratified samples (same hash), the decision pass with its rounding margin and 1e-5
-shrink, and the exact h-th-smallest evaluation of the surviving candidates. tests/test_lms.py
+shrink, and the exact h-th-smallest evaluation of the surviving candidates. tests/lms/test_lms.py
 checks it against the brute force on CPU, so the algorithm the GPU runs (sampling + pruning, not
 only the exhaustive numpy fallback) is proven exact off the device too. run() returns
 (best key, number of candidates that survived the decision pass); the key packs
