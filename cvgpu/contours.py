@@ -28,6 +28,7 @@ cvgpu extension: ``findContoursPacked(image, mode, method, offset=None)`` return
 ``points[offsets[i]:offsets[i + 1]]`` and ``hierarchy[i]`` is cv2's ``[next, previous,
 first_child, parent]``. CuPy arrays for device input (nothing leaves the GPU), numpy for host input.
 """
+import pathlib
 import re
 import threading
 
@@ -239,8 +240,24 @@ def findContoursPacked(image, mode, method, offset=None):
 
 # ---------------------------------------------------------------- GPU pipeline
 
+def _kernel_files():
+    """{kernel name: its file under kernels/contours/}."""
+    files = {}
+    root = pathlib.Path(__file__).resolve().parent
+    for d in (root / "kernels" / "contours", root.parent / "kernels" / "contours"):
+        if d.is_dir():
+            for f in sorted(d.glob("*.cu")):
+                for name in re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', f.read_text()):
+                    files[name] = "contours/" + f.stem
+            break
+    return files
+
+
+_FILES = _kernel_files()
+
+
 def _fn(name):
-    return _kernels.get_function("contours", name)
+    return _kernels.get_function(_FILES[name], name)
 
 
 def _grid(n):
@@ -327,7 +344,7 @@ def _rank_jump_cooperative(cp):
     """(rank_jump_inplace, the most blocks of it resident at once) on the current device, or None
     where it cannot be launched cooperatively."""
     device = cp.cuda.runtime.getDevice()
-    fn = _kernels.get_function("contours", "rank_jump_inplace", cooperative=True)
+    fn = _kernels.get_function("contours/ranking_block", "rank_jump_inplace", cooperative=True)
     resident = _cooperative.get(device)
     if resident is None:
         num_sms, _ = _kernels.device_properties()
@@ -350,7 +367,7 @@ def _jump_rounds(cp, n, rounds, a, b, k=0, live=None):
         # limit to sizes of their own could lower it under another's launch.
         limit = min(8 * _JUMP_SHARED_MAX, _kernels.device_properties()[1] - 1024)
         if 8 * n <= limit:
-            _kernels.get_function("contours", "rank_jump_shared", max_dynamic_shared=limit)(
+            _kernels.get_function("contours/ranking_block", "rank_jump_shared", max_dynamic_shared=limit)(
                 (1,), (1024,), (i32(n), i32(k), live if live is not None else np.uint64(0), i32(rounds), a),
                 shared_mem=8 * n)
             return a, b
@@ -1011,7 +1028,7 @@ def _tree_sort(cp, m, parent):
         shared = 4 << max(1, (m - 1).bit_length())
         # The kernel's limit is the largest size, the same for every call: threads raising it to
         # sizes of their own could lower it under another's launch.
-        _kernels.get_function("contours", "tree_sort_small",
+        _kernels.get_function("contours/ranking_block", "tree_sort_small",
                               max_dynamic_shared=4 << max(1, (_TREE_SORT_SMALL - 1).bit_length()))(
             (1,), (1024,), (i32(m), parent, order), shared_mem=shared)
         return order

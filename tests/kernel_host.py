@@ -1,10 +1,16 @@
-"""Shared pieces of the host builds of kernels/contours.cu (tests/test_*_kernel_host.py): each test
-compiles one section of the .cu with g++ behind a prelude and calls its kernels through ctypes; these
-read the kernels' signatures and turn a launch's arguments into ctypes values, checking that every
-array has the dtype and every scalar the numpy type the kernel's parameter asks for (what the launch
-code in cvgpu/contours.py must pass on the GPU too)."""
+"""Host builds of the contours family's kernel files (kernels/contours/*.cu) for the tests: each
+file is compiled whole, with its includes, as g++ C++ behind a prelude, into a shared library whose
+``run_<kernel>(grid, block, ...)`` runs every thread of a launch one after another; a ``HostModule``
+launches them through ctypes like a ``cupy.RawKernel`` (checking that every array has the dtype and
+every scalar the numpy type the kernel's parameter asks for: what the launch code in
+cvgpu/contours/ must pass on the GPU too).
+
+What builds here: every file but ranking_block.cu (its kernels need a block's or a grid's threads
+running together and its records are read by inline PTX; the host tests take ranking.cu's forms
+instead). Warp and block intrinsics (barriers, shuffles, ballots) compile to a call that aborts: a
+host test may launch only kernels whose threads are independent (tests that need a ballot emulate
+it in their own prelude)."""
 import ctypes
-import os
 import re
 import shutil
 import subprocess
@@ -12,15 +18,21 @@ import subprocess
 import numpy as np
 import pytest
 
+from cvgpu._kernels import kernel_source
+
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
 POINTEES = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32,
-            "unsigned short": np.uint16}
+            "unsigned short": np.uint16, "unsigned int": np.uint32, "unsigned long long": np.uint64,
+            "LrNode": np.int32}
 
-# What the CUDA sections need on the host: one thread's indices (set by each test's loops), the
-# qualifiers as nothing, and the intrinsics they call with their host meaning (IEEE round-to-nearest
-# double arithmetic; the builds below keep g++ from contracting it into FMAs).
+# What the CUDA files need on the host: one thread's indices (set by the runners), the qualifiers
+# as nothing (block-shared variables as statics), the intrinsics they call with their host meaning
+# (IEEE round-to-nearest double arithmetic; the builds keep g++ from contracting it into FMAs;
+# atomics as plain read-modify-writes, one thread at a time), and the cross-thread intrinsics as
+# an abort.
 PRELUDE = r"""
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
@@ -32,12 +44,17 @@ static uint3_ blockIdx, threadIdx, blockDim, gridDim;
 #define __global__
 #define __device__
 #define __constant__
+#define __shared__ static
+#define __launch_bounds__(n)
 #define __forceinline__ inline
 #define __restrict__ __restrict
 static inline int min(int a, int b) { return a < b ? a : b; }
 static inline int max(int a, int b) { return a > b ? a : b; }
-static inline int atomicMin(int* a, int v) { int o = *a; if (v < o) *a = v; return o; }
-static inline int atomicMax(int* a, int v) { int o = *a; if (v > o) *a = v; return o; }
+template <class T> static inline T atomicMin(T* a, T v) { T o = *a; if (v < o) *a = v; return o; }
+template <class T> static inline T atomicMax(T* a, T v) { T o = *a; if (v > o) *a = v; return o; }
+template <class T> static inline T atomicAdd(T* a, T v) { T o = *a; *a = o + v; return o; }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
@@ -47,28 +64,27 @@ static inline float __double2float_rn(double a) { return (float)a; }
 static inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 static inline double f32_to_f64(float a) { return (double)a; }
 using std::signbit;
+[[noreturn]] static void device_only(const char* what)
+{
+    std::fprintf(stderr, "%s needs threads running together: not launchable in a host build\n", what);
+    std::abort();
+}
+static inline void __syncthreads() { device_only("__syncthreads"); }
+static inline int __syncthreads_count(int) { device_only("__syncthreads_count"); }
+static inline void __threadfence() { device_only("__threadfence"); }
+static inline unsigned __ballot_sync(unsigned, int) { device_only("__ballot_sync"); }
+template <class T> static inline T __shfl_up_sync(unsigned, T, int) { device_only("__shfl_up_sync"); }
+template <class T> static inline T __shfl_down_sync(unsigned, T, int) { device_only("__shfl_down_sync"); }
 """
 
 
-def contours_source():
-    """kernels/contours.cu, as the tests' host builds compile it."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "kernels", "contours.cu")) as f:
-        return f.read()
-
-
-def build(tmp_path_factory, name, text, defines=(), opt="-O2"):
-    """``text`` (a section of contours.cu and its drivers) compiled behind PRELUDE into a shared
-    library; the test is skipped where there is no C++ compiler."""
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of the %s kernels" % name)
-    d = tmp_path_factory.mktemp(name + "host")
-    cpp, so = d / (name + ".cpp"), d / (name + ".so")
-    cpp.write_text("".join("#define %s\n" % m for m in defines) + PRELUDE + text)
-    subprocess.run([cxx, opt, "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so), str(cpp)],
-                   check=True, capture_output=True)
-    return ctypes.CDLL(str(so))
+def module_source(module):
+    """kernels/contours/<module>.cu with its includes inlined, as NVRTC compiles it
+    (cvgpu._kernels.kernel_source), without the float32 helpers in front (kernels/ieee_f32.cuh:
+    inline PTX; PRELUDE gives the one the family calls, f32_to_f64, its host meaning)."""
+    family = "contours/" + module
+    src = kernel_source(family)
+    return src[src.index('#line 1 "%s.cu"' % family):]
 
 
 def signatures(src, names=r"\w+"):
@@ -88,12 +104,28 @@ def signatures(src, names=r"\w+"):
     return sig
 
 
+def _runners(sig):
+    """One C function per kernel, run_<name>(grid, block, params...), that runs all its threads."""
+    out = ['extern "C" {']
+    for name, params in sig.items():
+        decl = "".join(", %s %s" % (t, p) for t, p in params)
+        out.append("void run_%s(unsigned grid_, unsigned block_%s) {" % (name, decl))
+        out.append("  gridDim.x = grid_; blockDim.x = block_;")
+        out.append("  for (unsigned b = 0; b < grid_; ++b) for (unsigned t = 0; t < block_; ++t) {")
+        out.append("    blockIdx.x = b; threadIdx.x = t; %s(%s); } }" % (name, ", ".join(p for _, p in params)))
+    out.append("}")
+    return "\n".join(out)
+
+
 def ctypes_args(name, params, args, pointees=POINTEES):
     """The ctypes values of one launch's ``args`` for the kernel parameters ``params``."""
     assert len(args) == len(params), (name, len(args), params)
     out = []
     for (kind, pname), a in zip(params, args):
         if kind.endswith("*"):
+            if isinstance(a, np.intp) and int(a) == 0:   # a null pointer (an unused array)
+                out.append(ctypes.c_void_p(0))
+                continue
             assert isinstance(a, np.ndarray) and a.flags.c_contiguous, (name, pname)
             assert a.dtype == pointees[kind[:-1].strip()], (name, pname, kind, a.dtype)
             out.append(ctypes.c_void_p(a.ctypes.data))
@@ -102,6 +134,42 @@ def ctypes_args(name, params, args, pointees=POINTEES):
             assert type(a) is dtype, (name, pname, kind, type(a))
             out.append(ctype(int(a)))
     return out
+
+
+class HostModule:
+    """One kernel file built for the host: ``lib`` (ctypes), ``sig`` (its kernels' signatures),
+    ``launcher(name)`` (called as a cupy.RawKernel: ``(grid, block, args, shared_mem=0)``), ``path``
+    (the library's file, for a test that loads it in another process)."""
+
+    def __init__(self, path, sig):
+        self.path, self.lib, self.sig = str(path), ctypes.CDLL(str(path)), sig
+
+    def launcher(self, name):
+        fn = getattr(self.lib, "run_" + name)
+        fn.restype = None
+        params = self.sig[name]
+
+        def launch(grid, block, args, shared_mem=0):
+            assert len(grid) == 1 and len(block) == 1 and grid[0] >= 1 and block[0] >= 1, (name, grid, block)
+            fn(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *ctypes_args(name, params, args))
+        return launch
+
+
+def build(tmp_path_factory, module, extra="", prelude="", opt="-O2"):
+    """kernels/contours/<module>.cu (whole, with its includes) compiled behind PRELUDE (and the
+    test's own ``prelude``), with every kernel's runner and the test's ``extra`` code, into a
+    HostModule; the test is skipped where there is no C++ compiler."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler for the host build of kernels/contours/%s.cu" % module)
+    src = module_source(module)
+    sig = signatures(src)
+    d = tmp_path_factory.mktemp(module + "host")
+    cpp, so = d / (module + ".cpp"), d / (module + ".so")
+    cpp.write_text(PRELUDE + prelude + src + "\n" + _runners(sig) + "\n" + extra)
+    subprocess.run([cxx, opt, "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so), str(cpp)],
+                   check=True, capture_output=True)
+    return HostModule(so, sig)
 
 
 class HostArray(np.ndarray):

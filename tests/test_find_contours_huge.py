@@ -38,7 +38,7 @@ def huge(test):
     skip = pytest.mark.skipif(not HUGE, reason="huge-image GPU tests are opt-in: set CVGPU_HUGE=1 (tens of GB)")
     return pytest.mark.gpu(pytest.mark.huge(skip(test)))
 
-KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "contours.cu")
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "contours")
 
 
 class _PoisonCupy:
@@ -184,15 +184,16 @@ def test_kernel_loops_that_pass_two_to_the_31(monkeypatch):
     stride = 65535 * 8 * cc._BLOCK
     assert cc._INT32_PIXELS + stride > 2**31 - 1 and cc._INT32_PIXELS + stride < 2**32
     assert cc._grid(cc._INT32_PIXELS) == (65535 * 8,)
-    src = open(KERNELS).read()
-    for name in ("pad_init_body", "ccl_union", "lab_pad", "lab_flags"):
-        body = src[src.index('void %s(' % name):]
+    sources = {f: open(os.path.join(KERNELS, f)).read() for f in sorted(os.listdir(KERNELS))}
+    for f, name in (("suzuki.cu", "pad_init_body"), ("suzuki.cu", "ccl_union"), ("labels.cu", "lab_pad"),
+                    ("labels.cu", "lab_flags")):
+        body = sources[f][sources[f].index('void %s(' % name):]
         body = body[:body.index("\n}\n")]
         loops = re.findall(r"for \(([^;]*);[^;]*;\s*\w+ \+= gridDim\.x \* blockDim\.x\)", body)
         assert loops and all(l.strip().startswith("unsigned ") for l in loops), (name, loops)
-    # Every other kernel indexes with a one-thread-per-element 1-D grid: no grid-stride loop left
-    # with a signed counter.
-    assert len(re.findall(r"\+= gridDim\.x \* blockDim\.x", src)) == 4
+    # Every other kernel indexes with a one-thread-per-element 1-D grid (linkruns.cu's grid-stride
+    # loops count in long long): no grid-stride loop left with a signed int counter.
+    assert sum(len(re.findall(r"\+= gridDim\.x \* blockDim\.x", s)) for s in sources.values()) == 4
 
 
 # ---------------------------------------------------------------- GPU (opt-in: CVGPU_HUGE=1)
@@ -314,22 +315,12 @@ def test_just_under_the_pixel_limit(compat):
 
 # ---------------------------------------------------------------- CPU: host build of pad_init / ccl_union
 #
-# The two kernels whose loops changed, compiled with g++ behind a prelude (as in
-# test_tc89_kernel_host.py): every "thread" runs in a loop; __ballot_sync is emulated in two
-# phases per warp (phase 0 records each lane's predicate, phase 1 answers the ballot from them);
-# atomicMin is a plain min (a sequential run is one valid interleaving of the unions).
+# The two kernels whose loops changed, run from the host build of kernels/contours/suzuki.cu
+# (tests/kernel_host.py): every "thread" runs in a loop; __ballot_sync is emulated in two phases
+# per warp (phase 0 records each lane's predicate, phase 1 answers the ballot from them); atomicMin
+# is a plain min (a sequential run is one valid interleaving of the unions).
 
-CCL_FROM = "__device__ __forceinline__ int find_root"
-CCL_TO = "// One 1024-pixel tile per block"
-
-CCL_PRELUDE = r"""
-typedef unsigned char u8;
-struct dim_ { unsigned x; };
-static dim_ blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__ __restrict
+BALLOT_PRELUDE = r"""
 static int g_phase;
 static u8* g_pred;
 static unsigned host_ballot(bool p, int i)
@@ -341,8 +332,6 @@ static unsigned host_ballot(bool p, int i)
     return m;
 }
 #define __ballot_sync(mask, pred) host_ballot((pred), i)
-#define __clz(x) __builtin_clz(x)
-static inline int atomicMin(int* p, int v) { const int o = *p; if (v < o) *p = v; return o; }
 """
 
 CCL_DRIVER = r"""
@@ -376,18 +365,8 @@ extern "C" void run_union(const u8* f, int w2, int n, int* L, unsigned grid, uns
 
 @pytest.fixture(scope="module")
 def ccl_so(tmp_path_factory):
-    import shutil
-    import subprocess
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of pad_init / ccl_union")
-    src = open(KERNELS).read()
-    d = tmp_path_factory.mktemp("cclhost")
-    cpp = d / "ccl.cpp"
-    cpp.write_text(CCL_PRELUDE + src[src.index(CCL_FROM):src.index(CCL_TO)] + CCL_DRIVER)
-    so = d / "ccl.so"
-    subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-o", str(so), str(cpp)], check=True, capture_output=True)
-    return str(so)
+    import kernel_host
+    return kernel_host.build(tmp_path_factory, "suzuki", extra=CCL_DRIVER, prelude=BALLOT_PRELUDE).path
 
 
 def _ccl_lib(path):

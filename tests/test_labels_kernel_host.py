@@ -1,18 +1,13 @@
-"""The label-image pipeline of cvgpu/contours.py (``_gpu_labels``) with the kernels of
-kernels/contours.cu compiled for the host, against cv2 (no GPU).
+"""The label-image pipeline of cvgpu/contours (``_gpu_labels``) with the kernel files it launches
+(kernels/contours/labels.cu, tc89.cu, ranking.cu) compiled for the host, against cv2 (no GPU).
 
-kernels/contours.cu from the tree kernels (``sibling_links`` ...) to its end (the walk, Teh-Chin
-and label-image sections) is plain C++ apart from a few CUDA names; a prelude maps those to host
-C++ (atomics are plain read-modify-writes: every "thread" runs alone, in order), and for every
-kernel a generated ``run_<name>(grid, block, ...)`` runs all its threads in a loop. The launch code
-itself, cvgpu.contours._gpu_labels (argument order and types checked against the kernels'
-signatures, grids, scratch layout, the fixed-point rounds, the tree order, TC89 on top), then runs
-on a numpy stand-in for CuPy. What stays for tests/test_find_contours_labels.py (gpu): the GPU's
-own execution (NVRTC build, real concurrency of the atomics, memory). Skipped without a C++
-compiler.
+Each file is compiled whole by tests/kernel_host.py (atomics are plain read-modify-writes there:
+every "thread" runs alone, in order). The launch code itself, cvgpu.contours._gpu_labels (argument
+order and types checked against the kernels' signatures, grids, scratch layout, the fixed-point
+rounds, the tree order, TC89 on top), then runs on a numpy stand-in for CuPy. What stays for
+tests/test_find_contours_labels.py (gpu): the GPU's own execution (NVRTC build, real concurrency of
+the atomics, memory) and ranking_block.cu's kernels. Skipped without a C++ compiler.
 """
-import ctypes
-
 import cv2
 import numpy as np
 import pytest
@@ -25,33 +20,16 @@ from test_labels_model import FAMILIES, label_image, offsets
 from test_contours_model import assert_same_contours
 
 METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
-START = "// Sibling links from the nodes"
-
-def _signatures(src):
-    return kernel_host.signatures(src)
-
-
-def _runners(sig):
-    """One C function per kernel that runs all its threads."""
-    out = ['extern "C" {']
-    for name, params in sig.items():
-        decl = ", ".join("%s %s" % (t, p) for t, p in params)
-        call = ", ".join(p for _, p in params)
-        out.append("void run_%s(unsigned grid, unsigned block%s) {" % (name, (", " + decl) if decl else ""))
-        out.append("  gridDim.x = grid; blockDim.x = block;")
-        out.append("  for (unsigned b = 0; b < grid; ++b) for (unsigned t = 0; t < block; ++t) {")
-        out.append("    blockIdx.x = b; threadIdx.x = t; %s(%s); } }" % (name, call))
-    out.append("}")
-    return "\n".join(out)
 
 
 @pytest.fixture(scope="module")
 def host_kernels(tmp_path_factory):
-    body = kernel_host.contours_source()
-    body = body[body.index(START):]
-    sig = _signatures(body)
-    return kernel_host.build(tmp_path_factory, "labels", body + "\n" + _runners(sig),
-                             defines=["CVGPU_LABELS_HOST 1"]), sig
+    """{kernel name: host launcher} of the files the label pipeline launches."""
+    launchers = {}
+    for module in ("ranking", "tc89", "labels"):
+        built = kernel_host.build(tmp_path_factory, module)
+        launchers.update((name, built.launcher(name)) for name in built.sig)
+    return launchers
 
 
 _h = kernel_host.host
@@ -69,22 +47,9 @@ class _HostCupy(kernel_host.HostCupy):
     concatenate = staticmethod(lambda xs: _h(np.concatenate([np.asarray(x) for x in xs])))
 
 
-_POINTEE = dict(kernel_host.POINTEES, **{"unsigned long long": np.uint64, "unsigned int": np.uint32})
-
-
-def _launcher(lib, sig, name):
-    fn = getattr(lib, "run_" + name)
-    fn.restype = None
-
-    def launch(grid, block, args):
-        fn(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *kernel_host.ctypes_args(name, sig[name], args, _POINTEE))
-    return launch
-
-
 @pytest.fixture
 def host_gpu(host_kernels, monkeypatch):
-    lib, sig = host_kernels
-    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
+    monkeypatch.setattr(cc, "_fn", host_kernels.__getitem__)
     monkeypatch.setattr(cc, "_workspace", lambda cp: cc._Workspace(cp))
     # The host's threads run one after another: no grid barrier, so one launch per jumping round.
     monkeypatch.setattr(cc, "_rank_jump_cooperative", lambda cp: None)

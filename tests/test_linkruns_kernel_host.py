@@ -1,16 +1,14 @@
-"""The findContoursLinkRuns kernels of kernels/contours.cu compiled for the host and run against cv2
-(no GPU).
+"""kernels/contours/linkruns.cu compiled for the host and run against cv2 (no GPU).
 
-The section's kernels are plain C++ apart from a few CUDA names; a prelude maps those to host C++
-and a generated loop_<kernel> wrapper runs every "thread" of a launch in a loop (kernels of one
-launch never depend on each other's writes, so any order is a valid schedule). The launch code
+The file is plain C++ apart from a few CUDA names; tests/kernel_host.py's prelude maps those to
+host C++ and runs every "thread" of a launch in a loop (kernels of one launch never depend on each
+other's writes, so any order is a valid schedule). The launch code
 itself, cvgpu.contours._linkruns_gpu (argument order and types checked against the kernels'
 signatures, grids, scratch, prefix sums, jump rounds), drives them on a numpy stand-in for CuPy,
 and the result, assembled as findContoursLinkRuns assembles it, must equal cv2's bit for bit.
 What stays for the gpu tests in test_find_contours_linkruns.py: the GPU's own execution (NVRTC
 build, memory, CuPy's scans). Skipped without a C++ compiler.
 """
-import ctypes
 import types
 
 import cv2
@@ -22,35 +20,9 @@ import kernel_host
 from cvgpu import contours as cc
 from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
-MARK = "// ---------------------------------------------------------------- findContoursLinkRuns"
-
-_POINTEE = dict(kernel_host.POINTEES, LrNode=np.int32)
-
-
-def _signatures(src):
-    return kernel_host.signatures(src, r"lr_\w+")
-
-
-def _loops(src, sig):
-    """One extern "C" loop_<kernel>(grid, block, params...) per kernel: every thread in turn."""
-    text = []
-    for name, params in sig.items():
-        decl = ", ".join("%s %s" % (t, n) for t, n in params)
-        text.append('extern "C" void loop_%s(unsigned nb, unsigned bd, %s) {\n'
-                    '  for (unsigned b = 0; b < nb; ++b) for (unsigned t = 0; t < bd; ++t) {\n'
-                    '    blockIdx.x = b; blockDim.x = bd; gridDim.x = nb; threadIdx.x = t; %s(%s); } }\n'
-                    % (name, decl, name, ", ".join(n for _, n in params)))
-    return "\n".join(text)
-
-
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    src = kernel_host.contours_source()
-    assert MARK in src
-    section = src[src.index(MARK):]
-    sig = _signatures(section)
-    return kernel_host.build(tmp_path_factory, "linkruns", section + _loops(section, sig),
-                             defines=["LR_HOST_GRID"]), sig
+    return kernel_host.build(tmp_path_factory, "linkruns")
 
 
 class _OutOfMemory(Exception):
@@ -69,21 +41,10 @@ class _HostCupy(kernel_host.HostCupy):
         return types.SimpleNamespace(free_all_blocks=free_all_blocks)
 
 
-def _launcher(lib, sig, name):
-    fn = getattr(lib, "loop_" + name)
-    fn.restype = None
-
-    def launch(grid, block, args):
-        assert len(grid) == 1 and len(block) == 1 and grid[0] >= 1
-        fn(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *kernel_host.ctypes_args(name, sig[name], args, _POINTEE))
-    return launch
-
-
 @pytest.fixture
 def host_run(host_lib, monkeypatch):
-    lib, sig = host_lib
-    assert set(sig) == {"lr_flags", "lr_runs", "lr_link", "lr_jump", "lr_heads", "lr_offsets", "lr_emit"}
-    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(lib, sig, name))
+    assert set(host_lib.sig) == {"lr_flags", "lr_runs", "lr_link", "lr_jump", "lr_heads", "lr_offsets", "lr_emit"}
+    monkeypatch.setattr(cc, "_fn", host_lib.launcher)
     monkeypatch.setattr(cc, "_OFFSETS_SCAN_MAX", -1)   # a block-level kernel: CuPy's cumsum here
     hcp = _HostCupy()
     spaces = {}

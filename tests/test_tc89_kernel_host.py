@@ -1,9 +1,9 @@
-"""The TC89 kernels of kernels/contours.cu compiled for the host and run against cv2 (no GPU).
+"""kernels/contours/tc89.cu compiled for the host and run against cv2 (no GPU).
 
-The Teh-Chin section of the .cu (tc89_point / tc89_sweep / tc89_emit and their helpers) is plain
-C++ apart from a few CUDA names; a prelude maps those to host C++ (the _rn double intrinsics to
-plain double ops, compiled with -ffp-contract=off so nothing is fused, as on x86 SSE2) and a
-driver launches every "thread" in a loop, in the order the kernels need. This checks the kernels'
+The file is plain C++ apart from a few CUDA names; tests/kernel_host.py's prelude maps those to
+host C++ (the _rn double intrinsics to plain double ops, compiled with -ffp-contract=off so nothing
+is fused, as on x86 SSE2) and a driver launches every "thread" in a loop, in the order the kernels
+need. This checks the kernels'
 logic and integer/double arithmetic bit for bit against cv2 on the CPU. The last test also runs
 cvgpu.contours._tc89 (the launch code: argument order and types checked against the kernels'
 signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels. What stays
@@ -11,7 +11,6 @@ for the gpu tests in test_find_contours.py: the GPU's own execution (NVRTC build
 memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
 import ctypes
-import os
 
 import cv2
 import numpy as np
@@ -24,10 +23,8 @@ from test_contours_model import border_shapes, checkerboard, lines, nested_blobs
 
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
 TC89 = [cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
-MARK = "// ---------------------------------------------------------------- Teh-Chin"
 
 DRIVER = r"""
-extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
 static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
 static void cumsum(const int* a, int* out, long long n)
 {
@@ -74,14 +71,12 @@ extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    src = kernel_host.contours_source()
-    assert MARK in src
-    lib = kernel_host.build(tmp_path_factory, "tc89", src[src.index(MARK):] + DRIVER, opt="-O1")
-    lib.host_tc89.restype = ctypes.c_longlong
-    return lib
+    module = kernel_host.build(tmp_path_factory, "tc89", extra=DRIVER, opt="-O1")
+    module.lib.host_tc89.restype = ctypes.c_longlong
+    return module
 
 
-def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
+def host_tc89(module, points, offsets, method, rounds=None, rev=False):
     """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89)."""
     k = len(offsets) - 1
     if rounds is None:
@@ -99,9 +94,9 @@ def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
     args = [ptr(pts), ptr(off), k, method, rounds, int(rev), ptr(sv), ptr(kv), ptr(gone), ptr(st), ptr(fl), ptr(rid),
             ptr(rs), ptr(re), ptr(used), ptr(start4), ptr(cut4), ptr(pend), ptr(seam), ptr(new_off)]
-    total = lib.host_tc89(*args, None)
+    total = module.lib.host_tc89(*args, None)
     out = np.zeros((max(int(total), 1), 2), np.int32)
-    lib.host_tc89(*args, ptr(out))
+    module.lib.host_tc89(*args, ptr(out))
     return out[:total], new_off
 
 
@@ -173,38 +168,15 @@ def test_many_random_images(host_lib):
 
 # ---------------------------------------------------------------- the launch code in cvgpu/contours.py
 
-class _HostCupy(kernel_host.HostCupy):
-    """The few CuPy calls cvgpu.contours._tc89 makes, on the host."""
-
-
-def _signatures(src):
-    return kernel_host.signatures(src, r"tc89_\w+")
-
-
-def _launcher(lib, sig, name):
-    fn = getattr(lib, name)
-    fn.restype = None
-
-    def launch(grid, block, args):
-        cargs = kernel_host.ctypes_args(name, sig[name], args)
-        for b in range(grid[0]):
-            for t in range(block[0]):
-                lib.set_idx(b, block[0], t)
-                fn(*cargs)
-    return launch
-
-
 def test_launch_code_with_host_kernels(host_lib, monkeypatch):
     # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
     # driving the host build of the kernels, against cv2; with one long border (the snake) and a
     # large circle among them.
-    here = os.path.dirname(os.path.abspath(__file__))
-    sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
-    assert set(sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
+    assert set(host_lib.sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
                         "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup",
                         "tc89_keep", "tc89_offsets", "tc89_emit"}
-    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
-    hcp = _HostCupy()
+    monkeypatch.setattr(cc, "_fn", host_lib.launcher)
+    hcp = kernel_host.HostCupy()
     ws = cc._Workspace(hcp)
     rng = np.random.default_rng(11)
     disc = np.zeros((1300, 1300), np.uint8)
