@@ -14,11 +14,13 @@ import ctypes
 import re
 import shutil
 import subprocess
+import types
 
 import numpy as np
 import pytest
 
 from cvgpu._kernels import kernel_source
+from cvgpu.contours import _common
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
 POINTEES = {"int2": np.int32, "int": np.int32, "long long": np.int64, "u8": np.uint8, "unsigned": np.uint32,
@@ -186,39 +188,83 @@ def host(a):
     return np.asarray(a).view(HostArray)
 
 
-class HostStream:
-    """The current stream on the host: everything runs in call order, so ordering is a no-op."""
-    ptr = 0
-
-    def wait_event(self, event):
-        pass
-
-
-class HostEvent:
-    def __init__(self, **kwargs):
-        pass
-
-    def record(self, stream=None):
-        pass
-
-
-# cupy.cuda's stream calls of cvgpu.contours._Workspace.claim / release, on the host.
-HOST_CUDA = {"get_current_stream": HostStream, "Event": HostEvent}
+class HostOutOfMemory(MemoryError):
+    """cupy.cuda.memory.OutOfMemoryError on the host."""
 
 
 class HostCupy:
-    """The CuPy calls of the launch code in cvgpu/contours.py, on the host (the tests extend it)."""
+    """The CuPy calls of cvgpu/contours' launch code, on numpy (one instance a HostGpu). Fresh arrays
+    start as garbage, as the GPU's reused workspace does; everything runs in call order, so stream
+    ordering is a no-op; ``freed`` counts the memory pool's releases."""
     int32, int64, uint8, uint16, uint32, uint64 = np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64
     ndarray = HostArray
 
     zeros = staticmethod(lambda shape, dtype: host(np.zeros(shape, dtype)))
-    empty = staticmethod(lambda shape, dtype: host(np.empty(shape, dtype)))
+    empty = staticmethod(lambda shape, dtype: host(np.full(shape, -7, dtype) if np.dtype(dtype).kind == "i"
+                                                   else np.zeros(shape, dtype)))
+    full = staticmethod(lambda shape, v, dtype: host(np.full(shape, v, dtype)))
+    empty_like = staticmethod(lambda a: host(np.empty_like(a)))
     arange = staticmethod(lambda n, dtype: host(np.arange(n, dtype=dtype)))
     argsort = staticmethod(lambda a: host(np.argsort(a, kind="stable")))
     asarray = staticmethod(lambda a: host(np.array(a)))
     ascontiguousarray = staticmethod(lambda a: host(np.ascontiguousarray(a)))
+    flatnonzero = staticmethod(lambda a: host(np.flatnonzero(a)))
+    concatenate = staticmethod(lambda xs: host(np.concatenate([np.asarray(x) for x in xs])))
+
+    class _Stream:
+        ptr = 0
+
+        def wait_event(self, event):
+            pass
+
+    class _Event:
+        def __init__(self, **kwargs):
+            pass
+
+        def record(self, stream=None):
+            pass
+
+    cuda = types.SimpleNamespace(get_current_stream=_Stream, Event=_Event,
+                                 memory=types.SimpleNamespace(OutOfMemoryError=HostOutOfMemory))
+
+    def __init__(self):
+        self.freed = 0
+
+    def get_default_memory_pool(self):
+        def free_all_blocks():
+            self.freed += 1
+        return types.SimpleNamespace(free_all_blocks=free_all_blocks)
 
     @staticmethod
     def cumsum(a, dtype=None, out=None):
         np.cumsum(a, dtype=dtype, out=out)
         return out
+
+
+class HostGpu(_common.Gpu):
+    """cvgpu.contours' Gpu on the host: ``cp`` a HostCupy, the kernels of ``modules`` (HostModules
+    by file name, e.g. {"tc89": build(..., "tc89")}), its own scratch, no cooperative launch and no
+    shared memory (the pipelines then rank with ranking.cu's one launch a round), grids of at most
+    ``grid_cap`` blocks. Kernels of files not given (ranking_block.cu above all) raise KeyError:
+    tests force the other paths with TUNING.override."""
+
+    def __init__(self, modules, grid_cap=_common.GRID_CAP):
+        super().__init__(HostCupy())
+        self.grid_cap = grid_cap
+        self.modules = modules
+        self.spaces = {}
+
+    def fn(self, module, name, max_dynamic_shared=None, cooperative=False):
+        assert not cooperative, name
+        return self.modules[module].launcher(name)
+
+    def workspace(self, family="contours"):
+        if family not in self.spaces:
+            self.spaces[family] = _common.Workspace(self.cp)
+        return self.spaces[family]
+
+    def cooperative(self, module, name, threads):
+        return None
+
+    def shared_memory(self):
+        return 0

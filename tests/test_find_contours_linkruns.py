@@ -20,6 +20,7 @@ from hypothesis import given, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
 from conftest import HAS_GPU
 from test_contours_model import nested_blobs, salt_pepper
 from test_find_contours import images, outcome, same_result, signature
@@ -214,7 +215,7 @@ def test_device_input_matches_cv2(compat, img, view):
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1), (1, 4096), (4096, 1), (2048, 2048), (1, 70000)])
 def test_fixed_extremes(compat, shape):
-    for img in (np.ones(shape, np.uint8), cc.worst_snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1),
+    for img in (np.ones(shape, np.uint8), worst_snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1),
                 np.zeros(shape, np.uint8)):
         check_case(compat, img, "extremes")
 
@@ -223,8 +224,8 @@ def test_fixed_extremes(compat, shape):
 def test_bench_images(compat):
     for s in (1, 4):
         for noise in (0.0, 0.01):
-            check_case(compat, cc.blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), "bench images")
-    check_case(compat, cc.worst_snake(4096, 4096), "bench images")
+            check_case(compat, blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), "bench images")
+    check_case(compat, worst_snake(4096, 4096), "bench images")
 
 
 @pytest.mark.gpu

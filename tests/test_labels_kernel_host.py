@@ -1,10 +1,10 @@
-"""The label-image pipeline of cvgpu/contours (``_gpu_labels``) with the kernel files it launches
+"""The label-image pipeline (cvgpu.contours._labels.gpu_labels) with the kernel files it launches
 (kernels/contours/labels.cu, tc89.cu, ranking.cu) compiled for the host, against cv2 (no GPU).
 
 Each file is compiled whole by tests/kernel_host.py (atomics are plain read-modify-writes there:
-every "thread" runs alone, in order). The launch code itself, cvgpu.contours._gpu_labels (argument
-order and types checked against the kernels' signatures, grids, scratch layout, the fixed-point
-rounds, the tree order, TC89 on top), then runs on a numpy stand-in for CuPy. What stays for
+every "thread" runs alone, in order). The launch code itself (argument order and types checked
+against the kernels' signatures, grids, scratch layout, the fixed-point rounds, the tree order,
+TC89 on top) then runs on kernel_host.HostGpu, a numpy stand-in for CuPy. What stays for
 tests/test_find_contours_labels.py (gpu): the GPU's own execution (NVRTC build, real concurrency of
 the atomics, memory) and ranking_block.cu's kernels. Skipped without a C++ compiler.
 """
@@ -15,6 +15,8 @@ from hypothesis import assume, given, strategies as st
 
 import kernel_host
 from cvgpu import contours as cc
+from cvgpu.contours import _labels
+from contours_forcing import forcing
 from labels_model import UNDEFINED_IMAGE, defined
 from test_labels_model import FAMILIES, label_image, offsets
 from test_contours_model import assert_same_contours
@@ -23,56 +25,32 @@ METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89
 
 
 @pytest.fixture(scope="module")
-def host_kernels(tmp_path_factory):
-    """{kernel name: host launcher} of the files the label pipeline launches."""
-    launchers = {}
-    for module in ("ranking", "tc89", "labels"):
-        built = kernel_host.build(tmp_path_factory, module)
-        launchers.update((name, built.launcher(name)) for name in built.sig)
-    return launchers
-
-
-_h = kernel_host.host
-
-
-class _HostCupy(kernel_host.HostCupy):
-    """The CuPy calls cvgpu.contours._gpu_labels (and _tc89, _tree_order) make, on the host."""
-    # Scratch starts as garbage, as the GPU's reused workspace does.
-    empty = staticmethod(lambda shape, dtype: _h(np.full(shape, -7, dtype) if np.dtype(dtype).kind == "i"
-                                                 else np.zeros(shape, dtype)))
-    full = staticmethod(lambda shape, v, dtype: _h(np.full(shape, v, dtype)))
-    empty_like = staticmethod(lambda a: _h(np.empty_like(a)))
-    flatnonzero = staticmethod(lambda a: _h(np.flatnonzero(a)))
-    where = staticmethod(lambda c, a, b: _h(np.where(c, a, b)))
-    concatenate = staticmethod(lambda xs: _h(np.concatenate([np.asarray(x) for x in xs])))
+def host_modules(tmp_path_factory):
+    """The files the label pipeline launches, built for the host."""
+    return {module: kernel_host.build(tmp_path_factory, module) for module in ("ranking", "tc89", "labels")}
 
 
 @pytest.fixture
-def host_gpu(host_kernels, monkeypatch):
-    monkeypatch.setattr(cc, "_fn", host_kernels.__getitem__)
-    monkeypatch.setattr(cc, "_workspace", lambda cp: cc._Workspace(cp))
-    # The host's threads run one after another: no grid barrier, so one launch per jumping round.
-    monkeypatch.setattr(cc, "_rank_jump_cooperative", lambda cp: None)
-    # Nor block barriers: the tree order's sort and the offsets take CuPy's argsort and cumsum.
-    monkeypatch.setattr(cc, "_TREE_SORT_SMALL", -1)
-    monkeypatch.setattr(cc, "_OFFSETS_SCAN_MAX", -1)
-    monkeypatch.setattr(cc, "_JUMP_SHARED_MAX", -1)
-    return _HostCupy()
+def host_gpu(host_modules):
+    # The host's threads run one after another: no grid barrier or shared memory (HostGpu), so one
+    # launch per jumping round; nor block barriers: the tree order's sort and the offsets take
+    # CuPy's argsort and cumsum.
+    with forcing("jump_launches", "tree_argsort", "offsets_cumsum", tree_sort_small_max=-1, offsets_scan_max=-1):
+        yield kernel_host.HostGpu(host_modules)
 
 
-def run_labels(hcp, img, method, offset=(0, 0)):
+def run_labels(gpu, img, method, offset=(0, 0)):
     """cvgpu's result for the label image (via the launch code and the host kernels)."""
     arr = np.asarray(img)
-    points, offsets_d, layout, hier = cc._gpu_labels(hcp, arr, method, int(offset[0]), int(offset[1]))
+    points, offsets_d, layout, hier = _labels.gpu_labels(gpu, arr, method, int(offset[0]), int(offset[1]))
     return cc.assemble(np.asarray(points), np.asarray(layout), np.asarray(hier))
 
 
-
-def check(hcp, img, offset=(0, 0), methods=METHODS):
+def check(gpu, img, offset=(0, 0), methods=METHODS):
     keep = np.array(img, copy=True)
     for method in methods:
         ref = cv2.findContours(img, cv2.RETR_FLOODFILL, method, offset=offset)
-        ours = run_labels(hcp, img, method, offset)
+        ours = run_labels(gpu, img, method, offset)
         assert np.array_equal(img, keep)
         try:
             assert_same_contours(ours, ref)
@@ -139,29 +117,32 @@ def test_undefined_raises(host_gpu):
         run_labels(host_gpu, img, cv2.CHAIN_APPROX_NONE)
 
 
-def test_serial_replay(host_gpu, monkeypatch):
-    # The one-thread replay the launch code falls back to after _LAB_MAX_ROUNDS rounds.
-    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 0)
-    rng = np.random.default_rng(4)
-    for it in range(14):
-        h, w = (int(v) for v in rng.integers(1, 24, 2))
-        img = label_image(FAMILIES[it % len(FAMILIES)], h, w, it, int(rng.integers(0, 1000)))
-        if defined(img):
-            check(host_gpu, img, methods=[METHODS[it % 4]])
-    check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
+def test_serial_replay(host_gpu):
+    # The one-thread replay the launch code falls back to after TUNING.lab_max_rounds rounds.
+    with forcing("lab_serial", lab_max_rounds=0):
+        rng = np.random.default_rng(4)
+        for it in range(14):
+            h, w = (int(v) for v in rng.integers(1, 24, 2))
+            img = label_image(FAMILIES[it % len(FAMILIES)], h, w, it, int(rng.integers(0, 1000)))
+            if defined(img):
+                check(host_gpu, img, methods=[METHODS[it % 4]])
+        check(host_gpu, label_image("rects", 30, 30, 1, 7), (2, 2))
 
 
-@pytest.mark.parametrize("host_sort_max", [1 << 62, 0])
-def test_grouped_layout(host_gpu, monkeypatch, host_sort_max):
-    # The numpy-io layout by contour length (assemble_grouped), taken above _GROUPED_MIN contours,
-    # ordered on the host up to _HOST_SORT_MAX contours and by the device's sort beyond.
-    monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
-    monkeypatch.setattr(cc, "_HOST_SORT_MAX", host_sort_max)
+@pytest.mark.parametrize("host_sort_max,sort", [(1 << 62, "host_sort"), (0, "device_sort")])
+def test_grouped_layout(host_gpu, host_sort_max, sort):
+    # The numpy-io layout by contour length (assemble_grouped), taken from TUNING.grouped_min
+    # contours on, ordered on the host up to TUNING.host_sort_max contours and on the device beyond.
+    with forcing("grouped", sort, grouped_min=1, host_sort_max=host_sort_max):
+        grouped_layout_cases(host_gpu)
+
+
+def grouped_layout_cases(gpu):
     for it, img in enumerate((label_image("many", 20, 30, 1, 1), label_image("rects", 25, 25, 2, 7),
                               label_image("few", 1, 9, 3, 3))):
         for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_KCOS):
             ref = cv2.findContours(img, cv2.RETR_FLOODFILL, method, offset=(it, -it))
-            points, offsets_d, layout, hier = cc._gpu_labels(host_gpu, img, method, it, -it, grouped=True)
+            points, offsets_d, layout, hier = _labels.gpu_labels(gpu, img, method, it, -it, grouped=True)
             if offsets_d is None:
                 ours = cc.assemble_grouped(np.asarray(points), layout[0], layout[1], np.asarray(hier))
             else:

@@ -6,7 +6,8 @@ is fused, as on x86 SSE2) and a driver launches every "thread" in a loop, in the
 need. This checks the kernels'
 logic and integer/double arithmetic bit for bit against cv2 on the CPU. The last test also runs
 cvgpu.contours._tc89 (the launch code: argument order and types checked against the kernels'
-signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels. What stays
+signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels
+(kernel_host.HostGpu). What stays
 for the gpu tests in test_find_contours.py: the GPU's own execution (NVRTC build, the intrinsics,
 memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
@@ -18,6 +19,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
+from cvgpu.contours import _tc89
 import kernel_host
 from test_contours_model import border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
@@ -77,10 +80,10 @@ def host_lib(tmp_path_factory):
 
 
 def host_tc89(module, points, offsets, method, rounds=None, rev=False):
-    """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89)."""
+    """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89.tc89)."""
     k = len(offsets) - 1
     if rounds is None:
-        rounds = cc._TC89_ROUNDS[method]
+        rounds = cc.TUNING.tc89_rounds_l1 if method == cv2.CHAIN_APPROX_TC89_L1 else cc.TUNING.tc89_rounds_kcos
     pts = np.ascontiguousarray(points, np.int32)
     off = np.ascontiguousarray(offsets, np.int64)
     slots = max(int(off[-1]) + k, 1)
@@ -147,8 +150,8 @@ def test_rectangles_and_tiny(host_lib, shape):
 def test_snake_and_big_blobs(host_lib):
     # One long border walking out and back (the GPU's one-thread-per-contour worst case), and the
     # bench's blob images (long smooth borders, large support regions).
-    check_all(host_lib, cc.worst_snake(256, 256))
-    check_all(host_lib, cc.blobs_image(514, 616, seed=3, noise=0.01))
+    check_all(host_lib, worst_snake(256, 256))
+    check_all(host_lib, blobs_image(514, 616, seed=3, noise=0.01))
 
 
 def test_first_point_repeated_at_the_end(host_lib):
@@ -166,22 +169,20 @@ def test_many_random_images(host_lib):
         check_all(host_lib, img)
 
 
-# ---------------------------------------------------------------- the launch code in cvgpu/contours.py
+# ---------------------------------------------------------------- the launch code in cvgpu/contours/_tc89.py
 
-def test_launch_code_with_host_kernels(host_lib, monkeypatch):
-    # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
+def test_launch_code_with_host_kernels(host_lib):
+    # cvgpu.contours._tc89.tc89 itself (argument order and types, grids, scratch layout, offsets)
     # driving the host build of the kernels, against cv2; with one long border (the snake) and a
     # large circle among them.
     assert set(host_lib.sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
-                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup",
-                        "tc89_keep", "tc89_offsets", "tc89_emit"}
-    monkeypatch.setattr(cc, "_fn", host_lib.launcher)
-    hcp = kernel_host.HostCupy()
-    ws = cc._Workspace(hcp)
+                                 "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends",
+                                 "tc89_cleanup", "tc89_keep", "tc89_offsets", "tc89_emit"}
+    gpu = kernel_host.HostGpu({"tc89": host_lib})
     rng = np.random.default_rng(11)
     disc = np.zeros((1300, 1300), np.uint8)
     cv2.circle(disc, (650, 650), 640, 1, -1)
-    imgs = [cc.worst_snake(256, 256), disc]
+    imgs = [worst_snake(256, 256), disc]
     for it in range(6):
         h, w = (int(v) for v in rng.integers(2, 40, 2))
         imgs.append(nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it))
@@ -193,8 +194,8 @@ def test_launch_code_with_host_kernels(host_lib, monkeypatch):
                 continue
             for method in TC89:
                 ref = cc.pack(*cv2.findContours(img, mode, method))
-                out, new_off, layout = cc._tc89(hcp, ws, kernel_host.host(pts.copy()), kernel_host.host(off.copy()),
-                                                int(off[-1]), k, method)
+                out, new_off, layout = _tc89.tc89(gpu, kernel_host.host(pts.copy()), kernel_host.host(off.copy()),
+                                                  int(off[-1]), k, method)
                 assert np.array_equal(layout, ref[1]) and np.array_equal(np.asarray(new_off), ref[1])
                 assert np.array_equal(np.asarray(out), ref[0])
 
