@@ -174,14 +174,83 @@ def build(tmp_path_factory, module, extra="", prelude="", opt="-O2"):
     return HostModule(so, sig)
 
 
+# suzuki.cu's pad_init decides with __ballot_sync: run_pad emulates it in two phases per warp
+# (phase 0 records each lane's predicate, phase 1 answers the ballot from them); run_union runs
+# ccl_union over a range of blocks (the limit test runs a few blocks of a huge grid).
+SUZUKI_PRELUDE = r"""
+static int g_phase;
+static u8* g_pred;
+static unsigned host_ballot(bool p, int i)
+{
+    if (g_phase == 0) { g_pred[i] = p; return 0u; }
+    unsigned m = 0u;
+    const int base = i & ~31;
+    for (int l = 0; l < 32; ++l) if (g_pred[base + l]) m |= 1u << l;
+    return m;
+}
+#define __ballot_sync(mask, pred) host_ballot((pred), i)
+"""
+
+SUZUKI_DRIVER = r"""
+extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8* f, int* L, u8* pred,
+                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1, int bits)
+{
+    g_pred = pred; gridDim.x = grid; blockDim.x = block;
+    for (unsigned bx = bx0; bx < bx1; ++bx) {
+        blockIdx.x = bx;
+        for (unsigned w0 = 0; w0 < block; w0 += 32)
+            for (int phase = 0; phase < 2; ++phase) {
+                g_phase = phase;
+                for (unsigned l = 0; l < 32; ++l) {
+                    threadIdx.x = w0 + l;
+                    if (bits) pad_init_bits(src, pitch, h, w, n, f, L); else pad_init(src, pitch, h, w, n, f, L);
+                }
+            }
+    }
+}
+extern "C" void run_union(const u8* f, int w2, int n, int* L, unsigned grid, unsigned block, unsigned bx0,
+                          unsigned bx1)
+{
+    gridDim.x = grid; blockDim.x = block;
+    for (unsigned bx = bx0; bx < bx1; ++bx) {
+        blockIdx.x = bx;
+        for (unsigned t = 0; t < block; ++t) { threadIdx.x = t; ccl_union(f, w2, n, L); }
+    }
+}
+"""
+
+
+
+
+def build_suzuki(tmp_path_factory):
+    """kernels/contours/suzuki.cu for the host with run_pad / run_union (see SUZUKI_DRIVER)."""
+    module = build(tmp_path_factory, "suzuki", extra=SUZUKI_DRIVER, prelude=SUZUKI_PRELUDE)
+    suzuki_lib(module.lib)
+    return module
+
+
+def suzuki_lib(lib):
+    """``lib`` (a build_suzuki library, or its path) with run_pad's and run_union's argument types."""
+    lib = ctypes.CDLL(lib) if isinstance(lib, str) else lib
+    p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
+    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32, i32]
+    lib.run_union.argtypes = [p, i32, i32, p, u32, u32, u32, u32]
+    return lib
+
+
 class HostArray(np.ndarray):
-    """numpy standing in for a CuPy array (``.get()`` copies to the host, into ``out`` if given)."""
+    """numpy standing in for a CuPy array (``.get()`` copies to the host, into ``out`` if given;
+    ``.data.ptr`` is the address of its first element)."""
 
     def get(self, out=None):
         if out is None:
             return np.array(self)
         out[...] = self
         return out
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
 
 
 def host(a):
@@ -224,8 +293,12 @@ class HostCupy:
         def record(self, stream=None):
             pass
 
-    cuda = types.SimpleNamespace(get_current_stream=_Stream, Event=_Event,
-                                 memory=types.SimpleNamespace(OutOfMemoryError=HostOutOfMemory))
+    cuda = types.SimpleNamespace(
+        get_current_stream=_Stream, Event=_Event, alloc_pinned_memory=bytearray,
+        memory=types.SimpleNamespace(OutOfMemoryError=HostOutOfMemory),
+        runtime=types.SimpleNamespace(memcpyHostToDevice=1,
+                                      memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n),
+                                      memsetAsync=lambda dst, value, n, stream: ctypes.memset(dst, value, n)))
 
     def __init__(self):
         self.freed = 0

@@ -320,66 +320,13 @@ def test_just_under_the_pixel_limit(compat):
 # ---------------------------------------------------------------- CPU: host build of pad_init / ccl_union
 #
 # The two kernels whose loops changed, run from the host build of kernels/contours/suzuki.cu
-# (tests/kernel_host.py): every "thread" runs in a loop; __ballot_sync is emulated in two phases
-# per warp (phase 0 records each lane's predicate, phase 1 answers the ballot from them); atomicMin
-# is a plain min (a sequential run is one valid interleaving of the unions).
-
-BALLOT_PRELUDE = r"""
-static int g_phase;
-static u8* g_pred;
-static unsigned host_ballot(bool p, int i)
-{
-    if (g_phase == 0) { g_pred[i] = p; return 0u; }
-    unsigned m = 0u;
-    const int base = i & ~31;
-    for (int l = 0; l < 32; ++l) if (g_pred[base + l]) m |= 1u << l;
-    return m;
-}
-#define __ballot_sync(mask, pred) host_ballot((pred), i)
-"""
-
-CCL_DRIVER = r"""
-extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8* f, int* L, u8* pred,
-                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1, int bits)
-{
-    g_pred = pred; gridDim.x = grid; blockDim.x = block;
-    for (unsigned bx = bx0; bx < bx1; ++bx) {
-        blockIdx.x = bx;
-        for (unsigned w0 = 0; w0 < block; w0 += 32)
-            for (int phase = 0; phase < 2; ++phase) {
-                g_phase = phase;
-                for (unsigned l = 0; l < 32; ++l) {
-                    threadIdx.x = w0 + l;
-                    if (bits) pad_init_bits(src, pitch, h, w, n, f, L); else pad_init(src, pitch, h, w, n, f, L);
-                }
-            }
-    }
-}
-extern "C" void run_union(const u8* f, int w2, int n, int* L, unsigned grid, unsigned block, unsigned bx0,
-                          unsigned bx1)
-{
-    gridDim.x = grid; blockDim.x = block;
-    for (unsigned bx = bx0; bx < bx1; ++bx) {
-        blockIdx.x = bx;
-        for (unsigned t = 0; t < block; ++t) { threadIdx.x = t; ccl_union(f, w2, n, L); }
-    }
-}
-"""
-
+# (tests/kernel_host.py: build_suzuki, whose run_pad emulates pad_init's __ballot_sync; atomicMin is
+# a plain min, a sequential run being one valid interleaving of the unions).
 
 @pytest.fixture(scope="module")
 def ccl_so(tmp_path_factory):
     import kernel_host
-    return kernel_host.build(tmp_path_factory, "suzuki", extra=CCL_DRIVER, prelude=BALLOT_PRELUDE).path
-
-
-def _ccl_lib(path):
-    import ctypes
-    lib = ctypes.CDLL(path)
-    p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
-    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32, i32]
-    lib.run_union.argtypes = [p, i32, i32, p, u32, u32, u32, u32]
-    return lib
+    return kernel_host.build_suzuki(tmp_path_factory).path
 
 
 def _roots(L):
@@ -399,7 +346,8 @@ def test_host_labels_match_connected_components(ccl_so, seed, bits):
     # 8-connected, background 4-connected, on the padded image), as cv2.connectedComponents says.
     # bits: the host images' upload form (np.packbits along rows, read by pad_init_bits).
     from test_contours_model import nested_blobs, salt_pepper
-    lib = _ccl_lib(ccl_so)
+    import kernel_host
+    lib = kernel_host.suzuki_lib(ccl_so)
     rng = np.random.default_rng(seed)
     h, w = (int(v) for v in rng.integers(1, 70, 2))
     img = nested_blobs(h, w, 1 + seed % 5, 1 + seed % 4, seed) | salt_pepper(h, w, 0.05 * (seed % 4), seed)
@@ -434,8 +382,8 @@ _LIMIT_SCRIPT = r"""
 import mmap, sys
 import numpy as np
 sys.path.insert(0, sys.argv[2])
-from test_find_contours_huge import _ccl_lib
-lib = _ccl_lib(sys.argv[1])
+from kernel_host import suzuki_lib
+lib = suzuki_lib(sys.argv[1])
 h = w = 46300
 w2 = w + 2
 n = w2 * (h + 2)
