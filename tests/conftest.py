@@ -10,12 +10,14 @@ those lines into compat_matrix/results.json.
 """
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 import cvgpu
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
                           suppress_health_check=list(HealthCheck))

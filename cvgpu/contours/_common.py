@@ -108,8 +108,9 @@ class Gpu:
     kernels/contours/<module>.cu), ``workspace(family)`` (the calling thread's scratch), ``grid(n)``
     (the grid of a grid-stride launch over n elements), ``cooperative(module, name, threads)`` (a
     kernel for cooperative launches and its blocks resident at once, None where there is none),
-    ``cooperative_failed()`` and ``shared_memory()`` (opt-in shared memory per block). Tests stand in another object with the
-    same members (tests/contours/kernel_host.py: HostGpu, kernels built for the host)."""
+    ``cooperative_failed()`` and ``shared_memory()`` (opt-in shared memory per block). Tests stand
+    in another object with the same members (tests/contours/kernel_host.py: HostGpu, kernels built
+    for the host)."""
 
     grid_cap = GRID_CAP
 

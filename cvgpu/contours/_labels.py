@@ -122,8 +122,8 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     else:
         TUNING.ran("lab_serial")
         t_new.fill(LAB_INF)
-        fn("labels", "lab_events_serial")((1,), (1,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader, i32(slots),
-                                              t_new))
+        fn("labels", "lab_events_serial")((1,), (1,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader,
+                                                        i32(slots), t_new))
     traced = cp.flatnonzero(t_new < LAB_INF)
     m = int(traced.size)
     if m == 0:
@@ -140,7 +140,8 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     bbox = cp.empty(4 * m, dtype=cp.int32)
     fn("labels", "lab_borders")(gm, (BLOCK,), (f, i32(w2), i32(n), i32(m), ev, cyc_of, epos, pmap, leader, i32(slots),
                                       i32(ox), i32(oy), cycle_border, hole, head, origin, bbox))
-    fn("labels", "lab_bbox")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, cycle_border, i32(ox), i32(oy), bbox))
+    fn("labels", "lab_bbox")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, cycle_border, i32(ox), i32(oy),
+                                            bbox))
     raw = cp.empty(m, dtype=cp.int32)
     fn("labels", "lab_hole_parent")(gm, (BLOCK,), (f, i32(w2), i32(m), hole, ev, epos, pmap, sdir, leader, i32(slots),
                                           cycle_border, origin, bbox, i32(ox), i32(oy), raw))
@@ -172,8 +173,8 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     border_out = cp.empty(m, dtype=cp.int32)
     border_out[out_node] = cp.arange(m, dtype=cp.int32)
     points = cp.empty((total, 2), dtype=cp.int32)
-    fn("labels", "lab_emit")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, st, simple, cycle_border, border_out,
-                                   head, dst, i32(ox), i32(oy), points))
+    fn("labels", "lab_emit")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, st, simple, cycle_border,
+                                            border_out, head, dst, i32(ox), i32(oy), points))
     fn("labels", "lab_single")(gm, (BLOCK,), (i32(w2), i32(m), out_node, head, origin, dst, i32(ox), i32(oy), points))
     if method in TC89:
         points, offsets, layout = tc89(gpu, points, offsets, total, m, method)

@@ -438,17 +438,18 @@ extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slot
 
 // Ranking the states in O(states) work instead of pointer jumping over all of them (log2(states)
 // full passes over every slot; below TUNING.ruler_min_slots slots the host still jumps over every
-// slot, which is faster there). Rulers: every border's first state, and in each aligned block of RULER_SPAN slots the one slot at a hashed offset, if it is a state. A
-// hashed offset, not a fixed one, because the slot index encodes the arrival direction, and a fixed
-// one would miss every state of a long straight run. Each ruler walks its sublist (up to the next
-// ruler) sequentially, recording for each state its ruler and the weight before it; the rulers are
-// then ranked by pointer jumping (ranking.cu's rank_jump_n, or ranking_block.cu), and a state's suffix weight is its ruler's minus the
-// weight before it. About one slot in 8 is a state, so one in RULER_SPAN / 8 block rulers is live;
-// ruler ids are compacted (heads 0..k-1, then the live block rulers in block order: k + rank[b] - 1,
-// rank = inclusive prefix count) so the jumping rounds touch live rulers only. RULER_SPAN 16
-// (_suzuki.RULER_SPAN on the host): the longest sublist (about 16 ln(states / 16) steps of
-// dependent loads) and the jumping rounds then cost about the same; chosen on the "contours" rows
-// at 4928x4112.
+// slot, which is faster there). Rulers: every border's first state, and in each aligned block of
+// RULER_SPAN slots the one slot at a hashed offset, if it is a state. A hashed offset, not a fixed
+// one, because the slot index encodes the arrival direction, and a fixed one would miss every
+// state of a long straight run. Each ruler walks its sublist (up to the next ruler) sequentially,
+// recording for each state its ruler and the weight before it; the rulers are then ranked by
+// pointer jumping (ranking.cu's rank_jump_n, or ranking_block.cu), and a state's suffix weight is
+// its ruler's minus the weight before it. About one slot in 8 is a state, so one in RULER_SPAN / 8
+// block rulers is live; ruler ids are compacted (heads 0..k-1, then the live block rulers in block
+// order: k + rank[b] - 1, rank = inclusive prefix count) so the jumping rounds touch live rulers
+// only. RULER_SPAN 16 (_suzuki.RULER_SPAN on the host): the longest sublist (about
+// 16 ln(states / 16) steps of dependent loads) and the jumping rounds then cost about the same;
+// chosen on the "contours" rows at 4928x4112.
 #define RULER_SPAN 16
 
 __device__ __forceinline__ int ruler_offset(int b)

@@ -4,7 +4,7 @@
 // Applied to the CHAIN_APPROX_NONE result (points/offsets as suzuki.cu's state_emit or labels.cu's
 // lab_emit lay them out, any layout of whole contours with int64 offsets): cv2 runs
 // the same border trace and approximates each border's Freeman chain, whose i-th point is the
-// i-th NONE point. Step by step the kernels follow tests/tc89_model.py (the CPU-verified model):
+// i-th NONE point. Step by step the kernels follow tests/models/tc89_model.py (the CPU-verified model):
 //   tc89_point  passes 0 and 1, one thread per point (independent): curvature, region of support,
 //               k-cosine;
 //   passes 2..4 cv2 updates in place, in order; each is recast as steps that decide every point from

@@ -3,11 +3,11 @@
 CPU part (runs everywhere): cv2's type errors for label images with EXTERNAL / LIST / TREE and for
 8-bit images with RETR_FLOODFILL are raised by cvgpu itself with cv2's code, err and func; the
 no-GPU fallback equals cv2. GPU part (``gpu``): RETR_FLOODFILL and RETR_CCOMP x NONE / SIMPLE /
-TC89_L1 / TC89_KCOS equal cv2 bit for bit on hypothesis label images (tests/test_labels_model.py's
+TC89_L1 / TC89_KCOS equal cv2 bit for bit on hypothesis label images (tests/contours/test_labels_model.py's
 families: few labels, blocks, rectangles on zero, extreme values with the flag bits set, many
 distinct labels, full, stripes; 1x1 up to 1024^2 rarely) with offsets (also int32-wrapping), the
 packed device form, device input staying on the device, views and read-only input. Images where
-cv2's behaviour is undefined (tests/labels_model.py: it may crash) are never given to cv2; there
+cv2's behaviour is undefined (tests/models/labels_model.py: it may crash) are never given to cv2; there
 cvgpu raises cv2.error.
 """
 import cv2

@@ -1,6 +1,6 @@
 """kernels/contours/linkruns.cu compiled for the host and run against cv2 (no GPU).
 
-The file is plain C++ apart from a few CUDA names; tests/kernel_host.py's prelude maps those to
+The file is plain C++ apart from a few CUDA names; tests/contours/kernel_host.py's prelude maps those to
 host C++ and runs every "thread" of a launch in a loop (kernels of one launch never depend on each
 other's writes, so any order is a valid schedule). The launch code itself,
 cvgpu.contours._linkruns.linkruns_gpu (argument order and types checked against the kernels'
@@ -19,7 +19,7 @@ from contours_forcing import forcing
 from cvgpu import contours as cc
 from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _linkruns
-from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
+from test_contours_model import assert_same_contours, family_image, nested_blobs, salt_pepper
 
 
 @pytest.fixture(scope="module")
@@ -72,16 +72,7 @@ def test_blobs_with_noise(host_run, h, w, n, depth, seed, noise):
 @given(family=st.sampled_from(["salt", "lines", "checker", "border", "full"]), h=st.integers(1, 48),
        w=st.integers(1, 48), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000), signed=st.booleans())
 def test_other_families(host_run, family, h, w, seed, p, signed):
-    if family == "salt":
-        img = salt_pepper(h, w, (p % 101) / 100, seed)
-    elif family == "lines":
-        img = lines(h, w, 1 + p % 8, seed)
-    elif family == "checker":
-        img = checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
-    elif family == "border":
-        img = border_shapes(h, w, 1 + p % 6, seed)
-    else:
-        img = np.full((h, w), p % 256, np.uint8)
+    img = family_image(family, h, w, seed, p)
     check(host_run, img.view(np.int8) if signed else img)
 
 

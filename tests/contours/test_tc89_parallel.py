@@ -1,7 +1,7 @@
 """The parallel TC89 passes on borders that stress them: long smooth curves (circles, ellipses and
 spirals of many sizes: long slopes of slowly changing k-cosines, long chains for the nms rounds,
 long runs for L1's cleanup), staircases (every point turns: runs of survivors), the snake, the
-seam quirk. CPU: tests/tc89_model.py's parallel form (approx_tc89_parallel) and the host build of
+seam quirk. CPU: tests/models/tc89_model.py's parallel form (approx_tc89_parallel) and the host build of
 the kernels against cv2; GPU (marked gpu): cvgpu.findContours against cv2.
 """
 import cv2

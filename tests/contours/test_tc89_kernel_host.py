@@ -1,6 +1,6 @@
 """kernels/contours/tc89.cu compiled for the host and run against cv2 (no GPU).
 
-The file is plain C++ apart from a few CUDA names; tests/kernel_host.py's prelude maps those to
+The file is plain C++ apart from a few CUDA names; tests/contours/kernel_host.py's prelude maps those to
 host C++ (the _rn double intrinsics to plain double ops, compiled with -ffp-contract=off so nothing
 is fused, as on x86 SSE2) and a driver launches every "thread" in a loop, in the order the kernels
 need. This checks the kernels'
@@ -22,7 +22,7 @@ from cvgpu import contours as cc
 from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _tc89
 import kernel_host
-from test_contours_model import border_shapes, checkerboard, lines, nested_blobs, salt_pepper
+from test_contours_model import family_image, nested_blobs, salt_pepper
 
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
 TC89 = [cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
@@ -128,15 +128,7 @@ def test_blobs_with_noise(host_lib, h, w, n, depth, seed, noise, offset):
 @given(family=st.sampled_from(["salt", "lines", "checker", "border"]), h=st.integers(1, 48),
        w=st.integers(1, 48), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000))
 def test_other_families(host_lib, family, h, w, seed, p):
-    if family == "salt":
-        img = salt_pepper(h, w, (p % 101) / 100, seed)
-    elif family == "lines":
-        img = lines(h, w, 1 + p % 8, seed)
-    elif family == "checker":
-        img = checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
-    else:
-        img = border_shapes(h, w, 1 + p % 6, seed)
-    check_all(host_lib, img)
+    check_all(host_lib, family_image(family, h, w, seed, p))
 
 
 @pytest.mark.parametrize("shape", [(4, 60000), (1, 70000), (1, 1), (2, 1), (3, 3)])

@@ -39,7 +39,7 @@ def huge(test):
     skip = pytest.mark.skipif(not HUGE, reason="huge-image GPU tests are opt-in: set CVGPU_HUGE=1 (tens of GB)")
     return pytest.mark.gpu(pytest.mark.huge(skip(test)))
 
-KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "contours")
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "contours")
 
 
 class _PoisonGpu:
@@ -320,7 +320,7 @@ def test_just_under_the_pixel_limit(compat):
 # ---------------------------------------------------------------- CPU: host build of pad_init / ccl_union
 #
 # The two kernels whose loops changed, run from the host build of kernels/contours/suzuki.cu
-# (tests/kernel_host.py: build_suzuki, whose run_pad emulates pad_init's __ballot_sync; atomicMin is
+# (tests/contours/kernel_host.py: build_suzuki, whose run_pad emulates pad_init's __ballot_sync; atomicMin is
 # a plain min, a sequential run being one valid interleaving of the unions).
 
 @pytest.fixture(scope="module")

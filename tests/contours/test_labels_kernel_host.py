@@ -1,11 +1,11 @@
 """The label-image pipeline (cvgpu.contours._labels.gpu_labels) with the kernel files it launches
 (kernels/contours/labels.cu, tc89.cu, ranking.cu) compiled for the host, against cv2 (no GPU).
 
-Each file is compiled whole by tests/kernel_host.py (atomics are plain read-modify-writes there:
+Each file is compiled whole by tests/contours/kernel_host.py (atomics are plain read-modify-writes there:
 every "thread" runs alone, in order). The launch code itself (argument order and types checked
 against the kernels' signatures, grids, scratch layout, the fixed-point rounds, the tree order,
 TC89 on top) then runs on kernel_host.HostGpu, a numpy stand-in for CuPy. What stays for
-tests/test_find_contours_labels.py (gpu): the GPU's own execution (NVRTC build, real concurrency of
+tests/contours/test_find_contours_labels.py (gpu): the GPU's own execution (NVRTC build, real concurrency of
 the atomics, memory) and ranking_block.cu's kernels. Skipped without a C++ compiler.
 """
 import cv2

@@ -2,18 +2,16 @@
 around it) with kernels/contours/suzuki.cu, ranking.cu and tc89.cu compiled for the host, against
 cv2 (no GPU).
 
-Every kernel runs from its host build (tests/kernel_host.py) except the two that need a block's
+Every kernel runs from its host build (tests/contours/kernel_host.py) except the two that need a block's
 threads together: ccl_finish and scatter_flags are stood in for by numpy (the compressed labels,
 the start and border-pixel flags, their ordered compaction: what the kernels write). pad_init runs
 with an emulated ballot (kernel_host.build_suzuki). The block-level and cooperative paths are forced
 off (TUNING, HostGpu): external_select, tree_sort_small, offsets_scan, rank_jump_shared and
-rank_jump_inplace stay for the gpu tests (tests/test_find_contours.py). What runs here is the launch
+rank_jump_inplace stay for the gpu tests (tests/contours/test_find_contours.py). What runs here is the launch
 code itself: argument order and types checked against the kernels' signatures, grids, scratch,
 both walk rankings, the layouts, the host upload as bits, TC89 on top. Skipped without a C++
 compiler.
 """
-import ctypes
-
 import cv2
 import numpy as np
 import pytest
@@ -24,7 +22,7 @@ from contours_forcing import forcing
 from cvgpu import contours as cc
 from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _suzuki
-from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
+from test_contours_model import assert_same_contours, family_image, nested_blobs, salt_pepper
 
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
 METHODS = [cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
@@ -140,17 +138,7 @@ def test_blobs_with_noise(host_gpu, h, w, n, depth, seed, noise, offset, method)
 @given(family=st.sampled_from(["salt", "lines", "checker", "border", "full"]), h=st.integers(1, 32),
        w=st.integers(1, 32), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000))
 def test_other_families(host_gpu, family, h, w, seed, p):
-    if family == "salt":
-        img = salt_pepper(h, w, (p % 101) / 100, seed)
-    elif family == "lines":
-        img = lines(h, w, 1 + p % 8, seed)
-    elif family == "checker":
-        img = checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
-    elif family == "border":
-        img = border_shapes(h, w, 1 + p % 6, seed)
-    else:
-        img = np.full((h, w), 1 + p % 255, np.uint8)
-    check(host_gpu, img, methods=METHODS[p % 4:p % 4 + 1])
+    check(host_gpu, family_image(family, h, w, seed, p), methods=METHODS[p % 4:p % 4 + 1])
 
 
 @pytest.mark.parametrize("ranking,path", [(0, "rulers"), (1 << 62, "jump_slots")])
