@@ -8,9 +8,9 @@ and stderr (nothing is captured, so its prints and output files are as usual; th
 are the ones left). Before the script starts, ``sys.modules["cv2"]`` is replaced by a module that
 forwards every name to the real cv2 (first run) or to cvgpu (second run) and times the calls cvgpu
 computes itself. Those are discovered, not listed: every function in cvgpu's ``_OWN`` names (and in its
-``cuda``/``ximgproc`` submodules) defined in a public cvgpu family module (not a package ``__init__``,
-not a ``_private`` module, not the GpuMat/Stream plumbing), e.g. ``HoughLines``,
-``ximgproc.RadonTransform``, ``findContours`` once it exists; a ``create*`` factory's object gets its
+``cuda``/``ximgproc`` submodules) defined in a public cvgpu family module or family package (not the
+``cuda``/``ximgproc`` namespaces' own ``__init__``, not a ``_private`` module, not the GpuMat/Stream
+plumbing), e.g. ``HoughLines``, ``ximgproc.RadonTransform``, ``findContours``; a ``create*`` factory's object gets its
 compute methods timed (``cuda.createHoughLinesDetector().detect``). Each call's outputs are hashed
 (shape, dtype, bytes; GpuMat/CuPy outputs downloaded after the timer stops), and the two runs are compared
 call by call.
@@ -46,8 +46,10 @@ _NOT_COMPUTE = re.compile(r"^(_|get|set|download|upload|empty|clear|save|load|wr
 
 # ---------------------------------------------------------------- what cvgpu accelerates
 
-# Plumbing, not computations: GpuMat/Stream (cuda.Stream_Null is a function there).
-_PLUMBING_MODULES = {"cvgpu.cuda.gpumat"}
+# Plumbing, not computations: GpuMat/Stream (cuda.Stream_Null is a function there), and the cv2
+# namespaces' own __init__ (cuda.getCudaEnabledDeviceCount). A family package's __init__
+# (cvgpu.contours) holds the family's public functions.
+_PLUMBING_MODULES = {"cvgpu.cuda.gpumat", "cvgpu.cuda", "cvgpu.ximgproc"}
 
 
 def _is_family_module(modname):
@@ -56,8 +58,7 @@ def _is_family_module(modname):
         return False
     if modname in _PLUMBING_MODULES:
         return False
-    mod = sys.modules.get(modname)
-    return mod is not None and not hasattr(mod, "__path__")  # a package __init__ holds no family
+    return sys.modules.get(modname) is not None
 
 
 def accelerated_names():

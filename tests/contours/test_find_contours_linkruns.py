@@ -8,11 +8,6 @@ families of test_find_contours: nested blobs, salt-and-pepper, 1-px lines, check
 shapes, full/empty, label-like, single pixels, snakes; 1x1 up to 4096^2, big sizes rare), 8-bit
 unsigned and signed, host and device input; compat rows "findContoursLinkRuns".
 """
-import os
-import subprocess
-import sys
-import textwrap
-
 import cv2
 import numpy as np
 import pytest
@@ -20,6 +15,7 @@ from hypothesis import given, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
 from conftest import HAS_GPU
 from test_contours_model import nested_blobs, salt_pepper
 from test_find_contours import images, outcome, same_result, signature
@@ -155,26 +151,6 @@ def test_fallback_equals_cv2_and_is_reported():
         assert cvgpu.last_call_backend() == "cv2"
 
 
-def test_fallback_warns_once_in_a_fresh_process():
-    code = textwrap.dedent("""
-        import os, warnings
-        os.environ["CVGPU_BACKEND"] = "cv2"
-        import numpy as np, cv2, cvgpu
-        img = np.zeros((8, 8), np.uint8); img[2:5, 2:6] = 1
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            a = cvgpu.findContoursLinkRuns(img)
-            b = cvgpu.findContoursLinkRuns(img)
-        n = sum(issubclass(x.category, cvgpu.CvgpuFallbackWarning) for x in w)
-        ref = cv2.findContoursLinkRuns(img)
-        ok = all(np.array_equal(p, q) for p, q in zip(a[0], ref[0])) and np.array_equal(a[1], ref[1])
-        print(n, ok, cvgpu.last_call_backend())
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), timeout=120)
-    assert out.stdout.split() == ["1", "True", "cv2"], out.stderr
-
-
 # ---------------------------------------------------------------- GPU: equality with cv2
 
 def check_case(compat, img, variant, d_img=None):
@@ -214,7 +190,7 @@ def test_device_input_matches_cv2(compat, img, view):
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1), (1, 4096), (4096, 1), (2048, 2048), (1, 70000)])
 def test_fixed_extremes(compat, shape):
-    for img in (np.ones(shape, np.uint8), cc.worst_snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1),
+    for img in (np.ones(shape, np.uint8), worst_snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1),
                 np.zeros(shape, np.uint8)):
         check_case(compat, img, "extremes")
 
@@ -223,8 +199,8 @@ def test_fixed_extremes(compat, shape):
 def test_bench_images(compat):
     for s in (1, 4):
         for noise in (0.0, 0.01):
-            check_case(compat, cc.blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), "bench images")
-    check_case(compat, cc.worst_snake(4096, 4096), "bench images")
+            check_case(compat, blobs_image(1028 * s, 1232 * s, seed=s, noise=noise), "bench images")
+    check_case(compat, worst_snake(4096, 4096), "bench images")
 
 
 @pytest.mark.gpu

@@ -3,11 +3,11 @@
 CPU part (runs everywhere): cv2's type errors for label images with EXTERNAL / LIST / TREE and for
 8-bit images with RETR_FLOODFILL are raised by cvgpu itself with cv2's code, err and func; the
 no-GPU fallback equals cv2. GPU part (``gpu``): RETR_FLOODFILL and RETR_CCOMP x NONE / SIMPLE /
-TC89_L1 / TC89_KCOS equal cv2 bit for bit on hypothesis label images (tests/test_labels_model.py's
+TC89_L1 / TC89_KCOS equal cv2 bit for bit on hypothesis label images (tests/contours/test_labels_model.py's
 families: few labels, blocks, rectangles on zero, extreme values with the flag bits set, many
 distinct labels, full, stripes; 1x1 up to 1024^2 rarely) with offsets (also int32-wrapping), the
 packed device form, device input staying on the device, views and read-only input. Images where
-cv2's behaviour is undefined (tests/labels_model.py: it may crash) are never given to cv2; there
+cv2's behaviour is undefined (tests/models/labels_model.py: it may crash) are never given to cv2; there
 cvgpu raises cv2.error.
 """
 import cv2
@@ -17,7 +17,9 @@ from hypothesis import assume, given, note, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
+from cvgpu.bench.contours import labels_image
 from conftest import HAS_GPU
+from contours_forcing import forcing
 from labels_model import UNDEFINED_IMAGE, defined
 from test_find_contours import METHODS, check_case as find_contours_case, outcome, same_result
 from test_labels_model import FAMILIES, label_image, offsets
@@ -137,7 +139,7 @@ def test_fixed_cases(compat, mode_name, method_name):
 def test_bench_label_images(compat):
     # The benchmark's label images (connected components of the blob workloads; many regions).
     for noise in (0.0, 0.01):
-        img = cc.labels_image(1028, 1232, seed=1, noise=noise)
+        img = labels_image(1028, 1232, seed=1, noise=noise)
         for mode_name in MODES:
             for method_name in METHODS:
                 check_case(compat, img, mode_name, method_name, None)
@@ -176,16 +178,15 @@ def test_undefined_case_raises_without_cv2():
 
 
 @pytest.mark.gpu
-def test_serial_replay_and_grouped_layout(compat, monkeypatch):
-    # The one-thread replay taken after _LAB_MAX_ROUNDS rounds, and the numpy-io layout by contour
-    # length taken above _GROUPED_MIN contours, forced on small images.
+def test_serial_replay_and_grouped_layout(compat):
+    # The one-thread replay taken after TUNING.lab_max_rounds rounds, and the numpy-io layout by
+    # contour length taken from TUNING.grouped_min contours on, forced on small images.
     imgs = [label_image(f, 37, 29, 11, 5) for f in ("few", "blocks", "rects", "many", "stripes")]
     imgs = [img for img in imgs if defined(img)]
-    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 0)
-    for img in imgs:
-        check_case(compat, img, "FLOODFILL", "SIMPLE", (1, 1))
-    monkeypatch.setattr(cc, "_LAB_MAX_ROUNDS", 256)
-    monkeypatch.setattr(cc, "_GROUPED_MIN", 1)
-    for img in imgs:
-        for method_name in METHODS:
-            check_case(compat, img, "CCOMP", method_name, None)
+    with forcing("lab_serial", lab_max_rounds=0):
+        for img in imgs:
+            check_case(compat, img, "FLOODFILL", "SIMPLE", (1, 1))
+    with forcing("grouped", grouped_min=1):
+        for img in imgs:
+            for method_name in METHODS:
+                check_case(compat, img, "CCOMP", method_name, None)

@@ -1,9 +1,9 @@
-"""tests/tc89_model.py (Teh-Chin approximation from the NONE contour) against cv2, on the CPU.
+"""tests/models/tc89_model.py (Teh-Chin approximation from the NONE contour) against cv2, on the CPU.
 
 For every mode x {TC89_L1, TC89_KCOS}: cv2.findContours(img, mode, TC89_*) must equal the model
 applied to cv2.findContours(img, mode, CHAIN_APPROX_NONE) bit for bit (count, order, each array's
 dtype/shape/bytes, hierarchy), and the hierarchy must be the NONE one unchanged (the GPU path
-reuses it). Also chained with tests/contours_model.py, so image -> TC89 is modelled end to end.
+reuses it). Also chained with tests/models/contours_model.py, so image -> TC89 is modelled end to end.
 """
 import cv2
 import numpy as np
@@ -37,7 +37,7 @@ def check_all(img, offset=(0, 0)):
                 assert ref[1].tobytes() == none[1].tobytes()
             try:
                 assert_same_contours(find_contours_tc89(none, method), ref)
-                # The parallel form (kernels/contours.cu's) gives the same points.
+                # The parallel form (kernels/contours/'s) gives the same points.
                 for c, r in zip(none[0], ref[0]):
                     assert np.array_equal(approx_tc89_parallel(c, method), r.reshape(-1, 2))
             except AssertionError as e:

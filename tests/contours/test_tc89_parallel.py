@@ -1,7 +1,7 @@
 """The parallel TC89 passes on borders that stress them: long smooth curves (circles, ellipses and
 spirals of many sizes: long slopes of slowly changing k-cosines, long chains for the nms rounds,
 long runs for L1's cleanup), staircases (every point turns: runs of survivors), the snake, the
-seam quirk. CPU: tests/tc89_model.py's parallel form (approx_tc89_parallel) and the host build of
+seam quirk. CPU: tests/models/tc89_model.py's parallel form (approx_tc89_parallel) and the host build of
 the kernels against cv2; GPU (marked gpu): cvgpu.findContours against cv2.
 """
 import cv2
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cvgpu import contours as cc
+from cvgpu.bench.contours import worst_snake
 from tc89_model import approx_tc89, approx_tc89_parallel
 from test_find_contours import check_case
 from test_tc89_kernel_host import check_all, host_lib  # noqa: F401 (the fixture)
@@ -86,7 +86,7 @@ def test_model_on_the_quirk_and_snake():
                        [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
     check_model(quirk)
     check_model(SEAM_START_RUN)
-    check_model(cc.worst_snake(24, 40))
+    check_model(worst_snake(24, 40))
     # Same answer as the sequential model on a larger chain, point for point.
     c = cv2.findContours(curve_image("spiral", 200, 3), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0][0]
     for method in TC89:
@@ -101,7 +101,7 @@ def test_host_kernels_on_curves(host_lib, kind, size, p, seed):  # noqa: F811
 
 def test_host_kernels_on_long_borders(host_lib):  # noqa: F811
     check_all(host_lib, SEAM_START_RUN)
-    check_all(host_lib, cc.worst_snake(256, 256))
+    check_all(host_lib, worst_snake(256, 256))
     check_all(host_lib, curve_image("disc", 1500, 0))
     check_all(host_lib, curve_image("spiral", 600, 4))
 
@@ -117,7 +117,7 @@ def test_gpu_on_curves(compat, kind, size, p, seed, mode_name, method_name):
 
 @pytest.mark.gpu
 def test_gpu_long_borders(compat):
-    for img in (cc.worst_snake(1024, 1024), curve_image("disc", 3000, 0), curve_image("spiral", 2000, 4)):
+    for img in (worst_snake(1024, 1024), curve_image("disc", 3000, 0), curve_image("spiral", 2000, 4)):
         for method_name in ("TC89_L1", "TC89_KCOS"):
             check_case(compat, img, "LIST", method_name, None)
     for mode_name in ("EXTERNAL", "LIST", "CCOMP", "TREE"):

@@ -1,4 +1,4 @@
-"""tests/linkruns_model.py is the reference the GPU findContoursLinkRuns must match; cv2 is the judge.
+"""tests/models/linkruns_model.py is the reference the GPU findContoursLinkRuns must match; cv2 is the judge.
 
 CPU tests (no ``gpu`` marker): the model against cv2.findContoursLinkRuns bit for bit (contours
 tuple: count, each array's dtype, shape and bytes; hierarchy: None vs array, dtype, shape, bytes),

@@ -1,4 +1,4 @@
-"""tests/contours_model.py is the reference the GPU findContours must match; cv2 remains the judge.
+"""tests/models/contours_model.py is the reference the GPU findContours must match; cv2 remains the judge.
 
 These CPU tests (no ``gpu`` marker) check the pure Python model against cv2.findContours bit for bit:
 the contours tuple (length, each array's dtype, shape and bytes) and the hierarchy (None vs array,
@@ -115,6 +115,21 @@ def border_shapes(h, w, n, seed):
             cv2.rectangle(img, (int(rng.integers(-1, w)), int(rng.integers(-1, h))),
                           (int(rng.integers(0, w + 1)), int(rng.integers(0, h + 1))), v, t)
     return img
+
+
+def family_image(family, h, w, seed, p):
+    """One image of a family the host-kernel tests draw: "salt", "lines", "checker", "border", "full"
+    (every pixel p % 256), shaped by the integer p."""
+    if family == "salt":
+        return salt_pepper(h, w, (p % 101) / 100, seed)
+    if family == "lines":
+        return lines(h, w, 1 + p % 8, seed)
+    if family == "checker":
+        return checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
+    if family == "border":
+        return border_shapes(h, w, 1 + p % 6, seed)
+    assert family == "full", family
+    return np.full((h, w), p % 256, np.uint8)
 
 
 seeds = st.integers(0, 2**32 - 1)

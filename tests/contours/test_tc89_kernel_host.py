@@ -1,17 +1,17 @@
-"""The TC89 kernels of kernels/contours.cu compiled for the host and run against cv2 (no GPU).
+"""kernels/contours/tc89.cu compiled for the host and run against cv2 (no GPU).
 
-The Teh-Chin section of the .cu (tc89_point / tc89_sweep / tc89_emit and their helpers) is plain
-C++ apart from a few CUDA names; a prelude maps those to host C++ (the _rn double intrinsics to
-plain double ops, compiled with -ffp-contract=off so nothing is fused, as on x86 SSE2) and a
-driver launches every "thread" in a loop, in the order the kernels need. This checks the kernels'
+The file is plain C++ apart from a few CUDA names; tests/contours/kernel_host.py's prelude maps those to
+host C++ (the _rn double intrinsics to plain double ops, compiled with -ffp-contract=off so nothing
+is fused, as on x86 SSE2) and a driver launches every "thread" in a loop, in the order the kernels
+need. This checks the kernels'
 logic and integer/double arithmetic bit for bit against cv2 on the CPU. The last test also runs
 cvgpu.contours._tc89 (the launch code: argument order and types checked against the kernels'
-signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels. What stays
+signatures, grids, scratch layout) on a numpy stand-in for CuPy with these host kernels
+(kernel_host.HostGpu). What stays
 for the gpu tests in test_find_contours.py: the GPU's own execution (NVRTC build, the intrinsics,
 memory), and the NONE pipeline feeding it. Skipped without a C++ compiler.
 """
 import ctypes
-import os
 
 import cv2
 import numpy as np
@@ -19,15 +19,15 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
+from cvgpu.contours import _tc89
 import kernel_host
-from test_contours_model import border_shapes, checkerboard, lines, nested_blobs, salt_pepper
+from test_contours_model import family_image, nested_blobs, salt_pepper
 
 MODES = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
 TC89 = [cv2.CHAIN_APPROX_TC89_L1, cv2.CHAIN_APPROX_TC89_KCOS]
-MARK = "// ---------------------------------------------------------------- Teh-Chin"
 
 DRIVER = r"""
-extern "C" void set_idx(unsigned bx, unsigned bdx, unsigned tx) { blockIdx.x = bx; blockDim.x = bdx; threadIdx.x = tx; }
 static void launch1(unsigned t) { blockIdx.x = 0; blockDim.x = 1; threadIdx.x = t; }
 static void cumsum(const int* a, int* out, long long n)
 {
@@ -74,18 +74,16 @@ extern "C" long long host_tc89(const int2* pts, const long long* off, int k, int
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
-    src = kernel_host.contours_source()
-    assert MARK in src
-    lib = kernel_host.build(tmp_path_factory, "tc89", src[src.index(MARK):] + DRIVER, opt="-O1")
-    lib.host_tc89.restype = ctypes.c_longlong
-    return lib
+    module = kernel_host.build(tmp_path_factory, "tc89", extra=DRIVER, opt="-O1")
+    module.lib.host_tc89.restype = ctypes.c_longlong
+    return module
 
 
-def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
-    """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89)."""
+def host_tc89(module, points, offsets, method, rounds=None, rev=False):
+    """The kernels' (points, offsets) for packed NONE input (rounds: default as _tc89.tc89)."""
     k = len(offsets) - 1
     if rounds is None:
-        rounds = cc._TC89_ROUNDS[method]
+        rounds = cc.TUNING.tc89_rounds_l1 if method == cv2.CHAIN_APPROX_TC89_L1 else cc.TUNING.tc89_rounds_kcos
     pts = np.ascontiguousarray(points, np.int32)
     off = np.ascontiguousarray(offsets, np.int64)
     slots = max(int(off[-1]) + k, 1)
@@ -99,9 +97,9 @@ def host_tc89(lib, points, offsets, method, rounds=None, rev=False):
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
     args = [ptr(pts), ptr(off), k, method, rounds, int(rev), ptr(sv), ptr(kv), ptr(gone), ptr(st), ptr(fl), ptr(rid),
             ptr(rs), ptr(re), ptr(used), ptr(start4), ptr(cut4), ptr(pend), ptr(seam), ptr(new_off)]
-    total = lib.host_tc89(*args, None)
+    total = module.lib.host_tc89(*args, None)
     out = np.zeros((max(int(total), 1), 2), np.int32)
-    lib.host_tc89(*args, ptr(out))
+    module.lib.host_tc89(*args, ptr(out))
     return out[:total], new_off
 
 
@@ -130,15 +128,7 @@ def test_blobs_with_noise(host_lib, h, w, n, depth, seed, noise, offset):
 @given(family=st.sampled_from(["salt", "lines", "checker", "border"]), h=st.integers(1, 48),
        w=st.integers(1, 48), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000))
 def test_other_families(host_lib, family, h, w, seed, p):
-    if family == "salt":
-        img = salt_pepper(h, w, (p % 101) / 100, seed)
-    elif family == "lines":
-        img = lines(h, w, 1 + p % 8, seed)
-    elif family == "checker":
-        img = checkerboard(h, w, 1 + p % 5, 1 + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
-    else:
-        img = border_shapes(h, w, 1 + p % 6, seed)
-    check_all(host_lib, img)
+    check_all(host_lib, family_image(family, h, w, seed, p))
 
 
 @pytest.mark.parametrize("shape", [(4, 60000), (1, 70000), (1, 1), (2, 1), (3, 3)])
@@ -152,8 +142,8 @@ def test_rectangles_and_tiny(host_lib, shape):
 def test_snake_and_big_blobs(host_lib):
     # One long border walking out and back (the GPU's one-thread-per-contour worst case), and the
     # bench's blob images (long smooth borders, large support regions).
-    check_all(host_lib, cc.worst_snake(256, 256))
-    check_all(host_lib, cc.blobs_image(514, 616, seed=3, noise=0.01))
+    check_all(host_lib, worst_snake(256, 256))
+    check_all(host_lib, blobs_image(514, 616, seed=3, noise=0.01))
 
 
 def test_first_point_repeated_at_the_end(host_lib):
@@ -171,45 +161,20 @@ def test_many_random_images(host_lib):
         check_all(host_lib, img)
 
 
-# ---------------------------------------------------------------- the launch code in cvgpu/contours.py
+# ---------------------------------------------------------------- the launch code in cvgpu/contours/_tc89.py
 
-class _HostCupy(kernel_host.HostCupy):
-    """The few CuPy calls cvgpu.contours._tc89 makes, on the host."""
-
-
-def _signatures(src):
-    return kernel_host.signatures(src, r"tc89_\w+")
-
-
-def _launcher(lib, sig, name):
-    fn = getattr(lib, name)
-    fn.restype = None
-
-    def launch(grid, block, args):
-        cargs = kernel_host.ctypes_args(name, sig[name], args)
-        for b in range(grid[0]):
-            for t in range(block[0]):
-                lib.set_idx(b, block[0], t)
-                fn(*cargs)
-    return launch
-
-
-def test_launch_code_with_host_kernels(host_lib, monkeypatch):
-    # cvgpu.contours._tc89 itself (argument order and types, grids, scratch layout, offsets)
+def test_launch_code_with_host_kernels(host_lib):
+    # cvgpu.contours._tc89.tc89 itself (argument order and types, grids, scratch layout, offsets)
     # driving the host build of the kernels, against cv2; with one long border (the snake) and a
     # large circle among them.
-    here = os.path.dirname(os.path.abspath(__file__))
-    sig = _signatures(open(os.path.join(here, "..", "kernels", "contours.cu")).read())
-    assert set(sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
-                        "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends", "tc89_cleanup",
-                        "tc89_keep", "tc89_offsets", "tc89_emit"}
-    monkeypatch.setattr(cc, "_fn", lambda name: _launcher(host_lib, sig, name))
-    hcp = _HostCupy()
-    ws = cc._Workspace(hcp)
+    assert set(host_lib.sig) == {"tc89_point", "tc89_nms_init", "tc89_nms_round", "tc89_nms_finish", "tc89_apply",
+                                 "tc89_pass3", "tc89_apply3", "tc89_seam", "tc89_runflag", "tc89_runends",
+                                 "tc89_cleanup", "tc89_keep", "tc89_offsets", "tc89_emit"}
+    gpu = kernel_host.HostGpu({"tc89": host_lib})
     rng = np.random.default_rng(11)
     disc = np.zeros((1300, 1300), np.uint8)
     cv2.circle(disc, (650, 650), 640, 1, -1)
-    imgs = [cc.worst_snake(256, 256), disc]
+    imgs = [worst_snake(256, 256), disc]
     for it in range(6):
         h, w = (int(v) for v in rng.integers(2, 40, 2))
         imgs.append(nested_blobs(h, w, 1 + it % 4, 1 + it % 3, it) | salt_pepper(h, w, 0.1 * (it % 3), it))
@@ -221,8 +186,8 @@ def test_launch_code_with_host_kernels(host_lib, monkeypatch):
                 continue
             for method in TC89:
                 ref = cc.pack(*cv2.findContours(img, mode, method))
-                out, new_off, layout = cc._tc89(hcp, ws, kernel_host.host(pts.copy()), kernel_host.host(off.copy()),
-                                                int(off[-1]), k, method)
+                out, new_off, layout = _tc89.tc89(gpu, kernel_host.host(pts.copy()), kernel_host.host(off.copy()),
+                                                  int(off[-1]), k, method)
                 assert np.array_equal(layout, ref[1]) and np.array_equal(np.asarray(new_off), ref[1])
                 assert np.array_equal(np.asarray(out), ref[0])
 

@@ -1,6 +1,6 @@
 """findContours / findContoursPacked on huge images (beyond 16384 on a side, up to the int32 limits).
 
-CPU part (runs everywhere, fast): the two limits of cvgpu/contours.py's "huge images" section
+CPU part (runs everywhere, fast): the two limits of cvgpu/contours/_suzuki.py's "Index widths"
 (2^31 - 1025 padded pixels, checked before the GPU is touched; 2^28 - 32 border pixels, checked on
 the counts after labelling) raise cv2.error -211 with cvgpu's message and the function's name; an
 allocation failure retries once without the cached scratch, then raises cv2's -4; the audit's
@@ -10,7 +10,7 @@ cv2.connectedComponents' with small grids that loop many times, and the real lau
 46300 x 46300 on lazily mapped memory (the former int counters segfault there).
 
 GPU part (markers ``gpu`` and ``huge``; opt-in with CVGPU_HUGE=1: they need up to ~55 GB of GPU
-memory (54 GB pool peak measured on the H100), ~10 GB of host memory and ~30 s (25.8 s there)): cvgpu == cv2 bit for bit on a 20000 x 20000
+memory, ~10 GB of host memory and ~30 s): cvgpu == cv2 bit for bit on a 20000 x 20000
 sparse image (all modes x NONE / SIMPLE, TC89_L1 once, the packed device form), thin 16385 x 3,
 3 x 16385, 1 x 40000 and 40000 x 1 images, the 20000 x 20000 one-pixel serpentine (one border
 through 2 * 10^8 pixels, 1.6 * 10^9 walk states), a 46300 x 46300 sparse image (just under the pixel limit, where the
@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 
 import cvgpu
-from cvgpu import _backend
 from cvgpu import contours as cc
+from cvgpu.bench.contours import sparse_shapes_image, worst_snake
+from cvgpu.contours import _common, _suzuki
 
 MODES = {"EXTERNAL": cv2.RETR_EXTERNAL, "LIST": cv2.RETR_LIST, "CCOMP": cv2.RETR_CCOMP, "TREE": cv2.RETR_TREE}
 METHODS = {"NONE": cv2.CHAIN_APPROX_NONE, "SIMPLE": cv2.CHAIN_APPROX_SIMPLE, "TC89_L1": cv2.CHAIN_APPROX_TC89_L1}
@@ -38,14 +39,14 @@ def huge(test):
     skip = pytest.mark.skipif(not HUGE, reason="huge-image GPU tests are opt-in: set CVGPU_HUGE=1 (tens of GB)")
     return pytest.mark.gpu(pytest.mark.huge(skip(test)))
 
-KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "contours.cu")
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "contours")
 
 
-class _PoisonCupy:
-    """Stands in for CuPy where the GPU must not be touched: any use fails the test."""
+class _PoisonGpu:
+    """Stands in for the GPU where it must not be touched: any use fails the test."""
 
     def __getattr__(self, name):
-        raise AssertionError("the GPU was touched (cupy.%s)" % name)
+        raise AssertionError("the GPU was touched (%s)" % name)
 
 
 def _over_limit_image(h, w):
@@ -57,29 +58,28 @@ def _over_limit_image(h, w):
 
 @pytest.mark.parametrize("shape", [(46341, 46341), (1, 2**31), (2**31 - 2, 1), (3, 2**29)])
 @pytest.mark.parametrize("func", ["findContours", "findContoursPacked"])
-def test_pixel_limit_raises_before_the_gpu(monkeypatch, shape, func):
-    monkeypatch.setattr(_backend, "cupy_module", lambda: _PoisonCupy())
+def test_pixel_limit_raises_before_the_gpu(shape, func):
     img = _over_limit_image(*shape)
-    with pytest.raises(cv2.error) as info:
+    with cc.computing_on(_PoisonGpu()), pytest.raises(cv2.error) as info:
         getattr(cvgpu, func)(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     e = info.value
     n = (shape[0] + 2) * (shape[1] + 2)
     assert (e.code, e.func) == (-211, func)
     assert e.err == ("cvgpu: the %d x %d image has %d pixels with its one-pixel frame, more than the %d that the "
-                     "GPU kernels index with int32" % (shape[0], shape[1], n, cc._INT32_PIXELS))
+                     "GPU kernels index with int32" % (shape[0], shape[1], n, _common.INT32_PIXELS))
     assert "(-211:Input parameters are out of range)" in str(e) and str(n) in str(e)
 
 
 def test_pixel_limit_boundary():
     # The largest padded size passes, one more pixel does not (sizes as (h + 2) * (w + 2)).
-    lim = cc._INT32_PIXELS
+    lim = _common.INT32_PIXELS
     assert lim + 1023 < 2**31      # the last 1024-pixel tile of ccl_finish / scatter_flags
-    cc._check_image_size((lim - 2, -1), "findContours")              # (lim) * 1 padded pixels
+    _common.check_image_size((lim - 2, -1), "findContours")              # (lim) * 1 padded pixels
     with pytest.raises(cv2.error):
-        cc._check_image_size((lim + 1 - 2, -1), "findContours")
-    cc._check_image_size((46339, 46338), "findContours")            # 46341 * 46340 = 2147441940
+        _common.check_image_size((lim + 1 - 2, -1), "findContours")
+    _common.check_image_size((46339, 46338), "findContours")            # 46341 * 46340 = 2147441940
     with pytest.raises(cv2.error):
-        cc._check_image_size((46339, 46339), "findContours")        # 46341^2 = 2147488281
+        _common.check_image_size((46339, 46339), "findContours")        # 46341^2 = 2147488281
 
 
 def test_huge_image_is_not_forwarded_by_the_argument_layer():
@@ -92,12 +92,12 @@ def test_huge_image_is_not_forwarded_by_the_argument_layer():
 # ---------------------------------------------------------------- CPU: counts after labelling
 
 def test_border_pixel_limit():
-    lim = cc._MAX_BORDER_PIXELS
+    lim = _suzuki.MAX_BORDER_PIXELS
     assert lim == 2**28 - 32
     assert 8 * lim + 255 <= 2**31 - 1 < 8 * (lim + 1) + 255    # last thread index of the state grids
-    cc._check_counts(lim, lim)
-    with pytest.raises(cc._TooLarge) as info:
-        cc._check_counts(5, lim + 1)
+    _suzuki.check_counts(lim, lim)
+    with pytest.raises(_common.TooLarge) as info:
+        _suzuki.check_counts(5, lim + 1)
     assert "%d border pixels" % (lim + 1) in str(info.value)
     # Derived bounds the kernels rely on once E passes: m <= E, the Euler tour, 4 * pos, P <= 8 E.
     m = lim
@@ -132,67 +132,72 @@ class _FakeWorkspace:
     def __init__(self):
         self.bufs = {"f": object()}
 
-    def claim(self):  # the stream ordering of _Workspace, which needs a device
+    def claim(self):  # the stream ordering of Workspace, which needs a device
         return None
 
     def release(self, stream):
         pass
 
 
-def _fake_pipeline(monkeypatch, outcomes):
-    """_gpu_contours replaced by a sequence of outcomes (exception instances or results)."""
-    calls = []
-    ws = _FakeWorkspace()
+class _FakeGpu:
+    """The members of _common.Gpu that run_ordered uses; ``attempt(outcomes)`` plays the pipeline."""
 
-    def fake(cp, *args, **kwargs):
-        calls.append(dict(ws.bufs))
-        o = outcomes[len(calls) - 1]
-        if isinstance(o, BaseException):
-            raise o
-        return o
-    monkeypatch.setattr(cc, "_gpu_contours", fake)
-    monkeypatch.setattr(cc, "_workspace", lambda cp: ws)
-    return calls, ws
+    def __init__(self):
+        self.cp, self.ws, self.calls = _FakeCupy(), _FakeWorkspace(), []
+
+    def workspace(self, family="contours"):
+        return self.ws
+
+    def attempt(self, outcomes):
+        def run():
+            self.calls.append(dict(self.ws.bufs))
+            o = outcomes[len(self.calls) - 1]
+            if isinstance(o, BaseException):
+                raise o
+            return o
+        return run
 
 
-def test_count_limit_becomes_cv2_error(monkeypatch):
-    cp = _FakeCupy()
-    calls, ws = _fake_pipeline(monkeypatch, [cc._TooLarge("cvgpu: too many")])
+def test_count_limit_becomes_cv2_error():
+    gpu = _FakeGpu()
     with pytest.raises(cv2.error) as info:
-        cc._run_gpu("findContoursPacked", cp, None, 3, 2, 0, 0)
+        _common.run_ordered("findContoursPacked", gpu, gpu.attempt([_common.TooLarge("cvgpu: too many")]))
     assert (info.value.code, info.value.func, info.value.err) == (-211, "findContoursPacked", "cvgpu: too many")
-    assert len(calls) == 1 and ws.bufs == {} and cp.pool.freed == 1   # the scratch is given back
+    assert len(gpu.calls) == 1 and gpu.ws.bufs == {} and gpu.cp.pool.freed == 1   # the scratch is given back
 
 
-def test_out_of_memory_retries_once_without_the_scratch(monkeypatch):
-    cp = _FakeCupy()
+def test_out_of_memory_retries_once_without_the_scratch():
     oom = _FakeOOM("Out of memory allocating 51,234,567,680 bytes (allocated so far: 9,000 bytes).")
-    calls, ws = _fake_pipeline(monkeypatch, [oom, "result"])
-    assert cc._run_gpu("findContours", cp, None, 3, 2, 0, 0) == "result"
-    assert calls[0] and calls[1] == {} and cp.pool.freed == 1
+    gpu = _FakeGpu()
+    assert _common.run_ordered("findContours", gpu, gpu.attempt([oom, "result"])) == "result"
+    assert gpu.calls[0] and gpu.calls[1] == {} and gpu.cp.pool.freed == 1
 
-    calls, ws = _fake_pipeline(monkeypatch, [oom, oom])
+    gpu = _FakeGpu()
     with pytest.raises(cv2.error) as info:
-        cc._run_gpu("findContours", cp, None, 3, 2, 0, 0)
+        _common.run_ordered("findContours", gpu, gpu.attempt([oom, oom]))
     e = info.value
-    assert e.code == -4 and e.err == "Failed to allocate 51234567680 bytes" and len(calls) == 2
+    assert e.code == -4 and e.err == "Failed to allocate 51234567680 bytes" and len(gpu.calls) == 2
 
 
-def test_kernel_loops_that_pass_two_to_the_31(monkeypatch):
+def test_kernel_loops_that_pass_two_to_the_31():
     # The pixel launches are grid-stride loops of at most 65535 * 8 blocks of 256: near the pixel
     # limit i + stride passes 2^31 - 1, so those loops count in unsigned (and stay below 2^32).
-    stride = 65535 * 8 * cc._BLOCK
-    assert cc._INT32_PIXELS + stride > 2**31 - 1 and cc._INT32_PIXELS + stride < 2**32
-    assert cc._grid(cc._INT32_PIXELS) == (65535 * 8,)
-    src = open(KERNELS).read()
-    for name in ("pad_init_body", "ccl_union", "lab_pad", "lab_flags"):
-        body = src[src.index('void %s(' % name):]
+    stride = 65535 * 8 * _common.BLOCK
+    assert _common.GRID_CAP == 65535 * 8
+    assert _common.INT32_PIXELS + stride > 2**31 - 1 and _common.INT32_PIXELS + stride < 2**32
+    before = cc.TUNING.paths()
+    assert _common.Gpu(None).grid(_common.INT32_PIXELS) == (65535 * 8,)
+    assert (cc.TUNING.paths() - before)["grid_capped"] == 1
+    sources = {f: open(os.path.join(KERNELS, f)).read() for f in sorted(os.listdir(KERNELS))}
+    for f, name in (("suzuki.cu", "pad_init_body"), ("suzuki.cu", "ccl_union"), ("labels.cu", "lab_pad"),
+                    ("labels.cu", "lab_flags")):
+        body = sources[f][sources[f].index('void %s(' % name):]
         body = body[:body.index("\n}\n")]
         loops = re.findall(r"for \(([^;]*);[^;]*;\s*\w+ \+= gridDim\.x \* blockDim\.x\)", body)
         assert loops and all(l.strip().startswith("unsigned ") for l in loops), (name, loops)
-    # Every other kernel indexes with a one-thread-per-element 1-D grid: no grid-stride loop left
-    # with a signed counter.
-    assert len(re.findall(r"\+= gridDim\.x \* blockDim\.x", src)) == 4
+    # Every other kernel indexes with a one-thread-per-element 1-D grid (linkruns.cu's grid-stride
+    # loops count in long long): no grid-stride loop left with a signed int counter.
+    assert sum(len(re.findall(r"\+= gridDim\.x \* blockDim\.x", s)) for s in sources.values()) == 4
 
 
 # ---------------------------------------------------------------- GPU (opt-in: CVGPU_HUGE=1)
@@ -201,7 +206,7 @@ def _fresh(cp, label=""):
     """Start from an empty workspace (the previous huge test's scratch is tens of GB); with -s,
     print the pool size the previous test reached (nothing is freed to the driver in between)."""
     print("[huge] %s GPU pool before release: %.1f GB" % (label, cp.get_default_memory_pool().total_bytes() / 1e9))
-    cc._release(cp)
+    _common.release(_common.current_gpu())
 
 
 def _check(compat, img, mode_name, method_name, tag="", function="findContours"):
@@ -225,7 +230,7 @@ def _check(compat, img, mode_name, method_name, tag="", function="findContours")
 def test_sparse_20000(compat):
     import cupy as cp
     _fresh(cp, "before")
-    img = cc.sparse_shapes_image(20000, 20000, 300, seed=0)
+    img = sparse_shapes_image(20000, 20000, 300, seed=0)
     for mode_name in MODES:
         for method_name in ("NONE", "SIMPLE"):
             ref = _check(compat, img, mode_name, method_name)
@@ -260,8 +265,8 @@ def test_serpentine(compat):
     # 6000 x 20000 one (one contour of 1.2 * 10^8 points): cv2 takes about 9 s per 10^8 points.
     import cupy as cp
     _fresh(cp, "before")
-    _check(compat, cc.worst_snake(20000, 20000), "TREE", "SIMPLE", "snake")
-    _check(compat, cc.worst_snake(6000, 20000), "LIST", "NONE", "snake")
+    _check(compat, worst_snake(20000, 20000), "TREE", "SIMPLE", "snake")
+    _check(compat, worst_snake(6000, 20000), "LIST", "NONE", "snake")
 
 
 @huge
@@ -278,8 +283,8 @@ def test_too_many_border_pixels_raises_and_the_process_stays_usable(compat):
         assert (info.value.code, info.value.func) == (-211, func)
         assert "border-walk states exceed" in info.value.err   # (no compat row: cv2 computes this one)
     del d
-    assert int(cc._workspace(cp).counter.get()[0]) == 0
-    small = cc.sparse_shapes_image(500, 700, 30, seed=1)
+    assert int(_common.current_gpu().workspace().counter.get()[0]) == 0
+    small = sparse_shapes_image(500, 700, 30, seed=1)
     _check(compat, small, "TREE", "SIMPLE", "after-error")
 
 
@@ -306,7 +311,7 @@ def test_just_under_the_pixel_limit(compat):
     # 46302^2 = 2143875204 padded pixels: above 2^31 - 2^27, where the grid-stride loops wrapped.
     import cupy as cp
     _fresh(cp, "before")
-    img = cc.sparse_shapes_image(46300, 46300, 60, seed=2)
+    img = sparse_shapes_image(46300, 46300, 60, seed=2)
     _check(compat, img, "TREE", "SIMPLE")
     _check(compat, img, "EXTERNAL", "NONE")
     _fresh(cp, "46300^2")
@@ -314,89 +319,14 @@ def test_just_under_the_pixel_limit(compat):
 
 # ---------------------------------------------------------------- CPU: host build of pad_init / ccl_union
 #
-# The two kernels whose loops changed, compiled with g++ behind a prelude (as in
-# test_tc89_kernel_host.py): every "thread" runs in a loop; __ballot_sync is emulated in two
-# phases per warp (phase 0 records each lane's predicate, phase 1 answers the ballot from them);
-# atomicMin is a plain min (a sequential run is one valid interleaving of the unions).
-
-CCL_FROM = "__device__ __forceinline__ int find_root"
-CCL_TO = "// One 1024-pixel tile per block"
-
-CCL_PRELUDE = r"""
-typedef unsigned char u8;
-struct dim_ { unsigned x; };
-static dim_ blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__ __restrict
-static int g_phase;
-static u8* g_pred;
-static unsigned host_ballot(bool p, int i)
-{
-    if (g_phase == 0) { g_pred[i] = p; return 0u; }
-    unsigned m = 0u;
-    const int base = i & ~31;
-    for (int l = 0; l < 32; ++l) if (g_pred[base + l]) m |= 1u << l;
-    return m;
-}
-#define __ballot_sync(mask, pred) host_ballot((pred), i)
-#define __clz(x) __builtin_clz(x)
-static inline int atomicMin(int* p, int v) { const int o = *p; if (v < o) *p = v; return o; }
-"""
-
-CCL_DRIVER = r"""
-extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8* f, int* L, u8* pred,
-                        unsigned grid, unsigned block, unsigned bx0, unsigned bx1, int bits)
-{
-    g_pred = pred; gridDim.x = grid; blockDim.x = block;
-    for (unsigned bx = bx0; bx < bx1; ++bx) {
-        blockIdx.x = bx;
-        for (unsigned w0 = 0; w0 < block; w0 += 32)
-            for (int phase = 0; phase < 2; ++phase) {
-                g_phase = phase;
-                for (unsigned l = 0; l < 32; ++l) {
-                    threadIdx.x = w0 + l;
-                    if (bits) pad_init_bits(src, pitch, h, w, n, f, L); else pad_init(src, pitch, h, w, n, f, L);
-                }
-            }
-    }
-}
-extern "C" void run_union(const u8* f, int w2, int n, int* L, unsigned grid, unsigned block, unsigned bx0,
-                          unsigned bx1)
-{
-    gridDim.x = grid; blockDim.x = block;
-    for (unsigned bx = bx0; bx < bx1; ++bx) {
-        blockIdx.x = bx;
-        for (unsigned t = 0; t < block; ++t) { threadIdx.x = t; ccl_union(f, w2, n, L); }
-    }
-}
-"""
-
+# The two kernels whose loops changed, run from the host build of kernels/contours/suzuki.cu
+# (tests/contours/kernel_host.py: build_suzuki, whose run_pad emulates pad_init's __ballot_sync; atomicMin is
+# a plain min, a sequential run being one valid interleaving of the unions).
 
 @pytest.fixture(scope="module")
 def ccl_so(tmp_path_factory):
-    import shutil
-    import subprocess
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler for the host build of pad_init / ccl_union")
-    src = open(KERNELS).read()
-    d = tmp_path_factory.mktemp("cclhost")
-    cpp = d / "ccl.cpp"
-    cpp.write_text(CCL_PRELUDE + src[src.index(CCL_FROM):src.index(CCL_TO)] + CCL_DRIVER)
-    so = d / "ccl.so"
-    subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-o", str(so), str(cpp)], check=True, capture_output=True)
-    return str(so)
-
-
-def _ccl_lib(path):
-    import ctypes
-    lib = ctypes.CDLL(path)
-    p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
-    lib.run_pad.argtypes = [p, i64, i32, i32, i32, p, p, p, u32, u32, u32, u32, i32]
-    lib.run_union.argtypes = [p, i32, i32, p, u32, u32, u32, u32]
-    return lib
+    import kernel_host
+    return kernel_host.build_suzuki(tmp_path_factory).path
 
 
 def _roots(L):
@@ -416,7 +346,8 @@ def test_host_labels_match_connected_components(ccl_so, seed, bits):
     # 8-connected, background 4-connected, on the padded image), as cv2.connectedComponents says.
     # bits: the host images' upload form (np.packbits along rows, read by pad_init_bits).
     from test_contours_model import nested_blobs, salt_pepper
-    lib = _ccl_lib(ccl_so)
+    import kernel_host
+    lib = kernel_host.suzuki_lib(ccl_so)
     rng = np.random.default_rng(seed)
     h, w = (int(v) for v in rng.integers(1, 70, 2))
     img = nested_blobs(h, w, 1 + seed % 5, 1 + seed % 4, seed) | salt_pepper(h, w, 0.05 * (seed % 4), seed)
@@ -451,8 +382,8 @@ _LIMIT_SCRIPT = r"""
 import mmap, sys
 import numpy as np
 sys.path.insert(0, sys.argv[2])
-from test_find_contours_huge import _ccl_lib
-lib = _ccl_lib(sys.argv[1])
+from kernel_host import suzuki_lib
+lib = suzuki_lib(sys.argv[1])
 h = w = 46300
 w2 = w + 2
 n = w2 * (h + 2)

@@ -1,5 +1,5 @@
 """Reference model of cv2.findContoursLinkRuns (OpenCV 4.9+ contours_link.cpp), in the form the GPU
-kernels compute it (see kernels/contours.cu, section "findContoursLinkRuns").
+kernels compute it (see kernels/contours/linkruns.cu).
 
 OpenCV scans the rows once, merging the runs of row y-1 with those of row y in one sequential
 walk, and gives every run end point one ``link`` to another end point; the contours are the cycles
@@ -23,7 +23,7 @@ of that permutation. The walk's outcome is local, which is what makes it paralle
 * The hierarchy is flat: every contour is a top-level sibling, [i+1, i-1, -1, -1] (-1 at the
   ends); no contour gives ``((), None)``.
 
-Measured against cv2 5.0.0 by tests/test_linkruns_model.py.
+Measured against cv2 5.0.0 by tests/contours/test_linkruns_model.py.
 """
 import numpy as np
 

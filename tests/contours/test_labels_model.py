@@ -1,4 +1,4 @@
-"""tests/labels_model.py (findContours on CV_32SC1 label images) against cv2, on the CPU.
+"""tests/models/labels_model.py (findContours on CV_32SC1 label images) against cv2, on the CPU.
 
 RETR_FLOODFILL and RETR_CCOMP (the same mode inside cv2 for CV_32SC1 input) x all four methods,
 with offsets (small and int32-wrapping): the contours tuple and the hierarchy bit for bit. Label

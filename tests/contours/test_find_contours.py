@@ -8,7 +8,9 @@ shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for eve
 (NONE, SIMPLE, TC89_L1, TC89_KCOS), with offsets; the packed device form equals cv2 packed.
 """
 import ctypes
+import glob
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -21,9 +23,13 @@ from hypothesis import given, note, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
+from cvgpu.contours import _common, _ranking, _suzuki
 from conftest import HAS_GPU, spin
+from contours_forcing import forcing
 from test_contours_model import (border_shapes, checkerboard, lines, nested_blobs, salt_pepper)
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MODES = {"EXTERNAL": cv2.RETR_EXTERNAL, "LIST": cv2.RETR_LIST, "CCOMP": cv2.RETR_CCOMP, "TREE": cv2.RETR_TREE}
 METHODS = {"NONE": cv2.CHAIN_APPROX_NONE, "SIMPLE": cv2.CHAIN_APPROX_SIMPLE,
            "TC89_L1": cv2.CHAIN_APPROX_TC89_L1, "TC89_KCOS": cv2.CHAIN_APPROX_TC89_KCOS}
@@ -176,7 +182,7 @@ def test_assemble_grouped_round_trip():
 def test_assemble_grouped_any_runs(length_pool, seed, run_min, cap_keys):
     # Any layout of the contract: runs of equal lengths in any order, a length recurring in several
     # runs (the host sort's capped keys), each run's contours ascending in output order; runs
-    # shorter and longer than _RUN_MIN. Compared with the output-ordered layout (assemble).
+    # shorter and longer than TUNING.run_min. Compared with the output-ordered layout (assemble).
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 400))
     lengths = rng.choice(np.asarray(length_pool), size=m).astype(np.int32)
@@ -189,17 +195,45 @@ def test_assemble_grouped_any_runs(length_pool, seed, run_min, cap_keys):
     grouped = np.concatenate([pts[offsets[i]:offsets[i + 1]] for i in order])
     args = (grouped, order.astype(np.int32), lengths[order], hier)
     before = [a.copy() for a in args]
-    saved = cc._RUN_MIN
-    cc._RUN_MIN = run_min
-    try:
+    runs = np.diff(np.flatnonzero(np.diff(lengths[order], prepend=-1, append=-1)))
+    expect = ["runs_long"] * bool((runs >= run_min).any()) + ["runs_short"] * bool((runs < run_min).any())
+    with forcing(*expect, run_min=run_min):
         back = cc.assemble_grouped(*args)
-    finally:
-        cc._RUN_MIN = saved
     ref = cc.assemble(pts, offsets, hier)
     assert len(back[0]) == m and all(a.shape == b.shape and a.dtype == np.int32 and np.array_equal(a, b)
                                      for a, b in zip(back[0], ref[0]))
     assert np.array_equal(back[1], ref[1]) and back[1].shape == (1, m, 4)
     assert all(np.array_equal(a, b) for a, b in zip(args, before))
+
+
+def test_tuning_and_paths_are_documented_in_one_place():
+    # Every path the code counts is named in cvgpu.contours.PATHS, and every PATHS entry is counted
+    # somewhere; every tuned value is read by the code as TUNING.<name>.
+    root = os.path.join(os.path.dirname(cc.__file__), "*.py")
+    src = "".join(open(f).read() for f in sorted(glob.glob(root)))
+    assert set(re.findall(r'TUNING\.ran\("(\w+)"\)', src)) == set(cc.PATHS)
+    read = set(re.findall(r"TUNING\.(\w+)", src)) - {"ran", "override", "paths"}
+    assert read == set(cc.TUNING.names()), read ^ set(cc.TUNING.names())
+    with pytest.raises(AttributeError):
+        with cc.TUNING.override(no_such_value=1):
+            pass
+
+
+def test_launch_code_names_kernels_of_the_files_it_loads():
+    # Every fn("<file>", "<kernel>") of the launch code names a kernel of kernels/contours/<file>.cu,
+    # and every kernel of the family is named somewhere in the launch code.
+    kernels = {}
+    for path in glob.glob(os.path.join(ROOT, "kernels", "contours", "*.cu")):
+        names = re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', open(path).read())
+        kernels[os.path.basename(path)[:-3]] = set(names)
+    src = "".join(open(f).read() for f in sorted(glob.glob(os.path.join(os.path.dirname(cc.__file__), "*.py"))))
+    calls = re.findall(r'fn\("(\w+)",\s*([^)]*)\)', src)
+    assert len(calls) > 40
+    for module, rest in calls:
+        for name in re.findall(r'"(\w+)"', rest):
+            assert name in kernels[module], (module, name)
+    every = set().union(*kernels.values())
+    assert every <= set(re.findall(r'"(\w+)"', src)), every - set(re.findall(r'"(\w+)"', src))
 
 
 @pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
@@ -213,7 +247,9 @@ def test_fallback_equals_cv2_and_is_reported():
             assert all(np.array_equal(a, b) for a, b in zip(packed, cc.pack(*ref)))
 
 
-def test_fallback_warns_once_in_a_fresh_process():
+@pytest.mark.parametrize("call", ["findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)",
+                                  "findContoursLinkRuns(img)"])
+def test_fallback_warns_once_in_a_fresh_process(call):
     code = textwrap.dedent("""
         import os, warnings
         os.environ["CVGPU_BACKEND"] = "cv2"
@@ -221,15 +257,15 @@ def test_fallback_warns_once_in_a_fresh_process():
         img = np.zeros((8, 8), np.uint8); img[2:5, 2:6] = 1
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            a = cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
-            b = cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+            a = cvgpu.CALL
+            b = cvgpu.CALL
         n = sum(issubclass(x.category, cvgpu.CvgpuFallbackWarning) for x in w)
-        ref = cv2.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+        ref = cv2.CALL
         ok = all(np.array_equal(p, q) for p, q in zip(a[0], ref[0])) and np.array_equal(a[1], ref[1])
         print(n, ok, cvgpu.last_call_backend())
-    """)
+    """).replace("CALL", call)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), timeout=120)
+                         cwd=ROOT, timeout=120)
     assert out.stdout.split() == ["1", "True", "cv2"], out.stderr
 
 
@@ -243,7 +279,7 @@ def label_image(h, w, seed):
 
 
 # One long 1-px serpentine border (worst case for one thread per border): the benchmark's image.
-snake = cc.worst_snake
+snake = worst_snake
 
 
 FAMILIES = ("blobs", "salt", "lines", "checker", "border", "full", "empty", "labels", "pixels", "snake")
@@ -348,17 +384,16 @@ def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
 @given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(["NONE", "SIMPLE"]),
        offset=offsets)
 def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offset):
-    # The walk states are ranked by rulers from _RULER_MIN_SLOTS slots on and by pointer jumping below:
-    # each way is forced here on every image size.
+    # The walk states are ranked by rulers from TUNING.ruler_min_slots slots on and by pointer
+    # jumping below: each way is forced here on every image size (an image without contours has no
+    # walk to rank).
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
-    saved = cc._RULER_MIN_SLOTS
-    cc._RULER_MIN_SLOTS = 0 if ranking == "rulers" else 1 << 62
-    try:
+    ref = cv2.findContours(img, mode, method, **kw)
+    path = "rulers" if ranking == "rulers" else "jump_slots"
+    with forcing(*[path] * bool(ref[0]), ruler_min_slots=0 if ranking == "rulers" else 1 << 62):
         ours = cvgpu.findContours(img, mode, method, **kw)
-    finally:
-        cc._RULER_MIN_SLOTS = saved
-    assert same_result(ours, cv2.findContours(img, mode, method, **kw))
+    assert same_result(ours, ref)
 
 
 @pytest.mark.gpu
@@ -366,20 +401,27 @@ def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offs
 @given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
        offset=offsets)
 def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offset):
-    # The numpy path downloads the points in output order below _GROUPED_MIN contours and grouped by
-    # length above, ordered on the host up to _HOST_SORT_MAX contours and on the device beyond
-    # (RETR_EXTERNAL's selection in one block with padding rows up to _DEVICE_SELECT_MAX borders, and
-    # by CuPy's flatnonzero with device ordering): each way is forced here on every image size.
+    # The numpy path downloads the points in output order below TUNING.grouped_min contours and
+    # grouped by length above (never for TC89, whose points are compacted in output order), ordered
+    # on the host up to TUNING.host_sort_max contours and on the device beyond (RETR_EXTERNAL's
+    # selection in one block with padding rows up to TUNING.device_select_max borders, and by CuPy's
+    # flatnonzero with device ordering): each way is forced here on every image size.
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
-    saved = cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._DEVICE_SELECT_MAX
-    cc._GROUPED_MIN = 1 << 62 if layout == "offsets" else 1
-    cc._HOST_SORT_MAX = cc._DEVICE_SELECT_MAX = 0 if layout == "device-ordered" else 1 << 62
-    try:
+    ref = cv2.findContours(img, mode, method, **kw)
+    expect = []
+    if ref[0]:
+        if layout == "offsets" or method_name.startswith("TC89"):
+            expect = ["flat"]
+        else:
+            expect = ["grouped", "device_sort" if layout == "device-ordered" else "host_sort"]
+        if mode_name == "EXTERNAL":
+            expect.append("external_flatnonzero" if layout == "device-ordered" else "external_select")
+    small = 0 if layout == "device-ordered" else 1 << 62
+    with forcing(*expect, grouped_min=1 << 62 if layout == "offsets" else 1, host_sort_max=small,
+                 device_select_max=small):
         ours = cvgpu.findContours(img, mode, method, **kw)
-    finally:
-        cc._GROUPED_MIN, cc._HOST_SORT_MAX, cc._DEVICE_SELECT_MAX = saved
-    assert same_result(ours, cv2.findContours(img, mode, method, **kw))
+    assert same_result(ours, ref)
 
 
 class _HostBits(np.ndarray):
@@ -402,20 +444,20 @@ _HOST_COPY_CP = types.SimpleNamespace(
 
 @pytest.mark.parametrize("band", [8, 64, 1000, 1 << 21])
 @pytest.mark.parametrize("threads", [1, 3, 4])
-def test_upload_bits_bands(band, threads, monkeypatch):
+def test_upload_bits_bands(band, threads):
     # Host images go up as one row-major bit stream, packed in bands of whole bytes by several
     # threads into the reused staging buffer: the bytes equal np.packbits of the flat image for any
     # band layout, from contiguous and strided images, and the image is left as it was.
-    monkeypatch.setattr(cc, "_UPLOAD_BAND", band)
-    monkeypatch.setattr(cc, "_UPLOAD_THREADS", threads)
-    ws = cc._Workspace.__new__(cc._Workspace)
+    ws = _common.Workspace.__new__(_common.Workspace)
     ws.cp, ws.bufs = _HOST_COPY_CP, {}
     rng = np.random.default_rng(band + threads)
     for h, w in ((1, 1), (1, 7), (3, 5), (17, 33), (64, 64), (100, 101), (9, 1000)):
         for img in ((rng.random((h, w)) < 0.4).astype(np.uint8) * rng.integers(1, 256, (h, w), dtype=np.uint8),
                     (rng.random((h, 2 * w)) < 0.5).astype(np.uint8)[:, ::2]):
             keep = img.copy()
-            got = np.asarray(cc._upload_bits(_HOST_COPY_CP, ws, img))
+            bands = min(threads, max(1, h * w // band))
+            with forcing("upload_bits" if bands == 1 else "upload_bands", upload_band=band, upload_threads=threads):
+                got = np.asarray(_suzuki.upload_bits(_HOST_COPY_CP, ws, img))
             assert np.array_equal(got, np.packbits(img.reshape(-1) != 0)), (h, w)
             assert np.array_equal(img, keep)
 
@@ -425,23 +467,26 @@ def test_upload_bits_bands(band, threads, monkeypatch):
 @given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
        offset=offsets)
 def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name, offset):
-    # Up to _TREE_SORT_SMALL / _OFFSETS_SCAN_MAX contours the tree sort and the offsets are one
-    # block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image size,
-    # with host input (uploaded as bits) and device input (read as bytes; findContours then returns
-    # CuPy arrays made by the ndarray constructor over the points).
+    # Up to TUNING.tree_sort_small_max / offsets_scan_max contours the tree sort and the offsets are
+    # one block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image
+    # size, with host input (uploaded as bits) and device input (read as bytes; findContours then
+    # returns CuPy arrays made by the ndarray constructor over the points, whose offsets come in
+    # output order).
     import cupy as cp
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
-    saved = cc._TREE_SORT_SMALL, cc._OFFSETS_SCAN_MAX
+    ref = cv2.findContours(img, mode, method, **kw)
+    n, tree = len(ref[0]), mode_name in ("TREE", "CCOMP")
     if paths == "library":
-        cc._TREE_SORT_SMALL = cc._OFFSETS_SCAN_MAX = -1
-    try:
+        expect = ["tree_argsort"] * (tree and n > 0) + ["offsets_cumsum"] * (n > 0)
+        small = {"tree_sort_small_max": -1, "offsets_scan_max": -1}
+    else:
+        expect = ["tree_sort_small"] * (tree and 0 < n <= 16384) + ["offsets_scan"] * (0 < n <= 16384)
+        small = {}
+    with forcing(*expect, **small):
         ours = cvgpu.findContours(img, mode, method, **kw)
         packed = cvgpu.findContoursPacked(cp.asarray(img), mode, method, **kw)
         on_device = cvgpu.findContours(cp.asarray(img), mode, method, **kw)
-    finally:
-        cc._TREE_SORT_SMALL, cc._OFFSETS_SCAN_MAX = saved
-    ref = cv2.findContours(img, mode, method, **kw)
     assert same_result(ours, ref) and same_result(on_device, ref)
     assert all(isinstance(c, cp.ndarray) for c in on_device[0])
     assert all(np.array_equal(a.get(), b) for a, b in zip(packed, cc.pack(*ref)))
@@ -454,7 +499,8 @@ def test_offsets_scan_kernel(k):
     rng = np.random.default_rng(k)
     counts = rng.integers(1, 2**31 - 1, k, dtype=np.int32)   # sums past 2^32: int64 throughout
     counts[rng.random(k) < 0.5] = 1
-    got = cc._offsets(cp, cp.asarray(counts), k).get()
+    with forcing("offsets_scan"):
+        got = _ranking.offsets(_common.current_gpu(), cp.asarray(counts), k).get()
     want = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
     assert got.dtype == np.int64 and np.array_equal(got, want)
 
@@ -470,7 +516,9 @@ def test_tree_sort_small_kernel(m):
         parent = np.array([-1 if i == 0 or rng.random() < 1 / depth else rng.integers(max(0, i - depth), i)
                            for i in range(m)], dtype=np.int32)
         key = np.where(parent[::-1] < 0, m, parent[::-1])
-        assert np.array_equal(cc._tree_sort(cp, m, cp.asarray(parent)).get(), np.argsort(key, kind="stable")), depth
+        with forcing("tree_sort_small"):
+            order = _ranking.tree_sort(_common.current_gpu(), m, cp.asarray(parent)).get()
+        assert np.array_equal(order, np.argsort(key, kind="stable")), depth
 
 
 @pytest.mark.gpu
@@ -479,48 +527,46 @@ def test_rulers_on_thick_blobs(seed):
     # Thick strokes have many arrivals that no border passes (state_init drops them). A kept one
     # linked to a dropped slot at a block-ruler position whose ruler is not live joined its chain to
     # another ruler's and misplaced that border's points (seen on the 4928x4112 benchmark image).
-    img = cc.blobs_image(1028, 1232, seed=seed, noise=0.002 * seed)
-    saved = cc._RULER_MIN_SLOTS
-    cc._RULER_MIN_SLOTS = 0
-    try:
+    img = blobs_image(1028, 1232, seed=seed, noise=0.002 * seed)
+    with forcing("rulers", ruler_min_slots=0):
         for mode in MODES.values():
             ours = cvgpu.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)
             assert same_result(ours, cv2.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)), mode
-    finally:
-        cc._RULER_MIN_SLOTS = saved
+
+
+class _HeldGpu(_common.Gpu):
+    """The GPU, with every point emission (state_emit) held back on its stream by a spinning kernel."""
+
+    def fn(self, module, name, **kwargs):
+        kernel = super().fn(module, name, **kwargs)
+        if name != "state_emit":
+            return kernel
+
+        def launch(*args, **kw):
+            spin(self.cp, self.cp.cuda.get_current_stream(), 0.2)
+            return kernel(*args, **kw)
+        return launch
 
 
 @pytest.mark.gpu
-def test_calls_on_two_streams_keep_their_scratch(monkeypatch):
+def test_calls_on_two_streams_keep_their_scratch():
     # A call with device results returns before its point emission has run; a call on another
     # stream must not overwrite the thread's scratch under it. The emission of both calls is held
     # back on its stream by a spinning kernel, so without ordering the second call's labelling
     # would run first.
     import cupy as cp
     mode = cv2.RETR_LIST
-    imgs = [cc.blobs_image(300, 400, seed=1), cc.blobs_image(300, 400, seed=2, noise=0.01)]
+    imgs = [blobs_image(300, 400, seed=1), blobs_image(300, 400, seed=2, noise=0.01)]
     refs = [cc.pack(*cv2.findContours(i, mode, cv2.CHAIN_APPROX_SIMPLE)) for i in imgs]
-    real_fn = cc._fn
-
-    def held_fn(name):
-        kernel = real_fn(name)
-        if name != "state_emit":
-            return kernel
-
-        def launch(*args, **kwargs):
-            spin(cp, cp.cuda.get_current_stream(), 0.2)
-            return kernel(*args, **kwargs)
-        return launch
-
     devs = [cp.asarray(i) for i in imgs]
     cvgpu.findContoursPacked(devs[0], mode, cv2.CHAIN_APPROX_SIMPLE)  # compile outside the test
     cp.cuda.Device().synchronize()
-    monkeypatch.setattr(cc, "_fn", held_fn)
     streams = [cp.cuda.Stream(non_blocking=True) for _ in imgs]
     outs = []
-    for d, s in zip(devs, streams):
-        with s:
-            outs.append(cvgpu.findContoursPacked(d, mode, cv2.CHAIN_APPROX_SIMPLE))
+    with cc.computing_on(_HeldGpu(cp)):
+        for d, s in zip(devs, streams):
+            with s:
+                outs.append(cvgpu.findContoursPacked(d, mode, cv2.CHAIN_APPROX_SIMPLE))
     for s in streams:
         s.synchronize()
     for out, ref in zip(outs, refs):
@@ -556,7 +602,7 @@ def test_tc89_quirks_and_long_borders(compat):
     # smooth borders (large support regions), the snake one border of 130k points.
     quirk = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
                        [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
-    for img in (quirk, cc.blobs_image(1028, 1232, seed=1, noise=0.01), snake(512, 512)):
+    for img in (quirk, blobs_image(1028, 1232, seed=1, noise=0.01), snake(512, 512)):
         for mode_name in MODES:
             for method_name in ("TC89_L1", "TC89_KCOS"):
                 check_case(compat, img, mode_name, method_name, None)

@@ -5,7 +5,7 @@ CHAIN_APPROX_SIMPLE, and ``offset``. It returns exactly what the Python binding 
 int32 (N, 1, 2) arrays of (x, y) points and an int32 (1, M, 4) hierarchy
 ``[next, previous, first_child, parent]``, or ``((), None)`` when there is no contour.
 
-This is the model the GPU findContours must match; cv2 stays the judge (tests/test_contours_model.py
+This is the model the GPU findContours must match; cv2 stays the judge (tests/contours/test_contours_model.py
 checks this model against cv2 bit for bit). Written from the Suzuki-Abe paper (1985),
 /work/shared/specs/contours.md and observed cv2 behaviour; nothing here calls cv2.
 

@@ -4,11 +4,11 @@ Input: one contour exactly as cv2.findContours returns it with CHAIN_APPROX_NONE
 is the chain's origin and consecutive points are 8-neighbours, the last one closing back to the
 first). Output: the points cv2 returns for the same border with TC89_L1 / TC89_KCOS. The border
 tracing (and so the order of contours and the hierarchy) is the same for every method; only the
-point list of each contour changes. Nothing here calls cv2; tests/test_tc89_model.py checks it
+point list of each contour changes. Nothing here calls cv2; tests/contours/test_tc89_model.py checks it
 against cv2 bit for bit.
 
 Written from observing cv2 5.0 and reading OpenCV's description of its passes; the structure below
-is the one kernels/contours.cu follows (``tc89_approx``), pass by pass. All passes work on the full
+is the one kernels/contours/tc89.cu follows (``tc89_approx``), pass by pass. All passes work on the full
 chain: index i is the i-th NONE point, ``s[i]`` its curvature value, ``k[i]`` its region of
 support, ``gone[i]`` whether it is dropped. Indices wrap around the closed chain.
 
@@ -265,7 +265,7 @@ def _window(i, half, n):
 
 
 def approx_tc89_parallel(pts, method, rounds=4):
-    """approx_tc89 as kernels/contours.cu computes it: passes 2..4 as steps that each decide every
+    """approx_tc89 as kernels/contours/tc89.cu computes it: passes 2..4 as steps that each decide every
     point from the previous step's arrays only (numpy whole-array steps where the step is uniform).
 
       pass 2  point i is dropped iff some q in its window has s[q] > s[i] and (q > i, or q < i and

@@ -1,5 +1,5 @@
 """Reference model of cv2 5.x findContours on CV_32SC1 label images (RETR_FLOODFILL; RETR_CCOMP
-with CV_32SC1 input is the same mode inside cv2). Nothing here calls cv2; tests/test_labels_model.py
+with CV_32SC1 input is the same mode inside cv2). Nothing here calls cv2; tests/contours/test_labels_model.py
 checks it against cv2 bit for bit.
 
 Written from observing cv2 5.0 and reading OpenCV's contours_new.cpp. The observable rules:
@@ -30,10 +30,10 @@ Written from observing cv2 5.0 and reading OpenCV's contours_new.cpp. The observ
   the top bits set) or a bounding box broken by int32 wrap-around of the offset; cvgpu raises.
 * Output: pre-order of the tree, children newest first (so top level = reverse discovery order,
   each outer followed by its holes, newest first); points of NONE / SIMPLE as for 8-bit images;
-  TC89_L1 / TC89_KCOS approximate the NONE chain (tests/tc89_model.py).
+  TC89_L1 / TC89_KCOS approximate the NONE chain (tests/models/tc89_model.py).
 * Arithmetic that can overflow is int32 with wrap-around (points plus offset, the bounding box).
 
-Order-free form (what kernels/contours.cu computes; tests/test_labels_kernel_host.py checks it
+Order-free form (what kernels/contours/labels.cu computes; tests/contours/test_labels_kernel_host.py checks it
 against cv2): a trace never changes labels, so every walk state has a fixed successor and each
 border is a fixed cycle of states. At a label change (q, p) the outer event traces p's cycle iff p
 is unflagged, the hole event (just before) traces q's cycle iff q and p are unflagged and q is
