@@ -418,7 +418,7 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     keys = ws.array("keys", max_maxima, cp.uint64)
     counters = ws.counters
 
-    plan.collect = (_kernels.get_function("hough", "hough_collect_points", options),
+    plan.collect = (_kernels.get_function("hough/lines", "hough_collect_points", options),
                     (collect_grid(rows, cols, accum_cells, num_sms),), (256,), (np.int32(cols),),
                     (np.int64(rows),), (points, weights_arg, counters, accum, np.int64(accum_cells), _NULL))
     if variant == "shared":
@@ -428,10 +428,10 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
             return vote_window(host_cos, host_sin, rows, cols, k, numrho + 2)
         per_block, splits = config or vote_config(
             numangle, numrho, npix, num_sms, max_shared,
-            vote_residency("hough", "hough_vote_shared_%d", options, window), window)
+            vote_residency("hough/lines", "hough_vote_shared_%d", options, window), window)
         window_cells = window(per_block)
         smem = per_block * window_cells * 4
-        fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
+        fn = _kernels.get_function("hough/lines", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
         plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
                      (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
                       np.int32(window_cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,
@@ -439,7 +439,7 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                      smem)
     else:
         angles_per_block = 8
-        plan.vote = (_kernels.get_function("hough", "hough_vote_global", options),
+        plan.vote = (_kernels.get_function("hough/lines", "hough_vote_global", options),
                      (num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (256,),
                      (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
                       np.int32(angles_per_block), accum, np.int64(accum_cells)), 0)
@@ -448,7 +448,7 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     plan.line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
                       np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
     host_ptr = ws.pinned.ptr
-    plan.emit = (_kernels.get_function("hough", "hough_maxima_emit", options,
+    plan.emit = (_kernels.get_function("hough/lines", "hough_maxima_emit", options,
                                        max_dynamic_shared=_SORT_CAPACITY * 8),
                  (accum, np.int32(numangle)), (keys, counters, np.int32(_SORT_CAPACITY)) + plan.line_args,
                  (np.uint64(host_ptr + 4 if to_host else 0), np.uint64(host_ptr), _NULL))
@@ -468,14 +468,14 @@ def _capture_graph(cp, ws, plan, loader=True):
         fn, grid, block, head, middle, tail = plan.collect
         args = (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,)
         if not loader:
-            fn, args = _kernels.get_function("hough", "hough_collect_points_lean", plan.options), args + (fresh,)
+            fn, args = _kernels.get_function("hough/lines", "hough_collect_points_lean", plan.options), args + (fresh,)
         run(fn, grid, block, args)
         fn, grid, block, args, smem = plan.vote
         run(fn, grid, block, args, smem)
         fn, head, middle, tail = plan.emit
         run(fn, plan.emit_grid, (1024,), head + (np.int32(0),) + middle + (_NULL,) + tail[:-1] + (call,),
             _SORT_CAPACITY * 8)
-    return _kernels.capture_graph(cp, "hough", plan.options, ws.call_dev, ws.call_pinned, _CALL_WORDS, launch,
+    return _kernels.capture_graph(cp, "hough/lines", plan.options, ws.call_dev, ws.call_pinned, _CALL_WORDS, launch,
                                   loader)
 
 
@@ -603,7 +603,7 @@ def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
     # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
     sorted_keys = cp.sort(plan.keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)
-    _kernels.get_function("hough", "hough_emit", plan.options)(
+    _kernels.get_function("hough/lines", "hough_emit", plan.options)(
         (min(_cdiv(count, 256), plan.num_sms * 8),), (256,),
         (sorted_keys, np.int32(count)) + plan.line_args + (out,))
     out = out.reshape(shape)

@@ -417,7 +417,7 @@ def test_device_trig_table_equals_model():
         theta32, irho = f32(theta), f32(1) / f32(rho)
         numangle = chough.accumulator_size(100, 100, f32(rho), theta32)[0]
         out = cp.empty(2 * numangle, dtype=cp.float32)
-        fn = cvgpu._kernels.get_function("cuda_hough", "ch_trig_table")
+        fn = cvgpu._kernels.get_function("cuda/hough", "ch_trig_table")
         fn((-(-numangle // 128),), (128,), (np.int32(numangle), theta32, irho, out))
         c, s = model_trig(numangle, theta32, irho)
         got = out.get().reshape(-1, 2)

@@ -146,7 +146,7 @@ def _capture(cp, buf, options, launch, loader=True):
     """``launch``'s three kernels, per-call values read from buf.call_dev, as a CUDA graph (or False);
     the lean graph of _replay with ``loader=False`` (cvgpu._kernels.capture_graph)."""
     return _kernels.capture_graph(
-        cp, "cuda_hough", options, buf.call_dev, buf.call_pinned, 4,
+        cp, "cuda/hough", options, buf.call_dev, buf.call_pinned, 4,
         lambda call, fresh, run: launch(_NULL, np.int64(0), np.int32(0), _NULL, call, fresh, run), loader)
 
 
@@ -369,7 +369,7 @@ class HoughLinesDetector:
         buf.accum_pair = (buf.accums[:accum_size], buf.accums[accum_size:])
         buf.parity = 0
         buf.bounds = cp.zeros(1 + 2 * numangle, dtype=cp.int32)
-        _kernels.get_function("cuda_hough", "ch_row_bounds", options)(
+        _kernels.get_function("cuda/hough", "ch_row_bounds", options)(
             (_cdiv(numangle, 256),), (256,),
             (np.int32(numangle), np.int32(numrho), np.int32(hi_col), self._theta, self._irho, np.int64(rows),
              np.int64(cols), buf.bounds))
@@ -382,7 +382,7 @@ class HoughLinesDetector:
         buf.call_words = memoryview(buf.call_host)  # the replay's store (cheaper than numpy's)
         buf.call_dev = cp.zeros(4, dtype=cp.int64)
 
-        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
+        buf.collect = (_kernels.get_function("cuda/hough", "ch_collect", options),
                        (collect_grid(rows, cols, 0, num_sms),), (256,))
 
         if width * 4 <= max_optin - 1024:
@@ -398,11 +398,11 @@ class HoughLinesDetector:
             per_block_angles, splits = (self._vote_config or one_wave_vote_config(numangle, npix, num_sms, max_optin,
                                                                                   window) or
                                         vote_config(numangle, numrho, npix, num_sms, max_optin,
-                                                    vote_residency("cuda_hough", "ch_vote_shared_%d", options,
+                                                    vote_residency("cuda/hough", "ch_vote_shared_%d", options,
                                                                    window), window))
             window_cells = window(per_block_angles)
             smem = per_block_angles * window_cells * 4
-            fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
+            fn = _kernels.get_function("cuda/hough", "ch_vote_shared_%d" % per_block_angles, options,
                                        max_dynamic_shared=smem)
             buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
                         (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(window_cells),
@@ -411,9 +411,9 @@ class HoughLinesDetector:
             # Angle rows are split over several blocks until the GPU is covered; the number of
             # points is not known on the host (no sync), so the pixel count bounds it.
             splits = max(1, min(_cdiv(num_sms * 8, numangle), _cdiv(npix, _THREADS * 4), 65535))
-            fn = _kernels.get_function("cuda_hough", "ch_vote_global", options)
+            fn = _kernels.get_function("cuda/hough", "ch_vote_global", options)
             buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
-        buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
+        buf.maxima = (_kernels.get_function("cuda/hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
                       (max(1, min(_cdiv(cells, 1024), _MAXIMA_BLOCKS_PER_SM * num_sms)),), (1024,), cap * 8)
         buf.args = (np.int64(rows), np.int32(cols), np.int32(width), np.int32(numangle))
         self._buf = buf
@@ -436,7 +436,7 @@ class HoughLinesDetector:
             fn, grid, block = buf.collect
             args = (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points, buf.counters, call_arg)
             if fresh_arg:  # a lean graph's first kernel (cvgpu._kernels.capture_graph)
-                fn = _kernels.get_function("cuda_hough", "ch_collect_lean", self._options(buf))
+                fn = _kernels.get_function("cuda/hough", "ch_collect_lean", self._options(buf))
                 args += (fresh_arg,)
             run(fn, grid, block, args)
             fn, grid, block, smem, vote_args = buf.vote
@@ -574,7 +574,7 @@ class HoughLinesDetector:
             swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))  # raster order
             keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
         out = cp.empty((2, count, 2), dtype=cp.float32)
-        _kernels.get_function("cuda_hough", "ch_emit", self._options(buf))(
+        _kernels.get_function("cuda/hough", "ch_emit", self._options(buf))(
             (max(1, min(_cdiv(count, 256), 1024)),), (256,),
             (keys, np.int32(count), np.int32(numrho), self._rho, self._theta, out, np.int64(count * 2)))
         return _lines_mat(out, None)
