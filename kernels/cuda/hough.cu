@@ -192,22 +192,6 @@ extern "C" __global__ void ch_trig_table(int numangle, float theta, float irho, 
     }
 }
 
-// Equal columns within a warp come in runs of neighbouring lanes (points are compacted in raster
-// order per warp, and along a row the bin is monotonic in x): one atomic per run instead of one
-// per lane avoids same-address serialisation near theta = pi/2. Returns the run length on the
-// first lane of each run, 0 elsewhere. All 32 lanes must call it.
-__device__ __forceinline__ int ch_run_length(int col, bool active)
-{
-    const int lane = threadIdx.x & 31;
-    const int k = active ? col : (int)0x80000000;
-    const int prev = __shfl_up_sync(FULL_MASK, k, 1);
-    const bool boundary = lane == 0 || k != prev || !active;
-    const unsigned heads = __ballot_sync(FULL_MASK, boundary);
-    const unsigned later = heads & ~((2u << lane) - 1u);
-    const int next = later ? __ffs(later) - 1 : 32;
-    return (active && boundary) ? next - lane : 0;
-}
-
 __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 {
     // Chunks are multiples of 32 points so that warps see runs of the collecting warps.
@@ -322,7 +306,7 @@ extern "C" __global__ void ch_vote_global(
         const int i = base + threadIdx.x;
         const bool active = i < end;
         const int col = active ? ch_bin(points[i], c, s, shift) + 1 : 0;
-        const int total = ch_run_length(col, active);
+        const int total = hough_warp_runs(col, active, 1, false);
         if (total && col >= 0 && col <= hi_col)
             atomicAdd(&accum_row[col], total);
     }
@@ -364,27 +348,6 @@ __device__ __forceinline__ void ch_write_line(
         host_lines[2 * i] = radius;
         host_lines[2 * i + 1] = angle;
         host_votes[i] = votes;
-    }
-}
-
-// In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
-__device__ void ch_bitonic(unsigned long long* keys, int padded)
-{
-    for (int size = 2; size <= padded; size <<= 1) {
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-            for (int i = threadIdx.x; i < padded; i += blockDim.x) {
-                const int j = i ^ stride;
-                if (j > i) {
-                    const bool ascending = (i & size) == 0;
-                    const unsigned long long a = keys[i], b = keys[j];
-                    if ((a > b) == ascending) {
-                        keys[i] = b;
-                        keys[j] = a;
-                    }
-                }
-            }
-            __syncthreads();
-        }
     }
 }
 
@@ -445,15 +408,10 @@ __device__ __forceinline__ void ch_maxima_body(
             wrote = true;
         }
     } else {
-        int padded = 1;
-        while (padded < K)
-            padded <<= 1;
-        for (int i = threadIdx.x; i < padded; i += blockDim.x)
-            sorted[i] = i < K ? __ldcg(&keys[i]) : ~0ull;
-        __syncthreads();
+        const int padded = hough_load_padded(sorted, keys, K);
         int kept = K;
         if (do_sort || K > count) {
-            ch_bitonic(sorted, padded);
+            hough_bitonic(sorted, padded);
             kept = count;
         }
         if (!do_sort && kept > 0) {
@@ -464,7 +422,7 @@ __device__ __forceinline__ void ch_maxima_body(
             for (int i = threadIdx.x; i < padded2; i += blockDim.x)
                 sorted[i] = i < kept ? ch_swap(sorted[i]) : ~0ull;
             __syncthreads();
-            ch_bitonic(sorted, padded2);
+            hough_bitonic(sorted, padded2);
             for (int i = threadIdx.x; i < kept; i += blockDim.x)
                 sorted[i] = ch_swap(sorted[i]);
             __syncthreads();

@@ -79,36 +79,6 @@ __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
     return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
 }
 
-// Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
-// within each collecting warp, and along a row r is monotonic in x, so equal bins sit in runs of
-// neighbouring lanes; merging them removes the same-address atomic storms that horizontal
-// segments cause near theta = pi/2. A value met in two separate runs is simply added twice.
-// Returns the run total on the first lane of each run, 0 elsewhere.
-__device__ __forceinline__ int hough_warp_runs(int key, bool active, int w, bool weighted)
-{
-    const int lane = threadIdx.x & 31;
-    int k = active ? key : (int)0x80000000;
-    int prev = __shfl_up_sync(FULL_MASK, k, 1);
-    // Inactive lanes are run heads of their own, so an active run always ends at the first one.
-    bool boundary = lane == 0 || k != prev || !active;
-    bool head = active && boundary;
-    unsigned heads = __ballot_sync(FULL_MASK, boundary);
-    unsigned later = heads & ~((2u << lane) - 1u);
-    int next = later ? __ffs(later) - 1 : 32;
-    if (!weighted)
-        return head ? next - lane : 0;
-    int wv = active ? w : 0;
-    int prefix = wv;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        int o = __shfl_up_sync(FULL_MASK, prefix, d);
-        if (lane >= d)
-            prefix += o;
-    }
-    int end_prefix = __shfl_sync(FULL_MASK, prefix, next - 1);
-    return head ? end_prefix - (prefix - wv) : 0;
-}
-
 // Accumulator layout as cv2: (numangle + 2) x (numrho + 2) int32, interior cell of (n, r) at
 // (n + 1) * (numrho + 2) + r + 1. A bin outside the row is written at the flat index cv2 would
 // use (it lands in a neighbour row or the border), dropped only outside the whole buffer.
@@ -339,28 +309,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
                 wrote = true;
             }
         } else {
-            int padded = 1;
-            while (padded < count)
-                padded <<= 1;
-            for (int i = threadIdx.x; i < padded; i += blockDim.x)
-                sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
-            __syncthreads();
-            for (int size = 2; size <= padded; size <<= 1) {
-                for (int stride = size >> 1; stride > 0; stride >>= 1) {
-                    for (int i = threadIdx.x; i < padded; i += blockDim.x) {
-                        int j = i ^ stride;
-                        if (j > i) {
-                            bool ascending = (i & size) == 0;
-                            unsigned long long a = sorted[i], b = sorted[j];
-                            if ((a > b) == ascending) {
-                                sorted[i] = b;
-                                sorted[j] = a;
-                            }
-                        }
-                    }
-                    __syncthreads();
-                }
-            }
+            hough_bitonic(sorted, hough_load_padded(sorted, keys, count));
             for (int i = threadIdx.x; i < count; i += blockDim.x) {
                 hough_store_line(sorted[i], i, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;

@@ -217,6 +217,37 @@ __device__ __forceinline__ void hough_collect_call(
     fresh_word_store(fresh, call, first, words, fresh_word);
 }
 
+// Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
+// within each collecting warp, and along a row r is monotonic in x, so equal bins sit in runs of
+// neighbouring lanes; merging them removes the same-address atomic storms that horizontal
+// segments cause near theta = pi/2. A value met in two separate runs is simply added twice.
+// Returns the run total (weighted: the sum of the run's w; else its length) on the first lane of
+// each run, 0 elsewhere. All 32 lanes must call it.
+__device__ __forceinline__ int hough_warp_runs(int key, bool active, int w, bool weighted)
+{
+    const int lane = threadIdx.x & 31;
+    int k = active ? key : (int)0x80000000;
+    int prev = __shfl_up_sync(FULL_MASK, k, 1);
+    // Inactive lanes are run heads of their own, so an active run always ends at the first one.
+    bool boundary = lane == 0 || k != prev || !active;
+    bool head = active && boundary;
+    unsigned heads = __ballot_sync(FULL_MASK, boundary);
+    unsigned later = heads & ~((2u << lane) - 1u);
+    int next = later ? __ffs(later) - 1 : 32;
+    if (!weighted)
+        return head ? next - lane : 0;
+    int wv = active ? w : 0;
+    int prefix = wv;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        int o = __shfl_up_sync(FULL_MASK, prefix, d);
+        if (lane >= d)
+            prefix += o;
+    }
+    int end_prefix = __shfl_sync(FULL_MASK, prefix, next - 1);
+    return head ? end_prefix - (prefix - wv) : 0;
+}
+
 // The slice [begin, end) of the point list that voting block (blockIdx.x, blockIdx.y) handles, or
 // false for a block with nothing to do. The host launches grid.y slices for the most points the
 // image can hold; the real number decides how many slices vote (at least min_points each), so a
@@ -500,6 +531,40 @@ __device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, 
     for (int k = first; k < last; k++)
         rank += slots[k] < v;
     return rank;
+}
+
+// In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
+__device__ void hough_bitonic(unsigned long long* keys, int padded)
+{
+    for (int size = 2; size <= padded; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int i = threadIdx.x; i < padded; i += blockDim.x) {
+                const int j = i ^ stride;
+                if (j > i) {
+                    const bool ascending = (i & size) == 0;
+                    const unsigned long long a = keys[i], b = keys[j];
+                    if ((a > b) == ascending) {
+                        keys[i] = b;
+                        keys[j] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+// Loads keys[0, count) into shared `sorted`, padded with ~0 (after every key) to the next power of
+// two, which it returns: the input of hough_bitonic. Ends with a barrier.
+__device__ __forceinline__ int hough_load_padded(unsigned long long* sorted, const unsigned long long* keys, int count)
+{
+    int padded = 1;
+    while (padded < count)
+        padded <<= 1;
+    for (int i = threadIdx.x; i < padded; i += blockDim.x)
+        sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
+    __syncthreads();
+    return padded;
 }
 
 #define HOUGH_PAIRWISE_RANK_MAX 128
