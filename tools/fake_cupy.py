@@ -42,30 +42,10 @@ class MemoryPointer:
 
 
 def alloc_pinned_memory(nbytes):
-    return _PinnedHolder((ctypes.c_char * max(1, nbytes))())
-
-
-class _PinnedHolder:
-    """Pinned host memory: ``.ptr`` and a buffer np.frombuffer can wrap."""
-
-    def __init__(self, raw):
-        self.raw = raw
-        self.ptr = ctypes.addressof(raw)
-        self.mv = memoryview(raw).cast("B")
-
-    def __len__(self):
-        return len(self.raw)
-
-
-def _frombuffer_patch():
-    """np.frombuffer(pinned, ...) as CuPy's PinnedMemoryPointer allows it."""
-    original = np.frombuffer
-
-    def frombuffer(buffer, dtype=float, count=-1, offset=0):
-        if isinstance(buffer, _PinnedHolder):
-            buffer = buffer.mv
-        return original(buffer, dtype=dtype, count=count, offset=offset)
-    np.frombuffer = frombuffer
+    """Pinned host memory: a ctypes buffer (np.frombuffer wraps it) with ``.ptr``."""
+    raw = (ctypes.c_char * max(1, nbytes))()
+    raw.ptr = ctypes.addressof(raw)
+    return raw
 
 
 class _Data:
@@ -256,7 +236,9 @@ class Graph:
 class Device:
     def __init__(self, i=0):
         self.id = i
-        self.compute_capability = "90"
+        # Below 9.0: cvgpu._graphs.launch_dependent then launches plainly, never through the real
+        # driver (which a machine with a GPU has).
+        self.compute_capability = "80"
         self.attributes = {"MultiProcessorCount": 132, "MaxSharedMemoryPerBlockOptin": 232448,
                            "MaxSharedMemoryPerBlock": 49152}
 
@@ -276,10 +258,13 @@ def _kernel_params(code, name):
     """The parameter names of ``extern "C" __global__ ... name(...)`` in the source, or None."""
     key = (id(code), name)
     if key not in _PARAMS:
-        m = re.search(r"\b%s\s*\(([^)]*)\)" % re.escape(name), code)
+        m = re.search(r"__global__ void (?:__launch_bounds__\(\d+\) )?%s\s*\(([^)]*)\)" % re.escape(name), code)
+        if m is None and re.search(r"_\d+$", name):  # a kernel a macro defines: name_##K(
+            m = re.search(r"\b%s##K\s*\(([^)]*)\)" % re.escape(name.rsplit("_", 1)[0] + "_"), code)
         names = None
         if m:
-            names = [re.findall(r"(\w+)\s*$", p.strip())[0] for p in m.group(1).split(",") if p.strip()]
+            params = m.group(1).replace("\\", " ").split(",")
+            names = [re.findall(r"(\w+)\s*$", p.strip())[0] for p in params if p.strip()]
         _PARAMS[key] = names
     return _PARAMS[key]
 
@@ -292,6 +277,9 @@ class _Kernel:
         self.params = _kernel_params(module.code, name)
 
     def __call__(self, grid, block, args, shared_mem=0):
+        if self.params is not None and len(args) != len(self.params):
+            raise TypeError("%s takes %d arguments (%s), got %d" % (self.name, len(self.params), ", ".join(self.params),
+                                                                   len(args)))
         stream = _current[0]
         if stream.capturing is not None:
             stream.capturing.append((self, args))
@@ -350,7 +338,6 @@ class RawModule:
 
 def install():
     """Make ``import cupy`` give this module (before cvgpu is imported)."""
-    _frombuffer_patch()
     me = sys.modules[__name__]
     cuda = types.ModuleType("cupy.cuda")
     cuda.Stream, cuda.Device, cuda.get_current_stream = Stream, Device, get_current_stream

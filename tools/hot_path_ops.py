@@ -162,7 +162,42 @@ def main(argv):
     scenario("cuda detect, a new GpuMat a call (full graph)", [lambda m=m: det.detect(m) for m in mats],
              check_detect, verbose)
     print("call words checked on %d kernel runs" % len(fake_cupy.LOG))
-    return 0
+    return check_declarations(cp, img, d, theta)
+
+
+def check_declarations(cp, img, d, theta):
+    """Run the other paths (full argument layer, direct launches, forced voting variants and grids,
+    a stream, an output argument), then check every launch plan's kernels: each argument declared
+    by name (cvgpu._graphs.Kernel) must be the kernel's parameter of that name, in its order."""
+    import gc
+    from cvgpu import _graphs
+    from cvgpu.hough import TUNING
+    cvgpu.HoughLines(d, 1, theta, 40, None, 0, 0, 0.0, math.pi)
+    cvgpu.HoughLinesWithAccumulator(img, 1, theta, 40, min_theta=0.1)
+    for force in (dict(vote="global"), dict(vote_grid=(1, 3)), dict(vote_grid=(2, 2)), dict(vote_grid=(4, 5))):
+        with TUNING.override(**force):
+            for _ in range(3):
+                cvgpu.HoughLines(d, 1, theta, 40)
+                cvgpu.HoughLinesWithAccumulator(img, 1, theta, 40, use_edgeval=True)
+                det = cvgpu.cuda.createHoughLinesDetector(1, theta, 40, False, 10)
+                det.downloadResults(det.detect(cvgpu.cuda.GpuMat(d)))
+    det = cvgpu.cuda.createHoughLinesDetector(2, theta, 30)
+    stream = cvgpu.cuda.Stream()
+    for _ in range(3):
+        det.detect(d, None, stream)
+        out = cvgpu.cuda.GpuMat()
+        assert det.detect(cvgpu.cuda.GpuMat(d), out) is out
+    bad, kernels = [], 0
+    for plan in [o for o in gc.get_objects() if isinstance(o, _graphs.GraphPlan)]:
+        for k in plan.kernels + (plan.lean_first,):
+            kernels += 1
+            if list(k.args) != k.fn.params:
+                bad.append((k.fn.name, list(k.args), k.fn.params))
+    for b in bad:
+        print("DECLARATION", b)
+    print("kernel declarations checked: %d launches, %d wrong; paths: %s" % (
+        kernels, len(bad), dict(sorted(TUNING.paths().items()))))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
