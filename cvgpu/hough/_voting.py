@@ -60,11 +60,11 @@ TUNING = _HoughTuning(
     # A slice of the point list votes at least this many points: fewer flush rows that carry few
     # votes (bench row: HoughLines segments 1024x1024 10k pts).
     vote_min_points=4096,
-    # Slices per angle group at most, where the groups fill the GPU (bench row: HoughLines segments
-    # 1024x1024 164k pts: 4 angles x 8 slices beat x 16 and x 4).
+    # Slices per angle group at most, where the groups fill the GPU; below it one wave decides (bench
+    # row: HoughLines segments 1024x1024 164k pts, where one wave gives 4 angles x 8 slices).
     vote_max_splits=16,
     # Four angles per voting block where this many such blocks fit one SM's shared memory, else one
-    # (bench row: HoughLines segments 8192x8192 82k pts).
+    # (bench row: HoughLines segments 1024x1024 164k pts: 4 angles a block beat 2 and 1).
     vote4_resident=3,
     # Collection blocks per SM at least, so that HoughLines' collection zeroes a large accumulator
     # quickly on a small image (bench row: HoughLines segments 512x512 82k pts).
