@@ -273,15 +273,13 @@ def deliver(result, out, shapes=None):
     into the given array ``out``, which is returned, only when its Mat already has the result's size
     and type, else the new ``result`` (cv2 allocates). ``shapes``: the array shapes whose Mat has
     that size and type (default: the result's own shape); ``out`` must also be of the result's array
-    type (numpy or CuPy) and dtype. An output that defines ``_cvgpu_take(result)`` (a GpuMat, always
-    written in place as OpenCV's GpuMat outputs are) delivers itself."""
-    if result is None or out is None:
+    type (numpy or CuPy) and dtype. An output of a type that defines ``_cvgpu_take(result)`` (a
+    GpuMat, written in place as OpenCV writes GpuMat outputs) takes a result of its own type."""
+    if result is None or out is None or type(out) is not type(result):
         return result
     take = getattr(type(out), "_cvgpu_take", None)
     if take is not None:
         return take(out, result)
-    if type(out) is not type(result):
-        return result
     if out.dtype == result.dtype and out.shape in (shapes or (result.shape,)):
         out[...] = result.reshape(out.shape)
         return out
