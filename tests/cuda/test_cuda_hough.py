@@ -470,7 +470,7 @@ def test_property_deterministic(seed, rows, cols, params):
 @pytest.mark.parametrize("rows,cols", [(96, 128), (512, 512), (700, 1024)])
 def test_graph_replays_on_changing_images(rows, cols):
     """One detector over many images of one size: from its second detect on, the kernels replay as
-    a captured graph of programmatic-dependent launches (kernels/hough_points.cuh). Each result must
+    a captured graph of programmatic-dependent launches (kernels/graphs.cuh). Each result must
     equal the model for its own image, whatever the image before it held."""
     rng = np.random.default_rng(rows * 31 + cols)
     for params in ((1.0, math.pi / 180, 20, True, 4096), (2.0, math.pi / 90, 5, False, 100)):

@@ -558,7 +558,7 @@ def test_gpu_host_input_variants(compat):
 @pytest.mark.parametrize("h,w", [(512, 512), (1024, 1024), (301, 517)])
 def test_gpu_graph_replays_on_changing_images(compat, h, w):
     """From a plan's second call on, its kernels replay as one captured CUDA graph in which each
-    kernel launches as a programmatic dependent of the one before (kernels/hough_points.cuh). Each
+    kernel launches as a programmatic dependent of the one before (kernels/graphs.cuh). Each
     replay must give cv2's lines for its own image and threshold: consecutive images differ in
     family and density, so a kernel that read anything left by the call before would show it."""
     import cupy as cp
