@@ -46,7 +46,7 @@ class _HoughTuning(_tuning.Tuning):
 
 
 # Paths counted (TUNING.ran): lines.direct, lines.graph, lines.lean-graph, lines.hot, lines.vote-shared,
-# lines.vote-global, lines.vote-grid, lines.sort-host, lines.multiscale; detector.direct,
+# lines.vote-global, lines.vote-grid, lines.sort-host; detector.direct,
 # detector.graph, detector.lean-graph, detector.hot, detector.vote-shared, detector.vote-global,
 # detector.vote-grid, detector.sort-host. Each is counted where the decision is made (a plan's build,
 # a capture, a call made hot), never on a replay.
@@ -56,6 +56,7 @@ TUNING = _HoughTuning(
     # atomics); "shared" or "global" forces one (bench rows: HoughLines[vote-shared], [vote-global]).
     vote="auto",
     # (angles per block, point slices) of the shared-memory voting grid, forced; None: the rules below.
+    # Angles per block: 1, 2 or 4 for HoughLines, 1 to 4 for the detector (the kernels that exist).
     vote_grid=None,
     # A slice of the point list votes at least this many points: fewer flush rows that carry few
     # votes (bench row: HoughLines segments 1024x1024 10k pts).
@@ -76,8 +77,9 @@ TUNING = _HoughTuning(
     # row: HoughLines[vote-global], segments 1024x1024 164k pts).
     global_blocks_per_sm=4,
     global_angles=8,
-    # The detector's global-atomics voting: blocks per SM over all angles, one angle per block
-    # (bench row: cuda 1024x1024 horizontal segments, 163840 pts, forced with vote="global").
+    # The detector's global-atomics voting: blocks per SM over all angles, one angle per block (no
+    # bench row: every benchmark image's rows fit shared memory; rows of over ~58k bins, images of
+    # over ~29k pixels a side at rho 1, vote so).
     detector_global_blocks_per_sm=8,
 )
 
