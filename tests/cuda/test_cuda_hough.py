@@ -21,6 +21,7 @@ import cv2
 import cvgpu
 import cvgpu.cuda as cuda
 from cvgpu.cuda import hough as chough
+from cvgpu.hough import TUNING, _voting
 
 HAS_GPU = cvgpu.backend() == "cuda"
 
@@ -29,7 +30,7 @@ f32 = np.float32
 
 def _golden_path():
     here = Path(__file__).resolve()
-    for base in (here.parents[2], here.parents[1]):
+    for base in (here.parents[3], here.parents[2]):  # (beside the checkout, or in it)
         p = base / "shared" / "golden" / "opencv_cuda_houghlines_golden.npz"
         if p.is_file():
             return p
@@ -314,13 +315,13 @@ def test_one_wave_vote_config_rule():
     def window(k):
         return 1500
     big = 1024 * 1024
-    assert chough.one_wave_vote_config(180, big, 132, 232448, window) == (3, 2)    # 60 x 2 blocks
-    assert chough.one_wave_vote_config(360, big, 132, 232448, window) == (3, 1)    # 120 blocks
-    assert chough.one_wave_vote_config(90, big, 132, 232448, window) == (3, 4)     # 3/4 < 4/5 < 1/1 = 2/2
-    assert chough.one_wave_vote_config(12, big, 132, 232448, window) == (1, 11)    # 1/11 ties 2/22
-    assert chough.one_wave_vote_config(12, 3 * 4096, 132, 232448, window) == (1, 3)  # >= 4096 points a slice
-    assert chough.one_wave_vote_config(529, big, 132, 232448, window) is None
-    assert chough.one_wave_vote_config(180, big, 132, 232448, lambda k: 20000) == (2, 1)  # 3 rows: 240 KB
+    assert _voting.one_wave_vote_config(180, big, 132, 232448, window) == (3, 2)    # 60 x 2 blocks
+    assert _voting.one_wave_vote_config(360, big, 132, 232448, window) == (3, 1)    # 120 blocks
+    assert _voting.one_wave_vote_config(90, big, 132, 232448, window) == (3, 4)     # 3/4 < 4/5 < 1/1 = 2/2
+    assert _voting.one_wave_vote_config(12, big, 132, 232448, window) == (1, 11)    # 1/11 ties 2/22
+    assert _voting.one_wave_vote_config(12, 3 * 4096, 132, 232448, window) == (1, 3)  # >= 4096 points a slice
+    assert _voting.one_wave_vote_config(529, big, 132, 232448, window) is None
+    assert _voting.one_wave_vote_config(180, big, 132, 232448, lambda k: 20000) == (2, 1)  # 3 rows: 240 KB
 
 
 def test_wrong_type_is_minus_215():
@@ -417,7 +418,7 @@ def test_device_trig_table_equals_model():
         theta32, irho = f32(theta), f32(1) / f32(rho)
         numangle = chough.accumulator_size(100, 100, f32(rho), theta32)[0]
         out = cp.empty(2 * numangle, dtype=cp.float32)
-        fn = cvgpu._kernels.get_function("cuda_hough", "ch_trig_table")
+        fn = cvgpu._kernels.get_function("cuda/hough", "ch_trig_table")
         fn((-(-numangle // 128),), (128,), (np.int32(numangle), theta32, irho, out))
         c, s = model_trig(numangle, theta32, irho)
         got = out.get().reshape(-1, 2)
@@ -469,7 +470,7 @@ def test_property_deterministic(seed, rows, cols, params):
 @pytest.mark.parametrize("rows,cols", [(96, 128), (512, 512), (700, 1024)])
 def test_graph_replays_on_changing_images(rows, cols):
     """One detector over many images of one size: from its second detect on, the kernels replay as
-    a captured graph of programmatic-dependent launches (kernels/hough_points.cuh). Each result must
+    a captured graph of programmatic-dependent launches (kernels/graphs.cuh). Each result must
     equal the model for its own image, whatever the image before it held."""
     rng = np.random.default_rng(rows * 31 + cols)
     for params in ((1.0, math.pi / 180, 20, True, 4096), (2.0, math.pi / 90, 5, False, 100)):
@@ -563,7 +564,11 @@ def test_repeated_detects_on_one_gpumat():
     """detect on the same GpuMat again (the benchmark's call, a video loop's) replays the previous
     graph directly (HoughLinesDetector._replay) and downloadResults takes its short path: each
     result must equal the model for the image the GpuMat holds then, across in-place uploads,
-    setters, clear(), other inputs, streams and output arguments between the calls."""
+    setters, clear(), other inputs, streams and output arguments between the calls. The paths are
+    counted where they are decided (TUNING.paths(); a replay itself counts nothing): a changed
+    setting or new buffers launch directly first (7), and each graph-replayed detect on a GpuMat
+    with no output or stream argument makes it hot (11: steps 1, 5, 7 twice (other, then gm), 10,
+    12, 14, 16, 18, 20, 22); of these, the repeats at steps 2, 3, 6, 8, 23, 24 and 25 replay hot."""
     rng = np.random.default_rng(5)
     params = [1.0, math.pi / 180, 20, True, 4096]
     det = cuda.createHoughLinesDetector(*params)
@@ -574,9 +579,7 @@ def test_repeated_detects_on_one_gpumat():
     steps = ["same", "same", "upload", "same", "threshold", "same", "same", "other", "same", "clear", "same",
              "sort", "same", "stream", "same", "given", "same", "maxlines", "same", "rho", "same", "theta", "same",
              "upload", "same", "same"]
-    replays = []
-    replay = det._replay
-    det._replay = lambda hot: (replays.append(1), replay(hot))[1]
+    before = TUNING.paths()
     for i, step in enumerate(steps):
         if step == "upload":
             img = _random_image(rng, 96, 128, i % 2)
@@ -609,9 +612,9 @@ def test_repeated_detects_on_one_gpumat():
         else:
             d_lines = det.detect(gm)
         assert _same_as_model(tuple(params), img, det.downloadResults(d_lines)), (i, step)
-    # The short path was taken where nothing changed since a captured graph's replay on gm: steps
-    # 2, 3, 6, 8, 23, 24, 25 (a changed setting first launches directly, then captures its graph).
-    assert len(replays) == 7
+    after = TUNING.paths()
+    ran = {path: after[path] - before[path] for path in ("detector.direct", "detector.hot")}
+    assert ran == {"detector.direct": 7, "detector.hot": 11}, ran
 
 
 @gpu
@@ -726,6 +729,25 @@ def test_every_ordering_path_of_the_maxima_tail():
                 params = (1.0, math.pi / 180, t, do_sort, max_lines)
                 det = cuda.createHoughLinesDetector(*params)
                 assert _same_as_model(params, img, _detect(det, img)[1]), (t, k, do_sort, max_lines)
+
+
+@gpu
+@pytest.mark.parametrize("force", [dict(vote="global"), dict(vote_grid=(1, 1)), dict(vote_grid=(2, 5)),
+                                   dict(vote_grid=(3, 2)), dict(vote_grid=(4, 16))])
+@given(st.integers(0, 2**32 - 1), st.integers(1, 96), st.integers(1, 128), st.integers(0, 1), _params)
+def test_forced_voting_paths_equal_model(force, seed, rows, cols, kind, params):
+    """ch_vote_global (otherwise only for rows too long for shared memory) and every shared-memory
+    voting kernel (1 to 4 angles per block) with few and many point slices, forced through
+    TUNING: the grid never changes a vote."""
+    img = _random_image(np.random.default_rng(seed), rows, cols, kind)
+    path = "detector.vote-global" if "vote" in force else "detector.vote-grid"
+    before = TUNING.paths()
+    with TUNING.override(**force):
+        det = cuda.createHoughLinesDetector(*params)
+        out = _detect(det, img)[1]
+    assert _same_as_model(params, img, out)
+    if chough.accumulator_size(rows, cols, f32(params[0]), f32(params[1]))[0] > 0:
+        assert TUNING.paths()[path] == before[path] + 1
 
 
 @gpu

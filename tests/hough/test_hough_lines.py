@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, note, settings, strategies as st
 
 import cvgpu
-from cvgpu import hough
+from cvgpu.hough import TUNING, lines as hough
 from conftest import HAS_GPU, same
 
 HAS_EDGEVAL = hough.HAS_USE_EDGEVAL
@@ -296,8 +296,10 @@ def test_caller_array_is_not_modified():
 # -- the host-side plan (sizes, trig table, output formula) through an independent voting model
 
 def reference_model(img, rho, theta, threshold, min_theta=0.0, max_theta=math.pi, use_edgeval=False,
-                    with_votes=False):
-    """A numpy transcription of cv2's standard transform, fed by cvgpu's host-side plan."""
+                    with_votes=False, rho_mode=None):
+    """A numpy transcription of cv2's standard transform, fed by cvgpu's host-side plan; ``rho_mode``
+    the output formula (cvgpu.hough.lines.RHO_MODE: the installed cv2's)."""
+    rho_mode = hough.RHO_MODE if rho_mode is None else rho_mode
     h, w = img.shape
     rho32, theta32 = np.float32(rho), np.float32(theta)
     numangle, numrho = hough.accumulator_size(h, w, rho32, theta32, min_theta, max_theta)
@@ -321,7 +323,7 @@ def reference_model(img, rho, theta, threshold, min_theta=0.0, max_theta=math.pi
     n_idx, r_idx, votes = n_idx[order], r_idx[order], votes[order]
     if len(votes) == 0:
         return None
-    if hough.RHO_MODE == 0:
+    if rho_mode == 0:
         rho_out = (r_idx - (numrho - 1) // 2).astype(np.float32) * rho32
     else:
         rho_out = (r_idx.astype(np.float32) - np.float32(numrho - 1) * np.float32(0.5)) * rho32
@@ -358,12 +360,7 @@ def test_version_switch_matches_the_running_cv2():
     img[:, 9] = 1
     ref = cv2.HoughLines(img, 2.0, np.pi / 180, 5)  # numrho = round(163/2) = 82, even: modes differ
     for mode in (0, 1):
-        saved = hough.RHO_MODE
-        hough.RHO_MODE = mode
-        try:
-            model = reference_model(img, 2.0, np.pi / 180, 5)
-        finally:
-            hough.RHO_MODE = saved
+        model = reference_model(img, 2.0, np.pi / 180, 5, rho_mode=mode)
         assert same(model, ref) == (mode == hough.RHO_MODE)
     acc = cv2.HoughLinesWithAccumulator(img, 1, np.pi / 180, 5)
     assert (acc.ndim == 3) == hough.ACCUMULATOR_3D
@@ -409,7 +406,7 @@ def test_opencv_newer_than_validated_is_warned_of_and_kept_out_by_the_pin():
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert "version-warning-ok" in out.stdout, out.stderr
-    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     major, minor = _backend.VALIDATED_BELOW
     assert '"opencv-contrib-python<%d.%d"' % (major, minor) in pyproject.read_text()
 
@@ -476,27 +473,47 @@ def test_gpu_more_lines_than_one_block_sorts(compat):
     img = noise(np.random.default_rng(3), 300, 400, 0.05)
     c = dict(rho=1.0, theta=math.pi / 180, threshold=-1, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
     ref = call(cv2, "HoughLines", img, c)
-    assert ref.shape[0] > hough._SORT_CAPACITY
+    assert ref.shape[0] > hough.SORT_CAPACITY
+    before = TUNING.paths()
     check_case(compat, img, c, "standard")
+    assert TUNING.paths()["lines.sort-host"] == before["lines.sort-host"] + 2  # both functions
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", ["shared", "global"])
 @given(c=cases(families=("noise", "lines", "segments"), max_side=300))
 def test_gpu_both_voting_variants(compat, variant, c):
-    import cupy as cp
     img = make_image(c["family"], c["seed"], c["h"], c["w"])
+    rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
+    numangle, numrho = hough.accumulator_size(c["h"], c["w"], rho32, theta32, c["min_theta"], c["max_theta"])
+    if numangle <= 0 or numrho <= 0 or (numangle + 2) * (numrho + 2) > 50_000_000:
+        return  # (no voting: cv2's checks or an empty accumulator decide)
     ref = call(cv2, "HoughLinesWithAccumulator", img, c)
+    before = TUNING.paths()
+    with TUNING.override(vote=variant):
+        ours = call(cvgpu, "HoughLinesWithAccumulator", img, c)
+    assert cvgpu.last_call_backend() == "cuda"
+    assert TUNING.paths()["lines.vote-" + variant] == before["lines.vote-" + variant] + 1
+    compat.check("HoughLinesWithAccumulator", "vote-" + variant, ours, ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("grid", [(1, 1), (1, 7), (2, 3), (4, 1), (4, 16)])
+@given(c=cases(families=("noise", "lines", "segments"), max_side=300))
+def test_gpu_forced_voting_grids(compat, grid, c):
+    """Every shared-memory voting kernel (1, 2 and 4 angles per block) with few and many point
+    slices, forced through TUNING.vote_grid: the grid never changes a vote."""
+    img = make_image(c["family"], c["seed"], c["h"], c["w"])
     rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
     numangle, numrho = hough.accumulator_size(c["h"], c["w"], rho32, theta32, c["min_theta"], c["max_theta"])
     if numangle <= 0 or numrho <= 0 or (numangle + 2) * (numrho + 2) > 50_000_000:
         return
-    lines = hough._gpu_lines(cp, img, numangle, numrho, rho32, theta32, c["min_theta"], c["threshold"],
-                             c["use_edgeval"], True, True, force_variant=variant)
-    if lines is not None:
-        lines = lines.reshape(-1, 1, 3) if hough.ACCUMULATOR_3D else lines
-    # _gpu_lines is called directly (not through the public function): say "cuda" explicitly.
-    compat.check("HoughLinesWithAccumulator", "vote-" + variant, lines, ref, backend="cuda")
+    ref = call(cv2, "HoughLinesWithAccumulator", img, c)
+    before = TUNING.paths()
+    with TUNING.override(vote="shared", vote_grid=grid):
+        ours = call(cvgpu, "HoughLinesWithAccumulator", img, c)
+    assert TUNING.paths()["lines.vote-grid"] == before["lines.vote-grid"] + 1
+    compat.check("HoughLinesWithAccumulator", "vote-grid", ours, ref)
 
 
 @pytest.mark.gpu
@@ -541,7 +558,7 @@ def test_gpu_host_input_variants(compat):
 @pytest.mark.parametrize("h,w", [(512, 512), (1024, 1024), (301, 517)])
 def test_gpu_graph_replays_on_changing_images(compat, h, w):
     """From a plan's second call on, its kernels replay as one captured CUDA graph in which each
-    kernel launches as a programmatic dependent of the one before (kernels/hough_points.cuh). Each
+    kernel launches as a programmatic dependent of the one before (kernels/graphs.cuh). Each
     replay must give cv2's lines for its own image and threshold: consecutive images differ in
     family and density, so a kernel that read anything left by the call before would show it."""
     import cupy as cp
@@ -566,34 +583,19 @@ def test_gpu_graph_replays_on_changing_images(compat, h, w):
 
 
 @pytest.mark.gpu
-def test_gpu_repeated_calls_on_one_device_array(compat, monkeypatch):
-    """A device array called twice in a row becomes hot (cvgpu.hough._Hot): its repeats skip the
-    fast path's checks, and while the workspace's device call words still hold its pointer, step
-    and load width, the lean graph replays (no load node; its first kernel brings the threshold
-    and output pointer). Every step below is checked against cv2 on the array's current contents:
-    in-place writes, thresholds that change every call, another array, the accumulator variant on
-    the same array, an in-place reshape, another stream, other parameters and another thread; the
-    hot and lean replays are counted, so the test fails if either path is never taken."""
+def test_gpu_repeated_calls_on_one_device_array(compat):
+    """A device array called twice in a row becomes hot (cvgpu.hough.lines._Hot): its repeats skip
+    the fast path's checks, and while the workspace's device call words still hold its pointer,
+    step and load width, the lean graph replays (no load node; its first kernel brings the
+    threshold and output pointer). Every step below is checked against cv2 on the array's current
+    contents: in-place writes, thresholds that change every call, another array, the accumulator
+    variant on the same array, an in-place reshape, another stream, other parameters and another
+    thread. The paths are counted where they are decided (TUNING.paths(); a replay itself counts
+    nothing): 5 direct launches, 3 captured graphs, 3 arrays made hot and 3 lean graphs captured,
+    so the test fails if either the hot or the lean path is never reached. (Of the 19 calls, 10 are
+    hot repeats and 10 replay a lean graph.)"""
     import threading
     import cupy as cp
-    monkeypatch.setattr(hough, "_hot", [None, None])
-    monkeypatch.setattr(hough, "_seen", [None, None])
-    counts = {"hot": 0, "lean": 0}
-    hot_lines, launch_graph = hough._hot_lines, hough._launch_graph
-
-    def counting_hot_lines(*args):
-        lines = hot_lines(*args)
-        counts["hot"] += lines is not hough._NOT_FAST
-        return lines
-
-    def counting_launch_graph(cp_, ws, plan, graph, stream, head):
-        lean = ws.loaded_head == head
-        launch_graph(cp_, ws, plan, graph, stream, head)
-        assert not lean or plan.lean
-        counts["lean"] += lean
-
-    monkeypatch.setattr(hough, "_hot_lines", counting_hot_lines)
-    monkeypatch.setattr(hough, "_launch_graph", counting_launch_graph)
     rng = np.random.default_rng(347)
     h, w = 347, 461
 
@@ -611,41 +613,45 @@ def test_gpu_repeated_calls_on_one_device_array(compat, monkeypatch):
         assert cvgpu.last_call_backend() == "cuda"
         compat.check(fn, "graph-replay", ours, getattr(cv2, fn)(arr.get(), rho, np.pi / 180, threshold))
 
-    call("HoughLines", a)                       # direct launch of a new plan
-    call("HoughLines", a)                       # full graph; a becomes hot
-    call("HoughLines", a)                       # hot, lean (1, 1)
-    a.set(image())
-    call("HoughLines", a)                       # hot, lean, new contents (2, 2)
-    call("HoughLines", b)                       # another array: full graph
-    call("HoughLines", a)                       # hot, full graph: the words are b's (3, 2)
-    call("HoughLines", a)                       # hot, lean (4, 3)
-    call("HoughLinesWithAccumulator", a)        # its own plan: direct launch
-    call("HoughLinesWithAccumulator", a)        # its full graph would load a's words again: lean (4, 4)
-    call("HoughLines", a)                       # (5, 5)
-    call("HoughLinesWithAccumulator", a)        # hot, lean (6, 6)
-    a.shape = (w, h)                            # in place: the same memory read with another step
-    call("HoughLines", a)                       # not hot (shape): a new plan, direct launch
-    call("HoughLines", a)                       # full graph; hot again with the new shape
-    a.set(np.ascontiguousarray(image().reshape(w, h)))
-    call("HoughLines", a, threshold=0)          # (7, 7)
-    with cp.cuda.Stream(non_blocking=True):
-        call("HoughLines", a)                   # another stream (8, 8)
-    call("HoughLines", a, rho=2)                # other parameters: direct launch of a new plan
-    call("HoughLines", a)                       # (9, 9)
-    errors = []
+    with TUNING.override():  # (no values: a start without plans or hot arrays of earlier tests)
+        before = TUNING.paths()
+        call("HoughLines", a)                       # direct launch of a new plan
+        call("HoughLines", a)                       # graph captured, full graph; a becomes hot
+        call("HoughLines", a)                       # hot, lean graph captured
+        a.set(image())
+        call("HoughLines", a)                       # hot, lean, new contents
+        call("HoughLines", b)                       # another array: full graph
+        call("HoughLines", a)                       # hot, full graph: the words are b's
+        call("HoughLines", a)                       # hot, lean
+        call("HoughLinesWithAccumulator", a)        # its own plan: direct launch
+        call("HoughLinesWithAccumulator", a)        # graph captured; the words are a's: lean; hot
+        call("HoughLines", a)                       # hot, lean
+        call("HoughLinesWithAccumulator", a)        # hot, lean
+        a.shape = (w, h)                            # in place: the same memory read with another step
+        call("HoughLines", a)                       # not hot (shape): a new plan, direct launch
+        call("HoughLines", a)                       # graph captured, full graph; hot again
+        a.set(np.ascontiguousarray(image().reshape(w, h)))
+        call("HoughLines", a, threshold=0)          # hot, lean graph captured
+        with cp.cuda.Stream(non_blocking=True):
+            call("HoughLines", a)                   # another stream: hot, lean
+        call("HoughLines", a, rho=2)                # other parameters: direct launch of a new plan
+        call("HoughLines", a)                       # hot, lean
+        errors = []
 
-    def other_thread():
-        try:
-            call("HoughLines", a)               # another thread: its own workspace, not hot there
-        except BaseException as exc:  # (reported in the main thread)
-            errors.append(exc)
+        def other_thread():
+            try:
+                call("HoughLines", a)               # another thread: its own workspace, direct launch
+            except BaseException as exc:  # (reported in the main thread)
+                errors.append(exc)
 
-    thread = threading.Thread(target=other_thread)
-    thread.start()
-    thread.join()
-    assert not errors, errors
-    call("HoughLines", a)                       # (10, 10)
-    assert counts == {"hot": 10, "lean": 10}, counts
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+        assert not errors, errors
+        call("HoughLines", a)                       # hot, lean
+        after = TUNING.paths()
+    ran = {path: after[path] - before[path] for path in ("lines.direct", "lines.graph", "lines.hot", "lines.lean-graph")}
+    assert ran == {"lines.direct": 5, "lines.graph": 3, "lines.hot": 3, "lines.lean-graph": 3}, ran
 
 
 MULTISCALE = [(1.0, math.pi / 180, 10, 2, 2), (1.0, math.pi / 180, 30, 4, 1), (2.0, math.pi / 90, 20, 1, 3),

@@ -1,5 +1,11 @@
 // cv::cuda::HoughLinesDetector semantics (OpenCV's CUDA Hough lines), for cvgpu.cuda.
 //
+// Algorithm (OpenCV's cudaimgproc hough_lines): every nonzero pixel votes, for each angle n, into
+// bin r = round(x * cos + y * sin) (float32, OpenCV's nvcc arithmetic below) shifted by
+// (numrho - 1) / 2; a line is a cell above the threshold that beats its left and upper neighbours
+// and is not beaten by its right and lower ones. The voting machinery is shared with HoughLines
+// (kernels/hough/voting.cuh); cvgpu/cuda/hough.py builds the launch plan.
+//
 // Pipeline: three launches on one stream, one host synchronisation (the line count, written by the
 // last kernel into pinned host memory together with a host copy of the lines):
 //   ch_collect   compact nonzero pixels into a point list (any order: integer atomic adds
@@ -7,12 +13,12 @@
 //   ch_vote_shared_K / ch_vote_global
 //                votes of K angles per block (1 with ch_vote_global; grid.y splits the points), in
 //                shared-memory rows (flushed with atomic adds) or straight into global memory for very
-//                long rows; the grid is cvgpu.cuda.hough.one_wave_vote_config's where it applies
+//                long rows; the grid is cvgpu.hough._voting.one_wave_vote_config's where it applies
 //   ch_maxima    the 4-neighbour local-maximum rule over the columns votes can reach (ch_row_bounds,
 //                computed once per buffer set); blocks append the maxima's sort keys in any order,
 //                the last block to finish orders them and writes the lines. Then its blocks zero
 //                those columns of the other accumulator, the next detect's (alternate detects use
-//                alternate accumulators, cvgpu.cuda.hough: buf.parity)
+//                alternate accumulators, cvgpu/cuda/hough.py: the plan's parity)
 //   ch_emit      host path used only when there are more than `smem_cap` local maxima
 //
 // ---------------------------------------------------------------------------------------------
@@ -24,7 +30,7 @@
 //   r      = __float2int_rn(x * cosVal + y * sinVal) + (numrho - 1) / 2
 // nvcc contracted `x * cosVal + y * sinVal` into ONE fused multiply-add. Which product is fused was
 // established against shared/golden/opencv_cuda_houghlines_golden.npz with an exact CPU model
-// (tests/test_cuda_hough.py: libdevice's sinf/cosf reduction and polynomials with exact FMAs):
+// (tests/cuda/test_cuda_hough.py: libdevice's sinf/cosf reduction and polynomials with exact FMAs):
 //   fmaf(x, cosVal, y * sinVal)  — x*cosVal fused, y*sinVal rounded first:   240/240 cases match
 //   fmaf(y, sinVal, x * cosVal)  — y*sinVal fused:                            10 cases differ
 //   no FMA (two rounded products and a rounded add):                          7 cases differ
@@ -49,44 +55,29 @@
 //   raster order), then ordered as above. OpenCV keeps an arbitrary subset.
 // ---------------------------------------------------------------------------------------------
 
-#ifdef CVGPU_WIDE_POINTS
-typedef unsigned long long point_t;
-#define POINT_SHIFT 32
-#define POINT_MASK 0xffffffffull
-#else
-typedef unsigned int point_t;
-#define POINT_SHIFT 16
-#define POINT_MASK 0xffffu
-#endif
-
-#define FULL_MASK 0xffffffffu
-
 // counters[0]: number of points; counters[2..3]: ch_maxima's 64-bit tally (local maxima, finished
 // blocks). Both are reset to 0 by the last ch_maxima block, so the buffers are ready for the next detect.
 
-// Point loads in flight per voting thread (hough_vote_safe_run); cvgpu.hough's kernels keep 8.
-// Measured on the H100 with the detector's one-wave grid (60 x 2 blocks of 3 angles), GPU time of
-// the lean graph, 8 -> 16: 1024^2 / 164k points 26.2 -> 25.2 us, 82k 20.1 -> 19.8, 512^2 / 82k
-// 20.9 -> 20.5, 10k 15.1 -> 15.2, 8192^2 75.9 -> 75.5; 4 was slower everywhere (164k: 31.9), 24 and
-// 32 no faster than 16, nor 1024-thread voting blocks (compat_matrix/raw/hough-grid-experiments.txt).
+// Point loads in flight per voting thread (hough_vote_safe_run); kernels/hough/lines.cu keeps 8.
+// The detector's one-wave grid gives each thread more points, so more loads in flight pay here
+// (bench row: cuda 1024x1024 horizontal segments, 163840 pts).
 #ifndef HOUGH_UNROLL
 #define HOUGH_UNROLL 16
 #endif
-#include "hough_points.cuh"
+#include "hough/voting.cuh"
 
-// Graph mode (a replayed CUDA graph takes no new arguments): the per-call values come from `call`,
-// device memory the graph's first node fills from pinned host memory: call[0] image pointer,
-// call[1] row step in bytes, call[2] load width (hough_collect's `align`), call[3] output pointer.
-// NULL: the arguments as given.
-#define CH_FRESH_FIRST 3
-#define CH_CALL_WORDS 4
+// Graph mode (kernels/graphs.cuh): the per-call values come from `call`, the image's words
+// (HOUGH_WORD_*, kernels/hough/voting.cuh), then the output pointer; cvgpu/cuda/hough.py: WORDS
+// declares the same names in the same order. NULL: the arguments as given.
+#define CH_WORD_OUT_PTR 3
+#define CH_WORDS 4
 
 // Zeroes, in every accumulator row, the columns its votes can reach (bounds, see ch_row_bounds):
 // the rest of the accumulator is zeroed once when it is allocated, and no vote ever lands there.
 // At 1024^2 with theta = pi/180 that is a third of the (numangle + 2) x (numrho + 2) cells: OpenCV's
 // numrho = 2 (rows + cols) + 1 is about 2.8 times the longest reachable row. Run by ch_maxima on
 // the accumulator of the next detect, once this detect's count is published: done in the
-// collection, it put up to ~1 us (1024^2) and ~6 us (8192^2) before the first point was found.
+// collection, it would delay the first point of every detect.
 __device__ __forceinline__ void ch_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds, int numangle,
                                                 int width)
 {
@@ -106,19 +97,19 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, CH_FRESH_FIRST,
-                       CH_CALL_WORDS);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, HOUGH_IMAGE_WORDS,
+                       CH_WORDS);
 }
 
-// The first kernel of a lean graph (fresh_word_load): ch_collect that also brings call[3] (as
-// kernels/hough.cu: hough_collect_points_lean).
+// The first kernel of a lean graph (fresh_word_load): ch_collect that also brings the output
+// pointer (as kernels/hough/lines.cu: hough_collect_points_lean).
 extern "C" __global__ void __launch_bounds__(256) ch_collect_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
     const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, CH_FRESH_FIRST,
-                       CH_CALL_WORDS);
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, HOUGH_IMAGE_WORDS,
+                       CH_WORDS);
 }
 
 // Scaled cos and sin of angle n, as OpenCV's voting kernel computes them (see the header).
@@ -201,22 +192,6 @@ extern "C" __global__ void ch_trig_table(int numangle, float theta, float irho, 
     }
 }
 
-// Equal columns within a warp come in runs of neighbouring lanes (points are compacted in raster
-// order per warp, and along a row the bin is monotonic in x): one atomic per run instead of one
-// per lane avoids same-address serialisation near theta = pi/2. Returns the run length on the
-// first lane of each run, 0 elsewhere. All 32 lanes must call it.
-__device__ __forceinline__ int ch_run_length(int col, bool active)
-{
-    const int lane = threadIdx.x & 31;
-    const int k = active ? col : (int)0x80000000;
-    const int prev = __shfl_up_sync(FULL_MASK, k, 1);
-    const bool boundary = lane == 0 || k != prev || !active;
-    const unsigned heads = __ballot_sync(FULL_MASK, boundary);
-    const unsigned later = heads & ~((2u << lane) - 1u);
-    const int next = later ? __ffs(later) - 1 : 32;
-    return (active && boundary) ? next - lane : 0;
-}
-
 __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 {
     // Chunks are multiples of 32 points so that warps see runs of the collecting warps.
@@ -230,7 +205,7 @@ __device__ __forceinline__ void ch_chunk(int npoints, int* begin, int* end)
 // [a * K, a * K + K) into K shared-memory rows and adds its nonzero cells to the accumulator. One
 // point load serves K angles and HOUGH_UNROLL loads are in flight at once; plain shared
 // atomics, and no range test where every bin of the block provably lands in [0, hi_col] (the
-// shape and the measurements of kernels/hough.cu's hough_vote_block).
+// shape of kernels/hough/lines.cu's hough_vote_block, and its reasons).
 template <int K>
 __device__ __forceinline__ void ch_vote_block(
     const point_t* __restrict__ points, const int* __restrict__ counters, float theta, float irho,
@@ -331,7 +306,7 @@ extern "C" __global__ void ch_vote_global(
         const int i = base + threadIdx.x;
         const bool active = i < end;
         const int col = active ? ch_bin(points[i], c, s, shift) + 1 : 0;
-        const int total = ch_run_length(col, active);
+        const int total = hough_warp_runs(col, active, 1, false);
         if (total && col >= 0 && col <= hi_col)
             atomicAdd(&accum_row[col], total);
     }
@@ -376,27 +351,6 @@ __device__ __forceinline__ void ch_write_line(
     }
 }
 
-// In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
-__device__ void ch_bitonic(unsigned long long* keys, int padded)
-{
-    for (int size = 2; size <= padded; size <<= 1) {
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-            for (int i = threadIdx.x; i < padded; i += blockDim.x) {
-                const int j = i ^ stride;
-                if (j > i) {
-                    const bool ascending = (i & size) == 0;
-                    const unsigned long long a = keys[i], b = keys[j];
-                    if ((a > b) == ascending) {
-                        keys[i] = b;
-                        keys[j] = a;
-                    }
-                }
-            }
-            __syncthreads();
-        }
-    }
-}
-
 // grid: up to two 1024-thread blocks per SM; dynamic shared memory: smem_cap * 8 bytes (smem_cap a
 // power of two). Every block appends its local maxima's keys to `keys` in no particular
 // order (hough_find_maxima, shared with HoughLines); the last block to finish orders them and writes
@@ -406,10 +360,7 @@ __device__ void ch_bitonic(unsigned long long* keys, int padded)
 // The order is cvgpu's documented one (see the header): doSort, votes descending then raster;
 // otherwise raster; beyond max_lines the strongest first, then ordered as above. Up to blockDim.x
 // keys are ordered by rank (keys are distinct: one flat index each; hough_rank), larger sets by
-// bitonic networks. Measured on the H100 against the previous design (a raster-ordered segment per
-// block of a contiguous cell range, a block-wide scan per 4096 cells, the last block gathering the
-// segments), GPU time of the lean graph: 10k points 18.7 -> 16.8 us, 512^2 25.4 -> 24.8, 2048^2
-// 34.0 -> 31.0, 4096^2 42.9 -> 39.8, 8192^2 85.4 -> 79.6 (1024^2 / 164k: 30.9 -> 30.8).
+// bitonic networks.
 __device__ __forceinline__ void ch_maxima_body(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
@@ -419,8 +370,8 @@ __device__ __forceinline__ void ch_maxima_body(
     extern __shared__ unsigned long long sorted[];
     __shared__ HoughRankScratch rank_scratch;
     await_previous_kernel();
-    if (call != nullptr)  // graph mode, see ch_collect
-        out = reinterpret_cast<float*>(call[3]);
+    if (call != nullptr)  // graph mode, see CH_WORDS
+        out = reinterpret_cast<float*>(call[CH_WORD_OUT_PTR]);
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
     int K;
     if (!hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &K, bounds))
@@ -457,15 +408,10 @@ __device__ __forceinline__ void ch_maxima_body(
             wrote = true;
         }
     } else {
-        int padded = 1;
-        while (padded < K)
-            padded <<= 1;
-        for (int i = threadIdx.x; i < padded; i += blockDim.x)
-            sorted[i] = i < K ? __ldcg(&keys[i]) : ~0ull;
-        __syncthreads();
+        const int padded = hough_load_padded(sorted, keys, K);
         int kept = K;
         if (do_sort || K > count) {
-            ch_bitonic(sorted, padded);
+            hough_bitonic(sorted, padded);
             kept = count;
         }
         if (!do_sort && kept > 0) {
@@ -476,7 +422,7 @@ __device__ __forceinline__ void ch_maxima_body(
             for (int i = threadIdx.x; i < padded2; i += blockDim.x)
                 sorted[i] = i < kept ? ch_swap(sorted[i]) : ~0ull;
             __syncthreads();
-            ch_bitonic(sorted, padded2);
+            hough_bitonic(sorted, padded2);
             for (int i = threadIdx.x; i < kept; i += blockDim.x)
                 sorted[i] = ch_swap(sorted[i]);
             __syncthreads();
@@ -490,9 +436,8 @@ __device__ __forceinline__ void ch_maxima_body(
         counters[0] = 0;
         *tally = 0ull;
     }
-    // The host polls host[0] (cvgpu._kernels.await_published): the lines and the reset counters
-    // reach it first, each thread that stored any fencing them once (as hough_maxima_emit; a
-    // second fence before the count cost ~0.5 us there).
+    // The host polls host[0] (cvgpu._graphs.await_published): the lines and the reset counters
+    // reach it first, each thread that stored any fencing them once (as hough_maxima_emit).
     if (wrote || threadIdx.x == 0)
         __threadfence_system();
     __syncthreads();
@@ -502,8 +447,7 @@ __device__ __forceinline__ void ch_maxima_body(
 
 // Each block zeroes its part of the next detect's accumulator windows (see the header) after its
 // part of this detect's work (the last block after publishing the count), off the path to the
-// count: before the wait for the votes instead, the zeroing's dependent loads of `bounds` put
-// ~0.5 us on it at 1024^2, and the public call at 8192^2 was ~3 us slower.
+// count: before the wait for the votes, the zeroing's dependent loads of `bounds` would sit on it.
 extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,

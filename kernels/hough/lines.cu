@@ -1,47 +1,40 @@
-// Hough line transform kernels (cv2.HoughLines / HoughLinesWithAccumulator semantics).
+// cv2.HoughLines / HoughLinesWithAccumulator, the standard transform, bit for bit with cv2's CPU code.
 //
-// Pipeline, one stream, no host round trip until the caller needs the line count:
+// Algorithm (cv2's HoughLinesStandard): every nonzero pixel (x, y) votes, for each angle n of the
+// trig table, into accumulator bin r = cvRound(x * tabCos[n] + y * tabSin[n]) + (numrho - 1) / 2
+// (weighted by the pixel with use_edgeval); a line is a cell above the threshold that beats its
+// left and upper neighbours and is not beaten by its right and lower ones; lines are ordered by
+// votes descending, then by accumulator index. Here one stream, no host round trip until the host
+// needs the line count:
 //   hough_collect_points  zero the accumulator, compact nonzero pixels into a point list
-//   hough_vote_shared     one block per (group of angles, slice of points), votes in shared rows
-//   hough_vote_global     same votes with global atomics, for rows too long for shared memory
+//   hough_vote_shared_K   one block per (group of K angles, slice of points), votes in shared rows
+//   hough_vote_global     the same votes with global atomics, for rows too long for shared memory
 //   hough_maxima_emit     cv2's 4-neighbour local-maximum rule, appends sort keys; the last block
 //                         orders them in shared memory and writes the lines (device + pinned host),
 //                         then publishes the count in pinned memory, which the host polls
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
+// The voting machinery is shared with the detector (kernels/hough/voting.cuh); cvgpu/hough/lines.py
+// builds the launch plan.
 //
-// Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul, kernels/ieee_f32.cuh):
-// NVRTC contracts a*b+c into a fused multiply-add by default, while cv2's CPU build evaluates
-// j*cos + i*sin as two rounded products and a rounded sum (SSE), subnormals included.
+// Arithmetic is written as explicit round-to-nearest float32 instructions (f32_add/f32_mul,
+// kernels/ieee_f32.cuh): NVRTC contracts a*b+c into a fused multiply-add by default, while cv2's
+// CPU build evaluates j*cos + i*sin as two rounded products and a rounded sum (SSE), subnormals
+// included.
 //
-// Points are packed as (y << 16) | x when both sides fit in 16 bits, or as (y << 32) | x otherwise
-// (compile with -DCVGPU_WIDE_POINTS); the order of the list does not matter because integer
-// atomic adds commute (with use_edgeval too: cv2's int accumulator wraps the same way).
-
-#ifdef CVGPU_WIDE_POINTS
-typedef unsigned long long point_t;
-#define POINT_SHIFT 32
-#define POINT_MASK 0xffffffffull
-#else
-typedef unsigned int point_t;
-#define POINT_SHIFT 16
-#define POINT_MASK 0xffffu
-#endif
-
-#define FULL_MASK 0xffffffffu
-
 // counters[0]: number of points; counters[2..3]: hough_maxima_emit's 64-bit tally (local maxima,
 // finished blocks). Its last block sets them back to zero, so a workspace is ready for the next
 // call without a memset.
 
-#include "hough_points.cuh"
+#include "hough/voting.cuh"
 
-// A replayed CUDA graph cannot take new kernel arguments, so in graph mode the per-call values come
-// from `call` (device memory the graph's first node copies from pinned host memory):
-//   call[0] image pointer, call[1] row step in bytes, call[2] load width (hough_collect's `align`),
-//   call[3] threshold, call[4] out_dev pointer (0: none). A direct launch passes call = NULL and its
-//   own arguments.
-#define HOUGH_FRESH_FIRST 3
-#define HOUGH_CALL_WORDS 5
+// Graph mode (kernels/graphs.cuh): the per-call values come from `call`, the image's words
+// (HOUGH_WORD_*, kernels/hough/voting.cuh), then the threshold and the output pointer (0: none).
+// cvgpu/hough/lines.py: WORDS declares the same names in the same order. A direct launch passes
+// call = NULL and its own arguments.
+#define LINES_WORD_THRESHOLD 3
+#define LINES_WORD_OUT_PTR 4
+#define LINES_WORDS 5
+
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
@@ -50,12 +43,12 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
 {
     hough_collect_call(img, cols, step, rows, align, points, weights, counters,
                        [&] { hough_zero(accum, accum_size); }, call, nullptr,
-                       HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
+                       HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
-// The first kernel of a lean graph (fresh_word_load): hough_collect_points that also brings
-// call[3..4] from pinned memory. A kernel of its own: the same code with the copy compiled in
-// made the full graph's collection 0.7-1.3 us slower at 4096^2 and 8192^2.
+// The first kernel of a lean graph (fresh_word_load): hough_collect_points that also brings the
+// threshold and output pointer from pinned memory. A kernel of its own, so that the full graph's
+// collection carries no copy code (it made that collection slower on large images).
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
@@ -64,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
 {
     hough_collect_call(img, cols, step, rows, align, points, weights, counters,
                        [&] { hough_zero(accum, accum_size); }, call, fresh,
-                       HOUGH_FRESH_FIRST, HOUGH_CALL_WORDS);
+                       HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded
@@ -84,36 +77,6 @@ __device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
     return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
-}
-
-// Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
-// within each collecting warp, and along a row r is monotonic in x, so equal bins sit in runs of
-// neighbouring lanes; merging them removes the same-address atomic storms that horizontal
-// segments cause near theta = pi/2. A value met in two separate runs is simply added twice.
-// Returns the run total on the first lane of each run, 0 elsewhere.
-__device__ __forceinline__ int hough_warp_runs(int key, bool active, int w, bool weighted)
-{
-    const int lane = threadIdx.x & 31;
-    int k = active ? key : (int)0x80000000;
-    int prev = __shfl_up_sync(FULL_MASK, k, 1);
-    // Inactive lanes are run heads of their own, so an active run always ends at the first one.
-    bool boundary = lane == 0 || k != prev || !active;
-    bool head = active && boundary;
-    unsigned heads = __ballot_sync(FULL_MASK, boundary);
-    unsigned later = heads & ~((2u << lane) - 1u);
-    int next = later ? __ffs(later) - 1 : 32;
-    if (!weighted)
-        return head ? next - lane : 0;
-    int wv = active ? w : 0;
-    int prefix = wv;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        int o = __shfl_up_sync(FULL_MASK, prefix, d);
-        if (lane >= d)
-            prefix += o;
-    }
-    int end_prefix = __shfl_sync(FULL_MASK, prefix, next - 1);
-    return head ? end_prefix - (prefix - wv) : 0;
 }
 
 // Accumulator layout as cv2: (numangle + 2) x (numrho + 2) int32, interior cell of (n, r) at
@@ -138,32 +101,20 @@ __device__ __forceinline__ void hough_add_row(int* rows_sh, int window, int lo, 
 
 // Voting, grid (ceil(numangle / K), splits): block (a, s) votes the points of slice s for angles
 // [a * K, a * K + K) into K shared-memory rows, then adds its nonzero cells to the accumulator.
-// Why it is shaped so, measured on the H100 (graph replays of the vote kernel alone, 1024^2
-// horizontal segments unless said otherwise; the earlier steps with ncu):
-//  - one point load serves K angles (one angle per block was bound by load latency: 90 us);
-//  - HOUGH_UNROLL = 4 point loads in flight per thread instead of one prefetched: 2048^2 / 82k
-//    25.6 -> 20.1 us, 4096^2 / 82k 28.8 -> 24.0, 8192^2 / 82k 69.4 -> 36.7 (one angle per block
-//    there, so the latency was exposed most); 1024^2 unchanged;
-//  - one wave of blocks (cvgpu.hough.vote_config): 405 blocks where 396 fit left a 9-block second
-//    wave (ncu: 44.8 us at 164k points);
+// Why it is shaped so (each step's timings: compat_matrix/HISTORY.md, "Moved from the Hough code"):
+//  - one point load serves K angles (one angle per block is bound by load latency);
+//  - HOUGH_UNROLL point loads in flight per thread, all issued before any vote;
+//  - one wave of blocks (cvgpu/hough/_voting.py: vote_config): a short second wave costs as much
+//    as the first;
 //  - straight-line votes: round with one add (f32_round_small_biased), a 32-bit shared address
-//    with row, offset and bias in one constant per angle, no per-vote branch: 164k 35.2 -> 30.1;
+//    with row, offset and bias in one constant per angle, no per-vote branch;
 //  - each warp votes a contiguous run of points (hough_warp_range), and equal bins of neighbouring
-//    lanes are no longer merged before the atomic (that merge, for |cos| < 1/8, had been worth it
-//    only while all warps of a block worked on one row): 10k 7.9 -> 7.5, 164k 30.2 -> 17.9,
-//    512^2 / 82k 16.6 -> 12.3, 4096^2 / 82k 24.3 -> 17.4;
+//    lanes are not merged before the atomic: a shared red.add costs the same whether the 32 lanes
+//    hit one word or 32, so merging only adds instructions;
 //  - blocks whose bins provably stay inside their rows (bound of |x cos| + |y sin| over the image)
 //    vote with no range test, and the unweighted full-warp iterations carry no activity test;
 //  - shared memory holds only the window of each row that the block's angles can reach
-//    (hough_window_lo): less to zero and to flush, and more blocks per SM. Whole pipeline, graph
-//    replays: 8192^2 / 82k 105 -> 82 us (one wave of 360 blocks instead of two of 180), 4096^2
-//    43.6 -> 41.6, 1024^2 / 164k 30.9 -> 29.9 (11 slices of 4 angles, 4 blocks per SM); with the
-//    changes below, OpenCV-CUDA semantics' detector 109.5 -> 86.6 at 8192^2, 47.1 -> 44.7 at 4096^2
-//    (compat_matrix/raw/hough-window-experiments.txt);
-//  - HOUGH_UNROLL = 8 with the windows: 8192^2 82 -> 80.5, 4096^2 41.6 -> 40.7, 1024^2 unchanged
-//    (software prefetch of the next batch and an add-based int-to-float conversion were no faster;
-//    a shared red.add costs the same whether the 32 lanes hit one word or 32: equal-bin merging
-//    before it only adds instructions, 164k 30.9 -> 45..51 us).
+//    (hough_window_lo): less to zero and to flush, and more blocks per SM.
 template <int K>
 __device__ __forceinline__ void hough_vote_block(
     const point_t* __restrict__ points, const unsigned char* __restrict__ weights,
@@ -328,10 +279,7 @@ __device__ __forceinline__ void hough_store_line(
 // far, high 32 bits the finished blocks; a block's ticket therefore also returns every other
 // block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
 // every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
-// are distinct: one flat index each, hough_rank) instead of by a bitonic network. Measured on
-// the H100 against the previous tail (ticket, then a read of the count, bitonic network for any
-// count, every thread fencing): whole-pipeline graph 33.6 -> 32.0 us at 1024^2 / 164k points
-// (6 lines), 21.9 -> 20.3 at 10k, 25.3 -> 24.5 at 512^2 / 82k.
+// are distinct: one flat index each, hough_rank) instead of by a bitonic network.
 extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int capacity,
@@ -342,9 +290,9 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     extern __shared__ unsigned long long sorted[];
     __shared__ HoughRankScratch rank_scratch;
     await_previous_kernel();
-    if (call != nullptr) {  // graph mode, see hough_collect_points
-        threshold = (int)call[3];
-        out_dev = reinterpret_cast<float*>(call[4]);
+    if (call != nullptr) {  // graph mode, see LINES_WORDS
+        threshold = (int)call[LINES_WORD_THRESHOLD];
+        out_dev = reinterpret_cast<float*>(call[LINES_WORD_OUT_PTR]);
     }
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
     int count;
@@ -361,28 +309,7 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
                 wrote = true;
             }
         } else {
-            int padded = 1;
-            while (padded < count)
-                padded <<= 1;
-            for (int i = threadIdx.x; i < padded; i += blockDim.x)
-                sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
-            __syncthreads();
-            for (int size = 2; size <= padded; size <<= 1) {
-                for (int stride = size >> 1; stride > 0; stride >>= 1) {
-                    for (int i = threadIdx.x; i < padded; i += blockDim.x) {
-                        int j = i ^ stride;
-                        if (j > i) {
-                            bool ascending = (i & size) == 0;
-                            unsigned long long a = sorted[i], b = sorted[j];
-                            if ((a > b) == ascending) {
-                                sorted[i] = b;
-                                sorted[j] = a;
-                            }
-                        }
-                    }
-                    __syncthreads();
-                }
-            }
+            hough_bitonic(sorted, hough_load_padded(sorted, keys, count));
             for (int i = threadIdx.x; i < count; i += blockDim.x) {
                 hough_store_line(sorted[i], i, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;
@@ -392,9 +319,9 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     // A polling host reads the lines as soon as it sees the count, and the next call (on any
     // stream) may start then: the lines and the reset counters (the workspace's counters start at
     // zero for the next call, no memset launch) are fenced before the count, by each thread that
-    // stored any, once (a second fence before the count cost ~0.5 us). At system scope when lines
+    // stored any, once (a second fence before the count only adds time). At system scope when lines
     // went to pinned memory, else at device scope: device results and the counters are read by
-    // device work only, and a system fence costs ~1 us.
+    // device work only, and a system fence costs more.
     if (threadIdx.x == 0) {
         counters[0] = 0;
         *tally = 0ull;

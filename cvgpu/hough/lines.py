@@ -1,20 +1,31 @@
 """cv2.HoughLines and cv2.HoughLinesWithAccumulator on the GPU, bit-exact with the cv2 beside them.
 
-The standard transform (srn == stn == 0) runs in ``kernels/hough.cu``; the host only works out
+The standard transform (srn == stn == 0) runs in ``kernels/hough/lines.cu``; the host only works out
 cv2's sizes and trig table (a few hundred numbers) and reads the line count back once. The
 multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as such.
+
+Three paths reach the kernels: the full argument layer (any call cv2 accepts); the fast path, the
+common ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and plain numbers;
+and the hot path, the repeat of a fast call on the same device array. From a plan's second call on,
+its three launches replay as one captured CUDA graph (cvgpu._graphs), the lean graph while the
+device call words still describe the same image.
 """
 import functools
 import math
-import struct
 import weakref
 from threading import get_ident as _get_ident
 
 import cv2
 import numpy as np
 
-from . import _backend, _binding, _errors, _kernels
-from ._arrays import as_device_array, on_input_device, upload_2d
+from .. import _backend, _binding, _errors, _graphs, _kernels
+from .._arrays import on_input_device, upload_2d
+from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
+from .._graphs import CALL, NULL, Kernel, Word, await_published
+from ._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, shared_vote_grid, vote_residency,
+                      vote_variant, vote_window)
+
+FAMILY = "hough/lines"  # kernels/hough/lines.cu
 
 _CV2_VERSION = _backend.opencv_major_minor(cv2.__version__)
 # OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
@@ -45,34 +56,18 @@ _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, in
                   "double, double{1})".format("cv::" if _CV2_VERSION < (4, 13) else "",
                                               ", bool" if HAS_USE_EDGEVAL else ""))
 
-_INT_MIN = -(1 << 31)
+# Lines sorted and written by hough_maxima_emit's last block in shared memory (its dynamic shared
+# memory, 8 bytes a key, and the pinned result's size); more go through CuPy's sort.
+SORT_CAPACITY = 8192
 
-# Lines sorted and written by one block in shared memory; more go through CuPy's sort.
-_SORT_CAPACITY = 8192
-
-
-# ---------------------------------------------------------------- cv2's integer conversions
-
-def _wrap_int32(v):
-    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
-
-
-def _cv_floor(x):
-    # cv2's cvFloor(double) in this build behaves as (int)floor(x): x86's cvttsd2si gives INT_MIN for
-    # NaN and for a floor outside int (measured on the -4 message's size: -inf, -2**31 - 0.5, 3e9).
-    if not math.isfinite(x):
-        return _INT_MIN
-    f = math.floor(x)
-    return f if -2147483648 <= f <= 2147483647 else _INT_MIN
+# The call words of the graphs (kernels/hough/lines.cu: LINES_WORD_*): the image's, then the
+# threshold and the output pointer (0: results to pinned host memory only).
+WORDS = _graphs.CallWords(IMAGE_WORDS + (("threshold", np.int32), ("out_ptr", np.uint64)),
+                          lean_keeps=len(IMAGE_WORDS))
+_pack_words = WORDS.pack_into
 
 
-def _cv_round(x):
-    # cvRound(double) is cvtsd2si, cvRound(float) cvtss2si: round half to even, INT_MIN when out of range.
-    if not math.isfinite(x):
-        return _INT_MIN
-    r = round(x)
-    return r if -2147483648 <= r <= 2147483647 else _INT_MIN
-
+# ---------------------------------------------------------------- cv2's sizes
 
 def _div(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -82,16 +77,16 @@ def _div(a, b):
 def _numrho(rows, cols, rho32):
     # cvRound(((max_rho - min_rho) + 1) / rho): int arithmetic (wrapping), the int converted to float
     # and divided in float32, then cvRound(float).
-    max_rho = _wrap_int32(cols + rows)
-    span = _wrap_int32(_wrap_int32(max_rho - _wrap_int32(-max_rho)) + 1)
+    max_rho = wrap_int32(cols + rows)
+    span = wrap_int32(wrap_int32(max_rho - wrap_int32(-max_rho)) + 1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.float32(span) / np.float32(rho32)
-    return _cv_round(float(q))
+    return cv_round(q)
 
 
 def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta):
     """(numangle, numrho) exactly as cv2's standard transform computes them."""
-    numangle = _wrap_int32(_cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
+    numangle = wrap_int32(cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
     if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
         numangle -= 1
     return numangle, _numrho(rows, cols, rho32)
@@ -113,18 +108,7 @@ def trig_table(numangle, rho32, theta32, min_theta):
 
 # ---------------------------------------------------------------- argument layer
 
-class _DeviceMat(_binding.HostMat):
-    __slots__ = ()
-
-
-def _convert_array(name, value):
-    if name == "lines":
-        return value if as_device_array(value) is not None else _binding.out_mat(name, value)
-    device = as_device_array(value)
-    if device is not None:
-        header = _binding.mat_header(name, device, device.shape, device.dtype)
-        return _DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
-    return _binding.host_mat(name, value)
+_convert_array = _binding.array_converter("lines")
 
 
 def _prepare(func_name, args, kwargs):
@@ -148,14 +132,11 @@ def _deliver(result, lines_arg):
     result's size and type: HoughLines an (N, 1, 2) float32 array (N x 1 CV_32FC2);
     HoughLinesWithAccumulator an (N, 1, 3) or (1, N, 3) float32 array (its 1-D result of N CV_32FC3
     fits either); an (N, 3) float32 array is N x 3 CV_32FC1, so cv2 returns a new array."""
-    if result is None or lines_arg is None or type(lines_arg) is not type(result):
+    if result is None or lines_arg is None:
         return result
     n, per_line = result.shape[0], result.shape[-1]
     shapes = ((n, 1, per_line),) if per_line == 2 else ((n, 1, per_line), (1, n, per_line))
-    if lines_arg.dtype == result.dtype and lines_arg.shape in shapes:
-        lines_arg[...] = result.reshape(lines_arg.shape)
-        return lines_arg
-    return result
+    return _binding.deliver(result, lines_arg, shapes)
 
 
 def _hough(func_name, with_votes, args, kwargs):
@@ -169,7 +150,7 @@ def _hough(func_name, with_votes, args, kwargs):
 
 def _hough_parsed(func_name, with_votes, a, args, kwargs):
     mat = a["image"]
-    on_device = isinstance(mat, _DeviceMat)
+    on_device = isinstance(mat, _binding.DeviceMat)
     if a["srn"] != 0 or a["stn"] != 0:
         # Multi-scale transform: cv2's serial coarse-to-fine algorithm, computed by cv2 (see
         # compat_matrix: variant "multiscale", backend "cv2").
@@ -224,7 +205,7 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
     return _deliver(lines, a["lines"])
 
 
-# ---------------------------------------------------------------- GPU pipeline
+# ---------------------------------------------------------------- the launch plan
 
 _device_tables = {}
 
@@ -244,109 +225,6 @@ def _device_trig(cp, numangle, rho32, theta32, min_theta):
     return tabs
 
 
-def _cdiv(a, b):
-    return -(-a // b)
-
-
-# Voting rule (measured on the H100, see VOTE_RULE_NOTES): shared-memory rows whenever a row fits
-# in a block's opt-in shared memory; several angles per block so that each point is loaded once
-# per group of angles; the points split over enough blocks to cover the GPU.
-VOTE_RULE_NOTES = "shared when (numrho + 2) * 4 <= opt-in shared memory per block; global otherwise"
-_VOTE_THREADS = 512
-_MAX_ANGLES_PER_BLOCK = 8
-
-
-def collect_grid(rows, cols, accum_cells, num_sms):
-    """Blocks of kernels/hough_points.cuh: one per 8 chunks of 512 pixels of a row (one per warp),
-    and at least enough to zero the accumulator quickly."""
-    tiles = _cdiv(rows * _cdiv(cols, 512), 8)
-    return max(tiles, min(num_sms * 8, _cdiv(accum_cells, 4 * 256)), 1)
-
-
-def load_width(ptr, step, cols):
-    """The widest load (16, 4 or 1 bytes) hough_collect may use for an 8-bit image at ``ptr``: every
-    row starts on a boundary of that many bytes and holds whole words of it."""
-    if ptr % 16 == 0 and step % 16 == 0 and cols % 16 == 0:
-        return 16
-    return 4 if ptr % 4 == 0 and step % 4 == 0 and cols % 4 == 0 else 1
-
-
-def vote_variant(numrho, max_shared):
-    return "shared" if (numrho + 2) * 4 <= max_shared else "global"
-
-
-def vote_window(tab_cos, tab_sin, rows, cols, per_block, row_cells):
-    """Shared-memory columns per accumulator row of a voting block of ``per_block`` consecutive
-    angles (kernels/hough_points.cuh: hough_window_lo, hough_in_window), enough for the block that
-    needs most, at most ``row_cells``. The votes of angle (c, s) lie between the extremes of
-    x * c + y * s over the image's corners: about (cols - 1)|c| + (rows - 1)|s| bins of a row of
-    2 (rows + cols) + 1. Generous by a few columns: a block whose votes do not fit is still exact,
-    only slower (range-checked)."""
-    c = np.asarray(tab_cos, dtype=np.float64)
-    s = np.asarray(tab_sin, dtype=np.float64)
-    ax, ay = (cols - 1) * c, (rows - 1) * s
-    lo = np.minimum(ax, 0) + np.minimum(ay, 0)
-    hi = np.maximum(ax, 0) + np.maximum(ay, 0) + (np.abs(ax) + np.abs(ay)) * 1e-6 + 2
-    pad = (-len(c)) % per_block
-    with np.errstate(invalid="ignore"):
-        lo = np.concatenate([lo, np.full(pad, np.inf)]).reshape(-1, per_block).min(axis=1)
-        hi = np.concatenate([hi, np.full(pad, -np.inf)]).reshape(-1, per_block).max(axis=1)
-        need = np.ceil(hi) - np.floor(lo) + 6  # the device's lo is floor(lowest) - 3
-    need = need[np.isfinite(need)]
-    if need.size == 0:
-        return row_cells
-    return int(min(row_cells, max(1, int(need.max()))))
-
-
-def vote_config(numangle, numrho, npix, num_sms, max_shared, resident=None, window=None):
-    """(angles per block: 1, 2 or 4, most point slices) of the shared-memory voting kernel: one wave
-    of blocks. ``resident(k)``: how many blocks of the k-angle kernel fit on one SM at once (the
-    CUDA occupancy calculator; 0 when unknown, then shared memory and threads decide).
-    ``window(k)``: the shared columns a row of a k-angle block takes (vote_window; default the
-    whole row, numrho + 2).
-
-    Measured on the H100 (graph replays of the vote kernel alone, 1024^2 segments, 164k points):
-    4 angles per block, 9 slices gave 405 blocks where 3 per SM fit (396 at once), and the 9-block
-    second wave doubled the time (ncu: 1.02 waves, 44.8 us); one wave is the rule since. Earlier
-    (ncu): 4 angles x 8 slices 24.4 us, x 16 28.8, x 4 36.2, 2 x 8 37.2, 1 x 8 52.7. Slices actually
-    used shrink on the device to >= VOTE_MIN_POINTS points each.
-
-    Where the angle groups are few (at most half the SMs), as many slices as give every SM one
-    block: the blocks are equal, so the slowest SM's share is what counts, and every slice adds a
-    flush of its rows. The detector's lean graph on the H100 (GPU time, 45 groups of 4 angles,
-    132 SMs; us for 1 / 2 / 3 / 4 / 8 / 11 slices, 11 the rule before this one): 1024^2 / 10k points
-    15.7 / 15.3 / 16.6 / 16.6 / 16.7 / 16.7; 1024^2 / 82k 26.0 / 21.0 / 23.3 / 21.4 / 22.3 / 24.4;
-    1024^2 / 164k 37.9 / 27.5 / 30.9 / 27.3 / 26.7 / 28.6; 512^2 / 82k 26.7 / 21.5 / 23.6 / 21.7 /
-    22.3 / 24.4; 2048^2 / 82k 30.1 / 24.7 / 27.6 / 25.7 / 26.7 / 29.6 (3 slices: 135 blocks, so
-    three SMs run two)."""
-    def row_bytes(k):
-        return (window(k) if window is not None else numrho + 2) * 4
-    # The kernels exist for 1, 2 and 4 angles per block (a partial last group is allowed).
-    per_block = 4 if 3 * (4 * row_bytes(4) + 1024) <= max_shared and numangle >= 4 else 1
-    groups = _cdiv(numangle, per_block)
-    per_sm = resident(per_block) if resident is not None else 0
-    if per_sm <= 0:
-        per_sm = min((max_shared + 1024) // (per_block * row_bytes(per_block) + 1024), 2048 // _VOTE_THREADS)
-    if 2 * groups <= num_sms:
-        return per_block, max(1, min(num_sms // groups, _cdiv(npix, VOTE_MIN_POINTS)))
-    splits = max(1, min(16, (num_sms * max(1, per_sm)) // groups, _cdiv(npix, VOTE_MIN_POINTS)))
-    return per_block, splits
-
-
-def vote_residency(family, name_format, options, window):
-    """``resident`` for vote_config: blocks per SM of ``name_format % k`` with k rows of
-    ``window(k)`` shared columns."""
-    def resident(k):
-        smem = k * window(k) * 4
-        fn = _kernels.get_function(family, name_format % k, options, max_dynamic_shared=smem)
-        return _kernels.resident_blocks(fn, _VOTE_THREADS, smem)
-    return resident
-
-
-VOTE_MIN_POINTS = 4096
-
-
-
 class _Workspace:
     """Per thread and device: scratch reused by every call (no allocation or memset per call),
     and the launch plans built over it. The counters are zero between calls: hough_maxima_emit
@@ -357,17 +235,13 @@ class _Workspace:
         self.counters = cp.zeros(4, dtype=cp.int32)
         self.arrays = {}
         self.plans = {}
-        self.pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * _SORT_CAPACITY))
-        self.host = np.frombuffer(self.pinned, dtype=np.int32, count=1 + 3 * _SORT_CAPACITY)
-        # A captured plan's per-call values (kernels/hough.cu: `call`), written here before each replay.
-        self.call_pinned = cp.cuda.alloc_pinned_memory(8 * _CALL_WORDS)
-        self.call_host = np.frombuffer(self.call_pinned, dtype=np.int64, count=_CALL_WORDS)
-        self.call_bytes = memoryview(self.call_host).cast("B")
-        self.call_dev = cp.zeros(_CALL_WORDS, dtype=cp.int64)
-        # Output memory for the next device-result replay, allocated while the GPU runs the current one.
-        self.spare_out = _kernels.SpareOutput()
-        # call_dev's words 0-2 as the last load node left them (None: unknown), see _launch_graph.
-        self.loaded_head = None
+        # hough_maxima_emit's published count (flag), then the lines of a host result.
+        results = _graphs.PinnedResults(cp, 1 + 3 * SORT_CAPACITY)
+        self.pinned, self.host, self.flag = results.pinned, results.host, results.flag
+        self.call = _graphs.CallBuffer(cp, WORDS)  # shared by the plans: one image's words loaded at a time
+        self.call_bytes = self.call.bytes
+        # Output memory for the next device-result call, allocated while the GPU runs the current one.
+        self.spare_out = _graphs.SpareOutput()
         self.last_key = self.last_plan = None
 
     def array(self, name, size, dtype):
@@ -383,122 +257,90 @@ def _workspace(cp):
     return _kernels.thread_workspace("hough", lambda: _Workspace(cp))
 
 
-_CALL_WORDS = 5
-_CALL_STRUCT = struct.Struct("<%dq" % _CALL_WORDS)
+def _ran(path):
+    TUNING.ran("lines." + path)
 
 
-class _Plan:
+class _Plan(_graphs.GraphPlan):
     """Everything of a launch sequence that does not change between calls of the same sizes and
-    parameters: kernels, grids, argument tuples over the workspace. A call only adds the image,
-    the threshold and the output buffer (~30 us of Python per call otherwise).
+    parameters: kernels, grids, arguments over the workspace; a call only adds its call words
+    (image, threshold, output). The first call launches directly; the second captures the graph
+    (GraphPlan) and every call from then on replays it."""
 
-    From a plan's second call on, its three launches are replayed as one captured CUDA graph: one
-    graph launch costs the host ~3 us where three kernel launches with their arguments cost ~25,
-    and the GPU runs the kernels back to back. ``graph`` is None before capture, False where
-    capture failed (direct launches then). ``lean``: the same graph without its load node, for a
-    repeated image (_launch_graph), None before capture, False where capture failed."""
-
-    __slots__ = ("collect", "vote", "emit", "emit_grid", "out_floats", "per_line", "line_args", "options",
-                 "keys", "num_sms", "graph", "lean", "calls", "last_shape")
+    __slots__ = ("out_floats", "out_bytes", "per_line", "line_args", "keys", "num_sms", "calls", "last_shape")
 
 
-def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes,
-                to_host, variant, config):
-    plan = _Plan()
+def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes, to_host):
     num_sms, max_shared = _kernels.device_properties()
     wide = max(rows, cols) > 0xFFFF
     options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+
+    def kernel(name, max_dynamic_shared=None):
+        return _kernels.get_function(FAMILY, name, options, max_dynamic_shared=max_dynamic_shared)
     tab_cos, tab_sin = _device_trig(cp, numangle, rho32, theta32, min_theta)
     npix = rows * cols
     accum_cells = (numangle + 2) * (numrho + 2)
     max_maxima = numangle * ((numrho + 1) // 2 + 1)
     accum = ws.array("accum", accum_cells, cp.int32)
     points = ws.array("points", npix, cp.uint64 if wide else cp.uint32)
-    weights_arg = ws.array("weights", npix, cp.uint8) if use_edgeval else np.uint64(0)  # NULL
+    weights = ws.array("weights", npix, cp.uint8) if use_edgeval else NULL
     keys = ws.array("keys", max_maxima, cp.uint64)
     counters = ws.counters
+    common = dict(points=points, weights=weights, counters=counters)
 
-    plan.collect = (_kernels.get_function("hough", "hough_collect_points", options),
-                    (collect_grid(rows, cols, accum_cells, num_sms),), (256,), (np.int32(cols),),
-                    (np.int64(rows),), (points, weights_arg, counters, accum, np.int64(accum_cells), _NULL))
+    collect = Kernel(kernel("hough_collect_points"), (collect_grid(rows, cols, accum_cells, num_sms),), (256,), 0,
+                     img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
+                     align=Word("load_width"), **common, accum=accum, accum_size=np.int64(accum_cells), call=CALL)
+    variant = vote_variant((numrho + 2) * 4, max_shared)
     if variant == "shared":
         host_cos, host_sin = trig_table(numangle, rho32, theta32, min_theta)
 
         def window(k):
             return vote_window(host_cos, host_sin, rows, cols, k, numrho + 2)
-        per_block, splits = config or vote_config(
+        (per_block, splits), forced = shared_vote_grid(
             numangle, numrho, npix, num_sms, max_shared,
-            vote_residency("hough", "hough_vote_shared_%d", options, window), window)
+            vote_residency(FAMILY, "hough_vote_shared_%d", options, window), window)
+        if forced:
+            _ran(forced)
         window_cells = window(per_block)
         smem = per_block * window_cells * 4
-        fn = _kernels.get_function("hough", "hough_vote_shared_%d" % per_block, options, max_dynamic_shared=smem)
-        plan.vote = (fn, (_cdiv(numangle, per_block), splits), (_VOTE_THREADS,),
-                     (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                      np.int32(window_cells), np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols), accum,
-                      np.int64(accum_cells)),
-                     smem)
+        vote = Kernel(kernel("hough_vote_shared_%d" % per_block, smem), (cdiv(numangle, per_block), splits),
+                      (VOTE_THREADS,), smem, **common, tab_cos=tab_cos, tab_sin=tab_sin,
+                      numangle=np.int32(numangle), numrho=np.int32(numrho), window=np.int32(window_cells),
+                      min_points=np.int32(TUNING.vote_min_points), rows=np.int32(rows), cols=np.int32(cols),
+                      accum=accum, accum_size=np.int64(accum_cells))
     else:
-        angles_per_block = 8
-        plan.vote = (_kernels.get_function("hough", "hough_vote_global", options),
-                     (num_sms * 4, min(65535, _cdiv(numangle, angles_per_block))), (256,),
-                     (points, weights_arg, counters, tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                      np.int32(angles_per_block), accum, np.int64(accum_cells)), 0)
-    plan.per_line = 3 if with_votes else 2
-    plan.out_floats = min(max_maxima, _SORT_CAPACITY) * plan.per_line
-    plan.line_args = (np.int32(numrho), np.float32(rho32), np.float32(theta32), np.float32(min_theta),
-                      np.int32(RHO_MODE), np.int32(1 if with_votes else 0))
+        angles = TUNING.global_angles
+        vote = Kernel(kernel("hough_vote_global"),
+                      (num_sms * TUNING.global_blocks_per_sm, min(65535, cdiv(numangle, angles))), (256,), 0,
+                      **common, tab_cos=tab_cos, tab_sin=tab_sin, numangle=np.int32(numangle),
+                      numrho=np.int32(numrho), angles_per_block=np.int32(angles), accum=accum,
+                      accum_size=np.int64(accum_cells))
+    _ran("vote-" + variant)
+    line_args = dict(numrho=np.int32(numrho), rho=np.float32(rho32), theta=np.float32(theta32),
+                     min_theta=np.float32(min_theta), rho_mode=np.int32(RHO_MODE),
+                     with_votes=np.int32(1 if with_votes else 0))
     host_ptr = ws.pinned.ptr
-    plan.emit = (_kernels.get_function("hough", "hough_maxima_emit", options,
-                                       max_dynamic_shared=_SORT_CAPACITY * 8),
-                 (accum, np.int32(numangle)), (keys, counters, np.int32(_SORT_CAPACITY)) + plan.line_args,
-                 (np.uint64(host_ptr + 4 if to_host else 0), np.uint64(host_ptr), _NULL))
-    plan.emit_grid = (max(1, min(_cdiv(numangle * numrho, 1024), num_sms * 2)),)
-    plan.options, plan.keys, plan.num_sms = options, keys, num_sms
-    plan.graph, plan.lean, plan.calls, plan.last_shape = None, None, 0, None
+    emit = Kernel(kernel("hough_maxima_emit", SORT_CAPACITY * 8),
+                  (max(1, min(cdiv(numangle * numrho, 1024), num_sms * TUNING.maxima_blocks_per_sm)),), (1024,),
+                  SORT_CAPACITY * 8, accum=accum, numangle=np.int32(numangle), threshold=Word("threshold"),
+                  keys=keys, counters=counters, capacity=np.int32(SORT_CAPACITY), **line_args,
+                  out_dev=Word("out_ptr"), out_host=np.uint64(host_ptr + 4 if to_host else 0),
+                  host_count=np.uint64(host_ptr), call=CALL)
+    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel("hough_collect_points_lean")),
+                 _ran)
+    plan.per_line = 3 if with_votes else 2
+    plan.out_floats = min(max_maxima, SORT_CAPACITY) * plan.per_line
+    plan.out_bytes = plan.out_floats * 4
+    plan.line_args = tuple(line_args.values())
+    plan.keys, plan.num_sms, plan.calls, plan.last_shape = keys, num_sms, 0, None
     return plan
 
 
-_NULL = np.uint64(0)
-
-
-def _capture_graph(cp, ws, plan, loader=True):
-    """The plan's launches, per-call values read from ws.call_dev, as a CUDA graph (or False); a
-    lean graph (no load node, see _launch_graph) with ``loader=False``."""
-    def launch(call, fresh, run):
-        fn, grid, block, head, middle, tail = plan.collect
-        args = (_NULL,) + head + (np.int64(0),) + middle + (np.int32(0),) + tail[:-1] + (call,)
-        if not loader:
-            fn, args = _kernels.get_function("hough", "hough_collect_points_lean", plan.options), args + (fresh,)
-        run(fn, grid, block, args)
-        fn, grid, block, args, smem = plan.vote
-        run(fn, grid, block, args, smem)
-        fn, head, middle, tail = plan.emit
-        run(fn, plan.emit_grid, (1024,), head + (np.int32(0),) + middle + (_NULL,) + tail[:-1] + (call,),
-            _SORT_CAPACITY * 8)
-    return _kernels.capture_graph(cp, "hough", plan.options, ws.call_dev, ws.call_pinned, _CALL_WORDS, launch,
-                                  loader)
-
-
-def _launch_graph(cp, ws, plan, graph, stream, head):
-    """Replay the plan's graph for an image whose call words 0-2 (pointer, row step, load width)
-    are ``head``: the lean graph while ws.call_dev still holds them from the launch before (the
-    same image again: its own first kernel brings the threshold and output pointer, 1.2-1.4 us
-    less GPU time, kernels/hough_points.cuh: fresh_word_load), else the full graph, which loads
-    all five words."""
-    if ws.loaded_head == head:
-        lean = plan.lean
-        if lean is None:
-            lean = plan.lean = _capture_graph(cp, ws, plan, loader=False)
-        if lean:
-            lean.launch(stream)
-            return
-    ws.loaded_head = None  # (until the load node has been launched)
-    graph.launch(stream)
-    ws.loaded_head = head
-
+# ---------------------------------------------------------------- running a plan
 
 def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
-               with_votes, to_host, force_variant=None, force_config=None, shape_3d=False, key=None):
+               with_votes, to_host, shape_3d=False, key=None):
     """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
     lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
@@ -506,37 +348,30 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     ws = _workspace(cp)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
-               to_host, force_variant, force_config)
+               to_host, TUNING.generation)
     plan = ws.last_plan if key is ws.last_key else ws.plans.get(key)
     if plan is None:
         if len(ws.plans) > 32:
             ws.plans.clear()
-        _, max_shared = _kernels.device_properties()
-        variant = force_variant or vote_variant(numrho, max_shared)
         plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
-                                           use_edgeval, with_votes, to_host, variant, force_config)
+                                           use_edgeval, with_votes, to_host)
     ws.last_key, ws.last_plan = key, plan
     step = d_image.strides[0]
     image_ptr = d_image.data.ptr
     graph = plan.graph
     if graph is None and plan.calls:
-        graph = plan.graph = _capture_graph(cp, ws, plan)
+        graph = plan.full_graph()
     plan.calls += 1
     if graph:
-        return _replay(cp, ws, plan, graph, (image_ptr, step, load_width(image_ptr, step, cols)), threshold,
-                       to_host, shape_3d)
+        return _replay(cp, ws, plan, (image_ptr, step, load_width(image_ptr, step, cols)), threshold, to_host,
+                       shape_3d)
+    _ran("direct")
     stream = cp.cuda.get_current_stream()
-    ws.host[0] = -1
-    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
+    ws.flag[0] = -1
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
     try:
-        fn, grid, block, head, middle, tail = plan.collect
-        fn(grid, block, (d_image,) + head + (np.int64(step),) + middle
-           + (np.int32(load_width(image_ptr, step, cols)),) + tail)
-        fn, grid, block, args, smem = plan.vote
-        fn(grid, block, args, shared_mem=smem)
-        fn, head, middle, tail = plan.emit
-        fn(plan.emit_grid, (1024,), head + (np.int32(threshold),) + middle
-           + (_NULL if out_dev is None else np.uint64(out_dev.ptr),) + tail, shared_mem=_SORT_CAPACITY * 8)
+        plan.launch_direct((d_image, np.int64(step), np.int32(load_width(image_ptr, step, cols)), np.int32(threshold),
+                            NULL if out_dev is None else np.uint64(out_dev.ptr)))
     except BaseException:
         _reset_workspace(ws)
         raise
@@ -547,25 +382,25 @@ def _reset_workspace(ws):
     # A launch that did not run leaves the counters as they were: start the next call clean.
     ws.cp.cuda.get_current_stream().synchronize()
     ws.counters.fill(0)
-    ws.loaded_head = None
+    ws.call.loaded = None
 
 
-def _replay(cp, ws, plan, graph, head, threshold, to_host, shape_3d):
+def _replay(cp, ws, plan, head, threshold, to_host, shape_3d):
     """The plan's captured graph on the image of call words ``head``; the result as _gpu_lines'."""
     stream = cp.cuda.get_current_stream()
-    ws.host[0] = -1
+    ws.flag[0] = -1
     # Device results need memory of their own (an array is made once the count is known); host
     # results are read from pinned memory.
-    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_floats * 4)
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
     prepared = None
     try:
-        _CALL_STRUCT.pack_into(ws.call_bytes, 0, *head, threshold, 0 if out_dev is None else out_dev.ptr)
-        _launch_graph(cp, ws, plan, graph, stream, head)
+        _pack_words(ws.call_bytes, 0, *head, threshold, 0 if out_dev is None else out_dev.ptr)
+        plan.replay(stream, head)
         if out_dev is not None:
-            # Host work that would otherwise follow the wait is done during it (~2-4 us of a
-            # ~40 us call): the next replay's output memory, and this call's array shaped for
-            # the previous call's line count (a repeated or slowly changing image keeps it).
-            ws.spare_out.refill(cp, stream, plan.out_floats * 4)
+            # Host work that would otherwise follow the wait is done during it: the next call's
+            # output memory, and this call's array shaped for the previous call's line count (a
+            # repeated or slowly changing image keeps it).
+            ws.spare_out.refill(cp, stream, plan.out_bytes)
             if plan.last_shape is not None:
                 prepared = cp.ndarray(plan.last_shape, dtype=cp.float32, memptr=out_dev)
     except BaseException:
@@ -575,36 +410,36 @@ def _replay(cp, ws, plan, graph, head, threshold, to_host, shape_3d):
 
 
 def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
-    """The launched call's lines: the one host sync, then numpy or CuPy float32 lines, or None."""
-    host_view = ws.host
+    """The launched call's lines: the one host wait, then numpy or CuPy float32 lines, or None."""
+    flag = ws.flag
     try:
-        # The one host sync: the line count decides the shape. Polling the count that the last
-        # kernel publishes instead of cudaStreamSynchronize (H100, device-resident 1024^2 / 164k
-        # points: 47.8 -> 44.9 us per call; 10k: 33.5 -> 31.1).
-        _kernels.await_published(host_view, -1, stream)
-        if host_view[0] < 0:
+        # The one host wait: the line count decides the shape. The count the last kernel publishes
+        # is polled rather than the stream synchronised: the host goes on as soon as it is written.
+        await_published(flag, -1, stream)
+        count = flag[0]
+        if count < 0:
             raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines",
                                    "hough.cpp", 0)
     except BaseException:
         _reset_workspace(ws)
         raise
-    count = int(host_view[0])
     if count == 0:
         return None
     per_line = plan.per_line
     shape = (count, 1, per_line) if shape_3d else (count, per_line)
-    if count <= _SORT_CAPACITY:
+    if count <= SORT_CAPACITY:
         if to_host:
-            return host_view[1:1 + count * per_line].view(np.float32).reshape(shape).copy()
+            return ws.host[1:1 + count * per_line].view(np.float32).reshape(shape).copy()
         plan.last_shape = shape
         if prepared is not None and prepared.shape == shape:
             return prepared
         return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev)
     # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
+    _ran("sort-host")
     sorted_keys = cp.sort(plan.keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)
-    _kernels.get_function("hough", "hough_emit", plan.options)(
-        (min(_cdiv(count, 256), plan.num_sms * 8),), (256,),
+    _kernels.get_function(FAMILY, "hough_emit", plan.options)(
+        (min(cdiv(count, 256), plan.num_sms * 8),), (256,),
         (sorted_keys, np.int32(count)) + plan.line_args + (out,))
     out = out.reshape(shape)
     return out.get() if to_host else out
@@ -629,7 +464,7 @@ def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
         if len(_plans) > 256:
             _plans.clear()
         gpu_key = (rows, cols, numangle, numrho, float(rho32), float(theta32), 0.0, False, with_votes, to_host,
-                   None, None)
+                   TUNING.generation)
         plan = _plans[key] = (numangle, numrho, rho32, theta32, gpu_key)
     return plan
 
@@ -642,23 +477,32 @@ _NUMBERS = (float, int)
 def _plain_numbers(rho, theta, threshold):
     """Whether rho and theta are Python floats or ints and threshold a Python int in int32's range:
     the fast paths' argument types."""
-    return (type(threshold) is int and _INT_MIN <= threshold < (1 << 31) and type(rho) in _NUMBERS
+    return (type(threshold) is int and INT_MIN <= threshold < (1 << 31) and type(rho) in _NUMBERS
             and type(theta) in _NUMBERS)
 
 
-class _Hot:
+class _Hot(_graphs.HotCall):
     """A device image met twice in a row by the fast path, with what its calls need, so that its
     next calls with the same rho and theta skip the checks, plan lookup and workspace lookup
     (kernels and result as _gpu_lines'). Valid while the same array object (held weakly) has the
     same shape and strides (a CuPy array's pointer and dtype never change; its shape may), on the
     same thread and current device."""
 
-    __slots__ = ("image", "shape", "strides", "rho", "theta", "thread", "cp", "device", "ws", "plan", "head",
-                 "shape_3d", "nbytes")
+    __slots__ = ("image", "shape", "strides", "rho", "theta", "thread", "ws", "plan", "head", "shape_3d", "nbytes")
 
 
 _hot = [None, None]   # [with_votes]: the _Hot of the last device image called twice in a row
 _seen = [None, None]  # [with_votes]: id() of the last device image of the fast path
+
+
+def _forget():
+    """TUNING changed: plans and hot calls built under the values before are not reused."""
+    _plans.clear()
+    _hot[0] = _hot[1] = None
+    _seen[0] = _seen[1] = None
+
+
+TUNING.on_change(_forget)
 
 
 def _hot_lines(hot, image, rho, theta, threshold):
@@ -666,39 +510,39 @@ def _hot_lines(hot, image, rho, theta, threshold):
     if (not _plain_numbers(rho, theta, threshold) or rho != hot.rho or theta != hot.theta
             or image.shape != hot.shape or image.strides != hot.strides or _get_ident() != hot.thread):
         return _NOT_FAST
-    cp = hot.cp
-    if cp.cuda.runtime.getDevice() != hot.device:
+    if hot.get_device() != hot.device:
         return _NOT_FAST
     _backend.record("cuda")
-    plan = hot.plan
+    cp = hot.cp
     try:
-        return _replay(cp, hot.ws, plan, plan.graph, hot.head, threshold, False, hot.shape_3d)
+        return _replay(cp, hot.ws, hot.plan, hot.head, threshold, False, hot.shape_3d)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(hot.nbytes) from None
 
 
 def _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes):
     """After a fast device call: the second call in a row on ``image`` makes it hot (the first
-    only remembers its id, so a new array per call costs ~0.1 us here)."""
+    only remembers its id, so that a new array per call pays nothing more here)."""
     if _seen[with_votes] != id(image):
         _seen[with_votes] = id(image)
         return
     ws = _workspace(cp)
     plan = ws.last_plan
-    if not plan.graph or ws.loaded_head is None:
+    if not plan.graph or ws.call.loaded is None:
         return
-    hot = _Hot()
+    hot = _Hot(cp)
     hot.image, hot.shape, hot.strides = weakref.ref(image), image.shape, image.strides
     hot.rho, hot.theta, hot.thread = rho, theta, _get_ident()
-    hot.cp, hot.device, hot.ws, hot.plan, hot.head = cp, image.data.device_id, ws, plan, ws.loaded_head
+    hot.ws, hot.plan, hot.head = ws, plan, ws.call.loaded
     hot.shape_3d, hot.nbytes = shape_3d, nbytes
     _hot[with_votes] = hot
+    TUNING.ran("lines.hot")
 
 
 def _fast_hough(with_votes, args):
     """The common call ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and
-    plain Python numbers: the same result as the full argument layer without its generality
-    (~17 us of the call); anything else returns _NOT_FAST and takes the full path."""
+    plain Python numbers: the same result as the full argument layer without its generality;
+    anything else returns _NOT_FAST and takes the full path."""
     image, rho, theta, threshold = args
     hot = _hot[with_votes]
     if hot is not None and hot.image() is image:
@@ -752,7 +596,7 @@ def _hough_lines_acc_on_device(*args, **kwargs):
 
 
 # The fast path comes before the device switch of on_input_device: it takes arrays of the current
-# device only (~1 us of a ~40 us call), the others go through the decorated full path.
+# device only, the others go through the decorated full path.
 def HoughLines(*args, **kwargs):
     """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
 

@@ -1,79 +1,44 @@
-// Shared by kernels/hough.cu (cv2 semantics) and kernels/cuda_hough.cu (OpenCV-CUDA semantics):
-// point collection (zero the vote accumulator and compact the nonzero pixels of an 8-bit image
-// into a point list), the voting blocks' share of the points and their voting loop, and the
-// local-maximum scan that appends the lines' sort keys. The including
-// file defines point_t and POINT_SHIFT; inlined by cvgpu._kernels where the .cu file says
-// #include "hough_points.cuh".
+// The voting machinery of the Hough line families, shared by kernels/hough/lines.cu (cv2.HoughLines
+// semantics) and kernels/cuda/hough.cu (OpenCV-CUDA's detector); its host-side twin, which sizes
+// the grids and windows these functions assume, is cvgpu/hough/_voting.py.
 //
-// The order of the list never changes a vote count (integer atomic adds commute, with
+// Algorithm, one stream, no host round trip until the line count:
+//   1. collection: compact the nonzero pixels of an 8-bit image into a point list, y << POINT_SHIFT
+//      | x, with an optional weight per point (hough_collect, hough_collect_call);
+//   2. voting: a block takes K consecutive angles and a slice of the points, votes into K shared
+//      accumulator rows (only the window of each row its votes can reach) and adds its nonzero
+//      cells to the global accumulator (hough_vote_slice, hough_window_lo, hough_vote_safe_run);
+//   3. maxima: the 4-neighbour local-maximum rule over the accumulator appends 64-bit sort keys
+//      (votes descending, then flat index) in any order; the last block to finish orders them
+//      (hough_find_maxima, hough_maxima_last_block, hough_rank).
+// The order of the point list never changes a vote count (integer atomic adds commute, with
 // use_edgeval's wrap-around too); each warp's points are in raster order, so neighbouring lanes
 // of a voting warp hold neighbouring pixels and equal bins come in runs.
+//
+// Points are packed as (y << 16) | x when both sides fit in 16 bits, or as (y << 32) | x otherwise
+// (compiled with -DCVGPU_WIDE_POINTS).
 
-// Captured graphs (cvgpu._kernels.capture_graph) launch each kernel after the first as a
-// programmatic dependent of the one before it (PDL, sm_90 and later): its blocks are scheduled
-// while the previous kernel's last blocks finish, and wait here, before their first global memory
-// access, until that kernel has completed and its writes are visible. Measured on the H100
-// (graph + polled count, HoughLines 1024^2 segments): 164k points 36.6 -> 34.7 us, 10k 25.4 -> 23.4,
-// 2048^2 / 82k 39.3 -> 37.4, 8192^2 / 82k 153 -> 150. No kernel triggers its dependents early
-// (griddepcontrol.launch_dependents): with early triggers a kernel two steps on could start
-// before the first had finished, and one of three runs at 512^2 returned a wrong vote count.
-// Launched without the attribute (direct launches), the wait returns at once.
-__device__ __forceinline__ void await_previous_kernel()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
+#include "graphs.cuh"
+
+#ifdef CVGPU_WIDE_POINTS
+typedef unsigned long long point_t;
+#define POINT_SHIFT 32
+#define POINT_MASK 0xffffffffull
+#else
+typedef unsigned int point_t;
+#define POINT_SHIFT 16
+#define POINT_MASK 0xffffu
 #endif
-}
 
-// A replayed graph takes no new kernel arguments, so its first node brings the call's values
-// (cvgpu's `call` words) from pinned host memory into device memory for the kernels after it.
-// One thread per word; a kernel node instead of a host-to-device copy node lets the next kernel
-// launch as its programmatic dependent (0.5 us less alone, see await_previous_kernel). It lets
-// that kernel start at once (launch_dependents before its PCIe read): HoughLines' collection zeroes
-// the accumulator, which needs no call value, during the read, then waits. Safe where the early
-// triggers of the voting chain were not (see above): the collection itself triggers nothing early,
-// so the kernels after it still start only once it, and with it this node, have completed.
-// Reading the words from pinned memory in every collecting block instead, with no node, took
-// 0.77 ms at 1024^2 (the blocks' system-memory reads of one address completed one after another).
-extern "C" __global__ void graph_load_call(const long long* __restrict__ pinned, long long* __restrict__ call,
-                                           int words)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-    if ((int)threadIdx.x < words)
-        call[threadIdx.x] = pinned[threadIdx.x];
-}
+#define FULL_MASK 0xffffffffu
 
-// Lean graphs (cvgpu._kernels.capture_graph with loader=False) have no graph_load_call node: they
-// are replayed while call[0 .. first) still hold the previous launch's values (the same image), and
-// their first kernel brings the words that change per call, [first, words), from pinned memory
-// itself: one thread per word in block 0, loaded before its other work and stored after it, so
-// the PCIe read overlaps that work (every block reading pinned memory would serialise, see
-// graph_load_call). The kernels after it read those words once it has completed. Measured on the
-// H100 (HoughLines graphs, back-to-back replays): the load node costs 1.2-1.4 us of GPU time at
-// 1024^2 with 10k and 164k points and at 4096^2. Only the lean collection kernels
-// (hough_collect_points_lean, ch_collect_lean) pass a `fresh` pointer; the others pass nullptr,
-// which compiles the copy out.
-__device__ __forceinline__ bool fresh_word_thread(const long long* fresh, int first, int words)
-{
-    return fresh != nullptr && blockIdx.x == 0 && (int)threadIdx.x < words - first;
-}
-
-__device__ __forceinline__ long long fresh_word_load(const long long* fresh, int first, int words)
-{
-    long long v = 0;
-    if (fresh_word_thread(fresh, first, words))  // (asm volatile: issued here, waited for at its use)
-        asm volatile("ld.global.cv.s64 %0, [%1];" : "=l"(v) : "l"(fresh + first + threadIdx.x));
-    return v;
-}
-
-__device__ __forceinline__ void fresh_word_store(const long long* fresh, const long long* call, int first, int words,
-                                                 long long v)
-{
-    if (fresh_word_thread(fresh, first, words))
-        const_cast<long long*>(call)[first + threadIdx.x] = v;
-}
+// The call words both families' graphs begin with (kernels/graphs.cuh), those that describe the
+// image; cvgpu/hough/_voting.py: IMAGE_WORDS declares the same names in the same order. A lean
+// graph keeps them and reloads the words after them.
+#define HOUGH_WORD_IMAGE_PTR 0
+#define HOUGH_WORD_ROW_STEP 1
+#define HOUGH_WORD_LOAD_WIDTH 2
+#define HOUGH_IMAGE_WORDS 3
 
 // Workspace accumulators come from the CuPy pool (256-byte aligned): int4 stores, then the tail.
 __device__ __forceinline__ void hough_zero(int* __restrict__ accum, long long accum_size)
@@ -89,12 +54,12 @@ __device__ __forceinline__ void hough_zero(int* __restrict__ accum, long long ac
 }
 
 #ifndef HOUGH_POINTS_ITEMS
-#define HOUGH_POINTS_ITEMS 1  // chunks per warp and tile (measurements: hough_collect)
+#define HOUGH_POINTS_ITEMS 1  // chunks per warp and tile (one: see hough_collect)
 #endif
 
 // a / b for 0 <= a, 0 < b, in 32 bits when `narrow` (a and b below 2^32: every image that fits in
 // memory). A 64-bit division is emulated in some 70 instructions, once per chunk of the collection
-// and once per cell of the maxima scans (8192^2 collection on the H100: 92 -> 84 us with 32 bits).
+// and once per cell of the maxima scans.
 __device__ __forceinline__ long long hough_udiv(long long a, long long b, bool narrow)
 {
     return narrow ? (long long)((unsigned)a / (unsigned)b) : a / b;
@@ -113,15 +78,11 @@ __device__ __forceinline__ unsigned hough_nonzero_bytes(unsigned w)
 // one row each (a row is cdiv(cols, 512) chunks); a lane holds 16 neighbouring pixels of a chunk,
 // read with one 16-byte load when `align` is 16 (pointer, step and cols multiples of 16), four
 // 4-byte loads when it is 4 (the same with 4), else byte loads. All of a thread's loads are issued
-// before any is used. Measured on the H100 against 4 pixels per lane in 128-pixel chunks (4 chunks
-// per warp), GPU time of the whole HoughLines graph, back-to-back replays, segments with 82k points:
-// 8192^2 146 -> 106 us, 4096^2 54.6 -> 43.8, 2048^2 34.0 -> 31.5; 1024^2 / 164k points 31.1 ->
-// 31.0, 10k 19.7 -> 18.8; 512^2 / 82k 24.1 -> 25.0 (dense rows: up to 16 stores per lane). Four
-// chunks per warp instead of one: 8192^2 98.7 us, but 1024^2 / 164k 34.2 and 512^2 28.9. A loop
-// over the set bits instead of 16 predicated stores: 1024^2 / 164k 32.4 us. Earlier: one pixel per
-// lane and iteration with a per-pixel division took 8 us at 1024^2; a loop of load-then-ballot
-// waits a memory latency per iteration (16 us); one atomic per block reserves the block's slots (one
-// counter hit by every warp serialised in L2: 22 us at 164k points).
+// before any is used: a loop of load-then-ballot waits a memory latency per iteration. One chunk
+// per warp and tile (HOUGH_POINTS_ITEMS): more helps only the largest images and costs the small
+// ones. Sixteen predicated stores per lane, not a loop over the set bits. One atomic per block
+// reserves the block's slots: one counter hit by every warp serialises in L2. (The variants and
+// their timings: compat_matrix/HISTORY.md, "Moved from the Hough code".)
 __device__ __forceinline__ void hough_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows_ll, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter)
@@ -233,7 +194,7 @@ __device__ __forceinline__ void hough_collect(
 
 // The collection kernels' body, for both families: zero the accumulator (`zero()`: all of it for
 // HoughLines; nothing for the detector, whose ch_maxima zeroes the next detect's), then (graph
-// mode: the image's values from `call`, see graph_load_call) compact the points; a lean graph's
+// mode: the image's words from `call`, see kernels/graphs.cuh) compact the points; a lean graph's
 // first kernel also brings call[first .. words) from pinned `fresh` (fresh_word_load; nullptr
 // elsewhere, which compiles that copy out). Before the wait, the accumulator is this call's alone:
 // the node before (graph_load_call) does not touch it, and the previous call's kernels have
@@ -248,12 +209,43 @@ __device__ __forceinline__ void hough_collect_call(
     zero();
     await_previous_kernel();
     if (call != nullptr) {
-        img = reinterpret_cast<const unsigned char*>(call[0]);
-        step = call[1];
-        align = (int)call[2];
+        img = reinterpret_cast<const unsigned char*>(call[HOUGH_WORD_IMAGE_PTR]);
+        step = call[HOUGH_WORD_ROW_STEP];
+        align = (int)call[HOUGH_WORD_LOAD_WIDTH];
     }
     hough_collect(img, cols, step, rows, align, points, weights, &counters[0]);
     fresh_word_store(fresh, call, first, words, fresh_word);
+}
+
+// Votes of one warp for one angle, merged per run of equal bins. Points arrive in raster order
+// within each collecting warp, and along a row r is monotonic in x, so equal bins sit in runs of
+// neighbouring lanes; merging them removes the same-address atomic storms that horizontal
+// segments cause near theta = pi/2. A value met in two separate runs is simply added twice.
+// Returns the run total (weighted: the sum of the run's w; else its length) on the first lane of
+// each run, 0 elsewhere. All 32 lanes must call it.
+__device__ __forceinline__ int hough_warp_runs(int key, bool active, int w, bool weighted)
+{
+    const int lane = threadIdx.x & 31;
+    int k = active ? key : (int)0x80000000;
+    int prev = __shfl_up_sync(FULL_MASK, k, 1);
+    // Inactive lanes are run heads of their own, so an active run always ends at the first one.
+    bool boundary = lane == 0 || k != prev || !active;
+    bool head = active && boundary;
+    unsigned heads = __ballot_sync(FULL_MASK, boundary);
+    unsigned later = heads & ~((2u << lane) - 1u);
+    int next = later ? __ffs(later) - 1 : 32;
+    if (!weighted)
+        return head ? next - lane : 0;
+    int wv = active ? w : 0;
+    int prefix = wv;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        int o = __shfl_up_sync(FULL_MASK, prefix, d);
+        if (lane >= d)
+            prefix += o;
+    }
+    int end_prefix = __shfl_sync(FULL_MASK, prefix, next - 1);
+    return head ? end_prefix - (prefix - wv) : 0;
 }
 
 // The slice [begin, end) of the point list that voting block (blockIdx.x, blockIdx.y) handles, or
@@ -283,8 +275,8 @@ __device__ __forceinline__ void hough_shared_add(unsigned addr, int v)
 
 // The contiguous run of whole 32-point chunks of [begin, full_end) that this warp votes: warps of a
 // block take neighbouring ranges, so at any moment they work in different image rows. Striding the
-// warps 32 points apart instead put all of a block's warps on one 512-px segment at once, and near
-// theta = pi/2 every one of them added to the same shared word (measurements: kernels/hough.cu).
+// warps 32 points apart instead puts all of a block's warps on one 512-px segment at once, and near
+// theta = pi/2 every one of them adds to the same shared word.
 __device__ __forceinline__ void hough_warp_range(int begin, int full_end, int* wbegin, int* wend)
 {
     const int nwarps = blockDim.x >> 5, warp = threadIdx.x >> 5;
@@ -298,7 +290,7 @@ __device__ __forceinline__ void hough_warp_range(int begin, int full_end, int* w
 // rows x cols image votes near x * c + y * s, which lies between the extremes over the image's
 // corners, so an angle reaches about (cols - 1)|c| + (rows - 1)|s| bins, not the whole row
 // (2 (rows + cols) + 1 bins): 46 KB instead of 131 KB a row at 8192^2, and one wave of blocks.
-// The host sizes window for the block that needs most (cvgpu.hough.vote_window); a block whose
+// The host sizes window for the block that needs most (cvgpu.hough._voting.vote_window); a block whose
 // bins do not all fit takes the range-checked path, so the window only ever affects speed.
 __device__ __forceinline__ void hough_vote_extent(float c, float s, int rows, int cols, float* lo_v, float* hi_v,
                                                   float* slack)
@@ -351,7 +343,7 @@ __device__ __forceinline__ void hough_vote_point(point_t p, const float* c, cons
 }
 
 #ifndef HOUGH_UNROLL
-#define HOUGH_UNROLL 8  // point loads in flight per voting thread (measurements: kernels/hough.cu)
+#define HOUGH_UNROLL 8  // point loads in flight per voting thread (kernels/cuda/hough.cu keeps 16)
 #endif
 
 // The voting blocks' loop over their provably in-row points, for both semantics: this warp's
@@ -403,8 +395,9 @@ __device__ __forceinline__ unsigned long long hough_key(int votes, unsigned int 
 // the low 32 bits of *tally (see hough_maxima_emit, ch_maxima). keys must hold every possible
 // maximum: no two neighbours in a row qualify, so numangle * ((numrho + 1) / 2).
 // Windowed (the detector, whose votes are never negative): each row's scan covers only the columns
-// its votes can reach (bounds, see ch_row_bounds in cuda_hough.cu); every other cell holds 0, and a 0 is never a maximum
-// (it would have to exceed its left neighbour). Otherwise every interior column.
+// its votes can reach (bounds, see ch_row_bounds in kernels/cuda/hough.cu); every other cell holds 0,
+// and a 0 is never a maximum (it would have to exceed its left neighbour). Otherwise every interior
+// column.
 template <bool Windowed>
 __device__ __forceinline__ void hough_find_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
@@ -415,9 +408,8 @@ __device__ __forceinline__ void hough_find_maxima(
     const long long cells = (long long)numangle * span;
     const bool narrow = cells + (long long)gridDim.x * blockDim.x < (1ll << 32);
     const int lane = threadIdx.x & 31;
-    // HOUGH_MAXIMA_ILP cells a thread per pass, their loads issued before any test (H100, graph
-    // replays: 8192^2 / 82k 81.3 -> 79.3 us, 4096^2 41.4 -> 40.8, 1024^2 / 164k 29.5 -> 28.9 with the
-    // single fence of hough_maxima_emit).
+    // HOUGH_MAXIMA_ILP cells a thread per pass, their loads issued before any test, so that their
+    // latencies overlap.
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < cells; base += HOUGH_MAXIMA_ILP * stride) {
         long long idx[HOUGH_MAXIMA_ILP];
@@ -471,11 +463,10 @@ struct HoughRankScratch {
 // value (0 without `in`). The values' range is cut into 1024 buckets by a shift (a monotonic map),
 // the values are counted into buckets, the counts scanned, the values placed by bucket into
 // `slots` (shared, one per participant), and a value's rank is its bucket's first slot plus the
-// smaller values in its bucket. A rank by comparing every pair took the last block K^2 / 1024
-// steps per thread and one SM's issue rate: on the H100 the tail of 1024^2 / 164k points (320
-// lines) took 4.6 us, 1.0 of it without the ordering (kernels/cuda_hough.cu, ch_maxima). A bucket
-// holds many values only when they crowd into 1/1024 of the range (equal votes under doSort with
-// many lines); its threads then compare among themselves.
+// smaller values in its bucket. A rank by comparing every pair costs the last block K^2 / 1024
+// steps per thread at one SM's issue rate, which dominates the tail for a few hundred lines. A
+// bucket holds many values only when they crowd into 1/1024 of the range (equal votes under doSort
+// with many lines); its threads then compare among themselves.
 __device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, HoughRankScratch* scratch,
                                                  unsigned long long* slots)
 {
@@ -542,13 +533,46 @@ __device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, 
     return rank;
 }
 
+// In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
+__device__ void hough_bitonic(unsigned long long* keys, int padded)
+{
+    for (int size = 2; size <= padded; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int i = threadIdx.x; i < padded; i += blockDim.x) {
+                const int j = i ^ stride;
+                if (j > i) {
+                    const bool ascending = (i & size) == 0;
+                    const unsigned long long a = keys[i], b = keys[j];
+                    if ((a > b) == ascending) {
+                        keys[i] = b;
+                        keys[j] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+// Loads keys[0, count) into shared `sorted`, padded with ~0 (after every key) to the next power of
+// two, which it returns: the input of hough_bitonic. Ends with a barrier.
+__device__ __forceinline__ int hough_load_padded(unsigned long long* sorted, const unsigned long long* keys, int count)
+{
+    int padded = 1;
+    while (padded < count)
+        padded <<= 1;
+    for (int i = threadIdx.x; i < padded; i += blockDim.x)
+        sorted[i] = i < count ? __ldcg(&keys[i]) : ~0ull;
+    __syncthreads();
+    return padded;
+}
+
 #define HOUGH_PAIRWISE_RANK_MAX 128
 
 // hough_bucket_rank's result for the first K threads (the participants among them): up to
 // HOUGH_PAIRWISE_RANK_MAX values, each participant compares with all K (one barrier and K shared
-// loads, against the buckets' five barriers). Measured on the H100, the maxima tail from the
-// ticket to the written lines: 20 lines 1.8 us by pairs, 2.3 by buckets; 160 lines 2.6 and 2.3-2.6;
-// 320 lines 4.6 and 2.6 (HoughLines' bench, 6 lines: the whole graph 1.3-1.6 us slower by buckets).
+// loads, against the buckets' five barriers): the faster of the two for few lines, which is the
+// common result (bench row: HoughLines segments 1024x1024 164k pts, 6 lines).
 __device__ __forceinline__ int hough_rank(unsigned long long v, bool in, int K, HoughRankScratch* scratch,
                                           unsigned long long* slots)
 {
@@ -569,10 +593,7 @@ __device__ __forceinline__ int hough_rank(unsigned long long v, bool in, int K, 
 // threads stored before the barrier that precedes it are visible to whoever acquires a later
 // value; acquire: once the last block's thread 0 holds it, the barrier after it orders every
 // block's keys before that block's loads. It replaces a sequentially consistent fence on each side
-// (__threadfence before the add in every block, after it in the last): GPU time of the lean graphs
-// on the H100, two rounds, detector 1024^2 / 10k points 15.1-15.3 -> 14.5-14.7 us, 164k 25.1 ->
-// 24.7-24.8, 512^2 / 82k 20.1-20.4 -> 19.8-19.9; HoughLines 164k 28.0-28.1 -> 27.5-27.9, 512^2
-// 20.7-21.0 -> 20.2-20.4 (compat_matrix/raw/hough-grid-experiments.txt).
+// (__threadfence before the add in every block, after it in the last), which costs more.
 __device__ __forceinline__ unsigned long long hough_ticket(unsigned long long* counter, unsigned long long v)
 {
     unsigned long long old;
