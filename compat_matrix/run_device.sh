@@ -48,7 +48,7 @@ run_tests() {
   # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
   # into $SHARDS items (tests/conftest.py), so the workers share even one long property.
   [ "$PROFILE" = device ] && export CVGPU_PROPERTY_SHARDS=${SHARDS:-16}
-  for t in ${TESTS:-tests/test_hough_lines.py:6 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_lms.py:4:gpu}; do
+  for t in ${TESTS:-tests/hough:6 tests/cuda:2 tests/ximgproc:3 tests/lms:4:gpu}; do
     files=${t%%:*}
     local rest=${t#*:}
     local workers=${rest%%:*} marker=
@@ -92,7 +92,7 @@ run_sanitizer() {
   # ranking and the captured Hough graphs, bounded).
   OUT=$FINAL
   local tool
-  local select=${SANITIZER_SELECT:-"tests/test_hardening.py::test_gpu_work_follows_the_callers_stream tests/test_hardening.py::test_gpu_detector_follows_its_stream_argument tests/test_hough_lines.py::test_gpu_tiny_images tests/test_find_contours.py::test_fixed_extremes tests/test_lms.py::test_gpu_fit_is_exact"}
+  local select=${SANITIZER_SELECT:-"tests/test_hardening_common.py::test_gpu_work_follows_the_callers_stream tests/cuda/test_cuda_hardening.py::test_gpu_detector_follows_its_stream_argument tests/hough/test_hough_lines.py::test_gpu_tiny_images tests/contours/test_find_contours.py::test_fixed_extremes tests/lms/test_lms.py::test_gpu_fit_is_exact"}
   local run="python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m gpu $select"
   [ "${SANITIZER_WORKLOAD:-0}" = 1 ] && run="python3 compat_matrix/sanitize_workload.py"
   for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do

@@ -16,7 +16,7 @@ from cvgpu.bench import workloads as bench
 from cvgpu.bench.contours import blobs_image
 from cvgpu import contours as cc
 from cvgpu.contours import _common as contours_common
-from cvgpu import hough as hh
+from cvgpu.hough import lines as hh
 
 cp.cuda.set_allocator(None)  # one cudaMalloc per array: memcheck sees each array's bounds
 
@@ -67,5 +67,5 @@ for k in range(4):
 hb += not (np.array_equal(outs[0][0], outs[2][0]) and np.array_equal(outs[1][1], outs[3][1]))
 ws = hh._workspace(cp)
 print("hough bad", hb, "cooperative", dict(contours_common._cooperative), "hough graphs", [bool(p.graph) for p in ws.plans.values()],
-      "detector graphs", [bool(g) for g in det._buf.graphs.values()], flush=True)
+      "detector graphs", [bool(g.graph) for p in det._buf.plans.values() for g in p.graphs], flush=True)
 sys.exit(1 if bad or hb else 0)

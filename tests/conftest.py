@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 import cvgpu
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 

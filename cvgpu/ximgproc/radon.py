@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from .. import _backend, _binding, _errors, _kernels
-from .._arrays import as_device_array, on_input_device, upload_2d
+from .._arrays import on_input_device, upload_2d
 from .._cvmath import cdiv, cv_ceil, cv_round
 from .._tuning import Tuning
 
@@ -122,8 +122,7 @@ def inverse_matrices(n, start_angle, theta, col_num):
 
 # ---------------------------------------------------------------- argument layer
 
-class _DeviceMat(_binding.HostMat):
-    __slots__ = ()
+_DeviceMat = _binding.DeviceMat
 
 
 def _host_scalar_data(value):
@@ -133,13 +132,8 @@ def _host_scalar_data(value):
     return np.array([float(value), 0.0, 0.0, 0.0], np.float64).reshape(4, 1)
 
 
-def _convert_array(name, value):
-    if name == "dst":
-        return value if as_device_array(value) is not None else _binding.out_mat(name, value)
-    device = as_device_array(value)
-    if device is not None:
-        header = _binding.mat_header(name, device, device.shape, device.dtype)
-        return _DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
+def _host_array(name, value):
+    """A host argument as cv2's binding reads it; numbers become the CV_64F column cv2 makes."""
     mat = _binding.host_mat(name, value)
     if isinstance(mat, _binding.Pending):
         # An int beyond a C long: PyLong_AsLong gave -1 (its error pending), and cv2 goes on with it.
@@ -151,6 +145,9 @@ def _convert_array(name, value):
     if mat.array is None and value is not None:
         mat.array = _host_scalar_data(value)
     return mat
+
+
+_convert_array = _binding.array_converter("dst", _host_array)
 
 
 def _ndim(mat):
@@ -215,15 +212,7 @@ def _plan(a):
     return p
 
 
-def _deliver(result, dst):
-    """cv2 writes into ``dst`` when it already has the result's shape and type, else returns new."""
-    if result is None or dst is None:
-        return result
-    if (hasattr(dst, "shape") and dst.shape == result.shape and dst.dtype == result.dtype
-            and type(dst) is type(result)):
-        dst[...] = result
-        return dst
-    return result
+_deliver = _binding.deliver  # cv2 writes into dst when it already has the result's shape and type
 
 
 # ---------------------------------------------------------------- GPU pipeline
