@@ -143,6 +143,16 @@ def contour_table(points, offsets, hierarchy):
     return table
 
 
+def cv2_table(mask):
+    """contour_table of cv2's own findContours (the reference the tests compare against)."""
+    import cv2
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    offsets = np.zeros(len(contours) + 1, np.int64)
+    np.cumsum([len(c) for c in contours], out=offsets[1:])
+    points = np.concatenate([c.reshape(-1, 2) for c in contours]) if contours else np.zeros((0, 2), np.int32)
+    return contour_table(points, offsets, np.asarray(hierarchy).reshape(-1, 4) if contours else np.zeros((0, 4)))
+
+
 def measure(mask):
     """The measurement table of every contour of ``mask`` (RETR_CCOMP, CHAIN_APPROX_SIMPLE)."""
     import cvgpu
@@ -170,15 +180,16 @@ def _spec(item):
     return item
 
 
-def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, warm_items=None):
-    """Run ``specs`` through map_images on ``client``: plugin and an untimed pass first, then
-    ``repeat`` timed passes. Returns the row's numbers (without the configuration)."""
+def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, warm_items=None, setup=prepare_bases):
+    """Run ``specs`` through map_images on ``client``: plugin (its ``setup`` makes every base mask;
+    None: each is made when first needed) and an untimed pass first, then ``repeat`` timed passes.
+    Returns the row's numbers (without the configuration)."""
     from cvgpu.dask import map_images, prepare_workers, worker_info
     threads = sum(client.nthreads().values())
     t0 = time.perf_counter()
-    prepare_workers(client, setup=prepare_bases, cv2_threads=cv2_threads)
+    prepare_workers(client, setup=setup, cv2_threads=cv2_threads)
     warm_s = time.perf_counter() - t0
-    kw = dict(client=client, read=_spec, batch_size=batch_size, progress=False, setup=prepare_bases,
+    kw = dict(client=client, read=_spec, batch_size=batch_size, progress=False, setup=setup,
               cv2_threads=cv2_threads)
     map_images(run_spec, specs[:warm_items or 4 * threads], **kw)
     walls, results = [], None
@@ -295,25 +306,28 @@ def main(argv=None):
     print("dask_scaling: %d images %dx%d from %d photographs x %d crops; %d GPU(s) visible, %d cores"
           % (args.images, WIDTH, HEIGHT, len(names), len(CROPS), visible, os.cpu_count() or 1), flush=True)
     rows = []
+
+    def add(row):
+        rows.append(row)
+        print("  %s: %.1f images/s" % (row["config"], row["images_per_s"]), flush=True)
+        if args.json:  # after every row: a run stopped by its time limit keeps the rows it made
+            with open(args.json, "w") as f:
+                json.dump({"environment": _environment(), "width": WIDTH, "height": HEIGHT, "photos": names,
+                           "rows": rows}, f, indent=1)
+
     for layout in args.layouts:
         for n in (int(v) for v in args.gpus.split(",") if v.strip()):
             if n > visible:
                 print("  %d GPU %dx%d: skipped (%d visible)" % (n, layout[0], layout[1], visible), flush=True)
                 continue
-            rows.append(_row_gpu(n, layout, specs, args))
-            print("  %s: %.1f images/s" % (rows[-1]["config"], rows[-1]["images_per_s"]), flush=True)
+            add(_row_gpu(n, layout, specs, args))
     if not args.no_cpu:
-        cpu_specs = image_specs(args.cpu_images or args.images, names=names)
-        rows.append(_row_cpu(cpu_specs, args))
-        print("  %s: %.1f images/s" % (rows[-1]["config"], rows[-1]["images_per_s"]), flush=True)
+        row = _row_cpu(image_specs(args.cpu_images or args.images, names=names), args)
         if args.cpu_images and args.cpu_images != args.images:
-            rows[-1]["checksum"] = None  # other images: not comparable
+            row["checksum"] = None  # other images: not comparable
+        add(row)
     print()
     print_rows(rows)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"environment": _environment(), "width": WIDTH, "height": HEIGHT, "photos": names,
-                       "rows": rows}, f, indent=1)
     return 0 if all(r["n_failed"] == 0 for r in rows) and len({r["checksum"] for r in rows} - {None}) <= 1 else 1
 
 
