@@ -356,11 +356,12 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
 
     ``gpus``: None for every visible GPU, a count (the first n), or CUDA_VISIBLE_DEVICES entries.
     ``use_dask_cuda``: None takes dask-cuda's ``LocalCUDACluster`` when it is importable (and
-    ``workers_per_gpu`` is 1), True requires it, False never uses it. Without a visible GPU, a
-    ``cpu_cluster`` (cvgpu computes with cv2; a warning says so) unless ``cpu_fallback`` is False.
+    ``workers_per_gpu`` is 1), True requires it, False never uses it. Without any visible GPU, a
+    ``cpu_cluster`` (cvgpu computes with cv2; a warning says so) unless ``cpu_fallback`` is False;
+    so a script asking for one GPU also runs on a machine without one.
     Other keyword arguments go to the cluster (e.g. ``dashboard_address=":8787"``, which needs bokeh)."""
     available = visible_gpus()
-    if gpus is None:
+    if gpus is None or (not available and cpu_fallback):
         ids = available
     elif isinstance(gpus, int):
         if gpus > len(available):

@@ -37,7 +37,11 @@ from cvgpu.bench import dask_scaling as bench  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 ROOT = Path(__file__).resolve().parents[2]
-CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": 1, "distributed.scheduler.worker-saturation": 1.0}
+# lost-worker-timeout: a cluster closes a worker's Nanny when no worker of that name is back this long
+# after a worker's death; a worker that dies again while restarting can be caught by the timer of
+# its previous death (seen on a loaded 2-core host), so the tests that kill workers leave it long.
+CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": 1, "distributed.scheduler.worker-saturation": 1.0,
+                  "distributed.deploy.lost-worker-timeout": "600s"}
 
 
 def blobs(seed, h=90, w=120):
@@ -71,10 +75,18 @@ def read_indexed(item):
 
 
 @pytest.fixture(scope="module")
-def cpu_client():
-    with dask.config.set(CLUSTER_CONFIG):
-        cluster = cvdask.cpu_cluster(2, threads_per_worker=1)
-        client = Client(cluster)
+def cluster_config():
+    """CLUSTER_CONFIG while the module's clusters live (read by the scheduler when it starts, by the
+    cluster when a worker dies)."""
+    config = dask.config.set(CLUSTER_CONFIG)
+    yield
+    config.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def cpu_client(cluster_config):
+    cluster = cvdask.cpu_cluster(2, threads_per_worker=1)
+    client = Client(cluster)
     yield client
     client.close()
     cluster.close()
@@ -296,10 +308,9 @@ def needs_two_gpus(test):
 
 
 @pytest.fixture(scope="module")
-def gpu2_client():
-    with dask.config.set(CLUSTER_CONFIG):
-        cluster = cvdask.gpu_cluster(2, threads_per_worker=2, use_dask_cuda=False, cpu_fallback=False)
-        client = Client(cluster)
+def gpu2_client(cluster_config):
+    cluster = cvdask.gpu_cluster(2, threads_per_worker=2, use_dask_cuda=False, cpu_fallback=False)
+    client = Client(cluster)
     client.wait_for_workers(2, timeout=120)
     cvdask.prepare_workers(client)  # warm now: the tests read the workers' state before their first map
     yield client
