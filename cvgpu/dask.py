@@ -39,6 +39,7 @@ worker, or by ``read``), numpy arrays (scattered to the workers), any small pick
 ``dask.array`` of frames (N, H, W[, C]), each chunk along axis 0 computed and mapped on one worker.
 """
 import itertools
+import logging
 import os
 import sys
 import threading
@@ -408,9 +409,12 @@ def _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, dashboard_addres
         worker_env = dict(env or {})
         worker_env["CUDA_VISIBLE_DEVICES"] = gpu
         workers[name] = {"cls": Nanny, "options": {"nthreads": threads_per_worker, "env": worker_env, "name": name,
-                                                    "memory_limit": memory_limit, "host": host}}
-    scheduler = {"cls": Scheduler, "options": {"host": host, "port": 0, "dashboard_address": dashboard_address,
+                                                    "memory_limit": memory_limit, "host": host,
+                                                    "silence_logs": kwargs.get("silence_logs", logging.WARN)}}
+    # Without a dashboard the scheduler still serves its HTTP routes (health, metrics): on a free port.
+    scheduler = {"cls": Scheduler, "options": {"host": host, "port": 0, "dashboard_address": dashboard_address or ":0",
                                                "dashboard": dashboard_address is not None}}
+    kwargs.setdefault("silence_logs", logging.WARN)  # as LocalCluster
     return SpecCluster(workers=workers, scheduler=scheduler, name="cvgpu-gpu", **kwargs)
 
 

@@ -200,6 +200,7 @@ def test_a_raising_function_is_an_error_entry_naming_the_file(client, image_dir)
 
 
 def test_workers_are_warmed_by_the_plugin(client):
+    cvdask.prepare_workers(client)  # what map_images registers (once: a second registration is skipped)
     infos = client.run(cvdask.worker_info)
     assert len(infos) == 2 and len({i["pid"] for i in infos.values()}) == 2
     for info in infos.values():
@@ -294,6 +295,20 @@ def test_benchmark_row_checksum_equals_the_plain_loop(client):
     loop = [bench.run_spec(s)["crc"] for s in specs]
     assert row["checksum"] == zlib.crc32(np.array(loop, np.uint32).tobytes())
     assert [zlib.crc32(bench.cv2_table(bench.make_mask(s)).tobytes()) for s in specs] == loop
+
+
+def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
+    """gpu_cluster's own cluster (used where dask-cuda is not installed), with two device entries:
+    one Nanny each, CUDA_VISIBLE_DEVICES set to its entry alone (here with cv2 computing)."""
+    with cvdask._spec_gpu_cluster(["0", "1"], 1, 1, env={"CVGPU_BACKEND": "cv2"}) as cluster, \
+            Client(cluster) as c:
+        c.wait_for_workers(2, timeout=60)
+        infos = c.run(cvdask.worker_info)
+        assert sorted(i["CUDA_VISIBLE_DEVICES"] for i in infos.values()) == ["0", "1"]
+        assert sorted(w["name"] for w in c.scheduler_info()["workers"].values()) == ["gpu0", "gpu1"]
+        frames = [blobs(i) for i in range(3)]
+        results = cvdask.map_images(measure_otsu, frames, client=c, progress=False)
+        assert all(same_table(r.value, measure_otsu(f)) for r, f in zip(results, frames))
 
 
 # ---------------------------------------------------------------- two GPUs
