@@ -54,6 +54,7 @@ try:
     import dask
     import distributed
     from distributed import KilledWorker, WorkerPlugin
+    from distributed.client import CancelledError
 except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("cvgpu.dask needs dask and distributed: pip install \"cvgpu[dask]\" (%s)" % exc) from exc
 
@@ -498,54 +499,67 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     else:
         items = list(items)
         labels = [_label(item, i) for i, item in enumerate(items)]
-        read = read or read_image
         size = batch_size or auto_batch(len(items), _total_threads(client))
-        payloads = items
-        if any(isinstance(item, np.ndarray) for item in items):
-            payloads = client.scatter(items)  # pixels go to the workers directly, not through the graph
-        batches = []
-        for b, start in enumerate(range(0, len(items), size)):
-            stop = min(start + size, len(items))
-            pairs = list(zip(labels[start:stop], payloads[start:stop]))
-            key = "cvgpu-map-%s-%d" % (token, b)
-            batches.append((start, stop, client.submit(_run_items, func, read, pairs, key=key, pure=False),
-                            lambda pairs=pairs, key=key: _single_futures(client, func, read, pairs, key)))
+        batches = [_ItemBatch(client, func, read or read_image, labels, items, start, min(start + size, len(items)),
+                              "cvgpu-map-%s-%d" % (token, b))
+                   for b, start in enumerate(range(0, len(items), size))]
     results = [None] * len(labels)
     bar = _Progress(progress, len(labels))
-    futures = {b[2]: b for b in batches}
-    retry = []
+    pending = {}
+    running = distributed.as_completed()
+
+    def submit(batch):
+        future = batch.submit()
+        pending[future] = batch
+        running.add(future)
+
+    isolate = []
     try:
-        for future in distributed.as_completed(list(futures)):
-            start, stop, _, split = futures.pop(future)
+        for batch in batches:
+            submit(batch)
+        for future in running:
+            batch = pending.pop(future)
+            start, stop = batch.start, batch.stop
             try:
                 rows = future.result()
             except KilledWorker as exc:
                 if stop - start > 1:
-                    retry.append((start, stop, split))
+                    isolate.append(batch)
                     continue
                 rows = [(None, _error_line(labels[start], exc), None)]
+            except CancelledError as exc:
+                # The task's input is gone: numpy items scattered to a worker that died (Dask
+                # cannot recompute data it was given). The client still has them: again.
+                if batch.tries < _RESUBMITS:
+                    submit(batch)
+                    continue
+                rows = [(None, _error_line(labels[i], exc), None) for i in range(start, stop)]
             except Exception as exc:  # the task itself failed (e.g. func could not be unpickled there)
                 rows = [(None, _error_line(labels[i], exc), None) for i in range(start, stop)]
             _fill(results, labels, start, rows)
             bar.add(stop - start)
-            future.release()
+            batch.done()
         # Batches of several items whose workers kept dying: each item alone, one at a time, so
         # that an item that kills its worker fails alone and the innocent ones beside it complete.
         # (A batch of one item that Dask gave up on is that item's error entry at once.)
-        for start, stop, split in retry:
-            for i, single in enumerate(split()):
+        for batch in isolate:
+            for i, single in zip(range(batch.start, batch.stop), batch.singles()):
+                future = single.submit()
                 try:
-                    rows = single.result()
+                    rows = future.result()
                 except Exception as exc:
-                    rows = [(None, _error_line(labels[start + i], exc), None)]
-                _fill(results, labels, start + i, rows)
+                    rows = [(None, _error_line(labels[i], exc), None)]
+                _fill(results, labels, i, rows)
                 bar.add(1)
-                single.release()
+                single.done()
     finally:
         bar.close()
-        if futures:
-            client.cancel(list(futures))
+        if pending:
+            client.cancel(list(pending))
     return results
+
+
+_RESUBMITS = 3  # times a batch whose input was lost is sent again before its items are errors
 
 
 def _fill(results, labels, start, rows):
@@ -553,9 +567,64 @@ def _fill(results, labels, start, rows):
         results[start + i] = Result(start + i, labels[start + i], value, error, tb)
 
 
-def _single_futures(client, func, read, pairs, key):
-    for i, pair in enumerate(pairs):
-        yield client.submit(_run_items, func, read, [pair], key="%s-single-%d" % (key, i), pure=False)
+class _ItemBatch:
+    """Items [start, stop) as one task. numpy items are scattered to the workers at each submit
+    (pixels do not go through the scheduler), and held until the batch is done."""
+
+    def __init__(self, client, func, read, labels, items, start, stop, key):
+        self.client, self.func, self.read, self.labels, self.items = client, func, read, labels, items
+        self.start, self.stop, self.key, self.tries, self._held = start, stop, key, 0, None
+
+    def submit(self):
+        self.tries += 1
+        payloads = self.items[self.start:self.stop]
+        if any(isinstance(p, np.ndarray) for p in payloads):
+            payloads = self._held = self._scatter(payloads)
+        pairs = list(zip(self.labels[self.start:self.stop], payloads))
+        key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
+        self.future = self.client.submit(_run_items, self.func, self.read, pairs, key=key, pure=False)
+        return self.future
+
+    def _scatter(self, payloads):
+        """The payloads on the workers; inline in the task (through the scheduler) where scattering
+        keeps failing, as it can just after a worker died (the scheduler still lists it)."""
+        for attempt in range(3):
+            try:
+                return self.client.scatter(payloads)
+            except OSError:  # distributed's CommClosedError and other connection errors
+                time.sleep(0.5 * (attempt + 1))
+        return payloads
+
+    def done(self):
+        self.future.release()
+        self._held = None
+
+    def singles(self):
+        return [_ItemBatch(self.client, self.func, self.read, self.labels, self.items, i, i + 1,
+                           "%s-single-%d" % (self.key, i)) for i in range(self.start, self.stop)]
+
+
+class _FrameBatch:
+    """Frames [start, stop) of a dask array as one task, computed where its chunk is computed."""
+
+    def __init__(self, client, func, frames, start, stop, key):
+        self.client, self.func, self.frames = client, func, frames
+        self.start, self.stop, self.key, self.tries = start, stop, key, 0
+
+    def submit(self):
+        self.tries += 1
+        block = self.frames[self.start:self.stop].to_delayed().ravel()[0]
+        key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
+        task = dask.delayed(_run_frames, pure=False)(self.func, block, self.start, dask_key_name=key)
+        self.future = self.client.compute(task)
+        return self.future
+
+    def done(self):
+        self.future.release()
+
+    def singles(self):
+        return [_FrameBatch(self.client, self.func, self.frames, i, i + 1, "%s-single-%d" % (self.key, i))
+                for i in range(self.start, self.stop)]
 
 
 def _is_dask_array(items):
@@ -573,20 +642,7 @@ def _frame_batches(client, func, frames, batch_size, token):
     if batch_size:
         whole[0] = batch_size
     frames = frames.rechunk(whole)
-    blocks = frames.to_delayed().ravel()
-    starts = np.concatenate([[0], np.cumsum(frames.chunks[0])]).tolist()
+    starts = np.concatenate([[0], np.cumsum(frames.chunks[0])]).astype(int).tolist()
     labels = list(range(int(frames.shape[0])))
-    run = dask.delayed(_run_frames, pure=False)
-    tasks = [run(func, block, starts[b], dask_key_name="cvgpu-frames-%s-%d" % (token, b))
-             for b, block in enumerate(blocks)]
-    batches = []
-    for b, future in enumerate(client.compute(tasks)):
-        start, stop = starts[b], starts[b + 1]
-
-        def split(start=start, stop=stop, b=b):
-            for i in range(start, stop):
-                one = run(func, frames[i:i + 1].to_delayed().ravel()[0], i,
-                          dask_key_name="cvgpu-frames-%s-%d-single-%d" % (token, b, i))
-                yield client.compute(one)
-        batches.append((start, stop, future, split))
-    return labels, batches
+    return labels, [_FrameBatch(client, func, frames, starts[b], starts[b + 1], "cvgpu-frames-%s-%d" % (token, b))
+                    for b in range(len(starts) - 1)]

@@ -236,6 +236,31 @@ def test_a_killed_worker_loses_nothing(client, image_dir, tmp_path):
         assert same_table(r.value[1], measure_otsu(cv2.imread(p, cv2.IMREAD_UNCHANGED)))
 
 
+def test_a_killed_worker_loses_no_numpy_item(client, tmp_path):
+    """numpy items are scattered to the workers; Dask cannot recompute those a dead worker held, so
+    map_images sends their batches again from the client's arrays."""
+    frames = []
+    for i in range(16):
+        frames.append(blobs(i + 40))
+        frames[-1][0, 0] = i  # the item's number, for the function
+    victim = next(iter(client.run(os.getpid).values()))
+    marks = tmp_path
+
+    def slow(image):
+        pid = os.getpid()
+        (marks / ("%d-%d" % (image[0, 0], pid))).touch()
+        if pid == victim and len(list(marks.glob("*-%d" % pid))) >= 3 and not (marks / "killed").exists():
+            (marks / "killed").touch()
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
+        return measure_otsu(image)
+
+    results = cvdask.map_images(slow, frames, client=client, batch_size=2, progress=False)
+    assert (marks / "killed").exists(), "the victim worker ran fewer than 3 items"
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert all(same_table(r.value, measure_otsu(f)) for r, f in zip(results, frames))
+
+
 def test_an_item_that_kills_every_worker_is_an_error_entry(client, image_dir):
     """An image whose processing crashes the worker process each time: after Dask gives up on its
     batch, the batch's items run alone; the crashing one is an error entry, the rest complete."""
