@@ -29,9 +29,10 @@ What it guarantees:
 - **numpy in, numpy out**: images are read on the workers (paths travel, pixels do not); results
   are brought to the host on the worker (CuPy arrays become numpy), so the client needs no GPU.
   Return small things (measurements, not images): every result travels to the client.
-- **Dead workers**: Dask re-runs the tasks of a worker that dies on another worker. cvgpu's results
-  are deterministic, so the re-run gives identical results; the per-image function must be too
-  (no hidden state between images).
+- **Dead workers**: Dask re-runs the tasks of a worker that dies on another worker; batches of
+  numpy items the dead worker held (scattered data, which Dask cannot recompute) are sent again
+  from the client. cvgpu's results are deterministic, so a re-run gives identical results; the
+  per-image function must be too (no hidden state between images).
 
 Items: paths (``str`` / ``os.PathLike``, read with ``cv2.imread(path, cv2.IMREAD_UNCHANGED)`` on the
 worker, or by ``read``), numpy arrays (scattered to the workers), any small picklable object that
