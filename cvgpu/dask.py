@@ -378,7 +378,7 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
         from ._backend import CvgpuFallbackWarning
         warnings.warn("cvgpu.dask.gpu_cluster: no usable GPU; starting a CPU cluster where cvgpu computes with cv2",
                       CvgpuFallbackWarning, stacklevel=2)
-        return cpu_cluster(threads_per_worker=threads_per_worker, **kwargs)
+        return cpu_cluster(threads_per_worker=1, **kwargs)  # a process per core, as cv2 runs one thread a call
     if use_dask_cuda is None:
         use_dask_cuda = workers_per_gpu == 1 and _has_dask_cuda()
     if use_dask_cuda:
