@@ -20,6 +20,9 @@ import tempfile
 import cv2
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from cvgpu.bench.workloads import frame_edges  # noqa: E402
+
 # OpenCV's rule (hough_lines.cu): shared-memory voting when (numrho + 1) * 4 < sharedMemPerBlock - 1000,
 # sharedMemPerBlock being 48 KiB on every CUDA device: numrho >= 12037 votes in global memory.
 GLOBAL_NUMRHO = 12037
@@ -37,17 +40,6 @@ def lines_image(h, w, rng, n, thickness=1):
     return img
 
 
-def photo_edges(h, w, name):
-    try:
-        from skimage import color, data
-        img = getattr(data, name)()
-    except Exception:
-        return None
-    if img.ndim == 3:
-        img = (color.rgb2gray(img) * 255).astype(np.uint8)
-    return cv2.Canny(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), 50, 150)
-
-
 def cases():
     """(image, rho, theta, threshold, doSort, maxLines) of the recorded cases: every one above the
     shared-memory limit; sparse and dense, sorted and not, complete and truncated."""
@@ -63,7 +55,7 @@ def cases():
         dense[rng.random((h, w)) < 0.002] = 255
         out.append((dense, rho, theta, 200, (k + 1) % 2, 4096))
         out.append((dense, rho, theta, 120, 1, 100))           # maxLines reached: a consistent subset
-        photo = photo_edges(h, w, ["camera", "astronaut", "coffee", "page"][k])
+        photo = frame_edges(["camera", "astronaut", "coffee", "page"][k], (w, h))
         if photo is None:
             photo = lines_image(h, w, rng, 150, 2)
         out.append((photo, rho, theta, 150, k % 2, 4096))

@@ -30,13 +30,9 @@ PHOTOS = ("camera", "astronaut", "coffee", "page")
 
 def photograph(name):
     """Canny edges of one of scikit-image's bundled photographs (None without scikit-image)."""
-    try:
-        from skimage import color, data
-        img = getattr(data, name)()
-    except Exception:
+    img = photo_gray(name)
+    if img is None:
         return None
-    if img.ndim == 3:
-        img = (color.rgb2gray(img) * 255).astype(np.uint8)
     return "photo %s %dx%d Canny" % (name, img.shape[1], img.shape[0]), cv2.Canny(img, 50, 150)
 
 
