@@ -5,8 +5,9 @@
 #   bash compat_matrix/run_device.sh all [ci|device]     both, then everything packed into device-run.tar.gz
 #   bash compat_matrix/run_device.sh sanitize            compute-sanitizer memcheck + racecheck, GPU tests
 # Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json, bench.log, bench.json,
-# report/ (report.md, plots, compare.md). Then, where git is:
-#   tar -xzf device-run.tar.gz -C device-out && python3 compat_matrix/generate.py --from-device device-out
+# report/ (report.md, plots, compare.md). Give the commit: CVGPU_COMMIT=<sha> (the tree arrives
+# without git). Then, where git is, with every call's folder of the one run:
+#   tar -xzf device-run.tar.gz -C run1 && python3 compat_matrix/generate.py --from-device run1 run2 ...
 # If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
 # machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
 set -u
@@ -25,9 +26,19 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 ||
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
-python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(),
-  'cv2_version': cv2.__version__, 'cupy_version': cupy.__version__, 'ximgproc': hasattr(cv2, 'ximgproc'),
-  'backend': cvgpu.backend()}))" | tee "$OUT/env.json"
+# What this run is of: the commit (CVGPU_COMMIT, given by the caller: the tree arrives without git),
+# the digest of the sources on disk (compat_matrix/generate.py refuses a run whose digest is not the
+# checkout's), the device and the versions. Every folder of one run carries the same env.json.
+CVGPU_COMMIT=${CVGPU_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)} python3 - <<'PY' | tee "$OUT/env.json"
+import json, os, sys
+sys.path.insert(0, "compat_matrix")
+import cv2, cupy, cvgpu, generate
+print(json.dumps({"commit": os.environ["CVGPU_COMMIT"],
+                  "source_digest": generate.source_digest(files=generate.disk_sources()),
+                  "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                  "cv2_version": cv2.__version__, "cupy_version": cupy.__version__,
+                  "ximgproc": hasattr(cv2, "ximgproc"), "backend": cvgpu.backend()}))
+PY
 
 run_tests() {
   local LOG=/tmp/cvgpu-compat-$$.jsonl
@@ -37,7 +48,7 @@ run_tests() {
   # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
   # into $SHARDS items (tests/conftest.py), so the workers share even one long property.
   [ "$PROFILE" = device ] && export CVGPU_PROPERTY_SHARDS=${SHARDS:-16}
-  for t in ${TESTS:-tests/test_hough_lines.py:6 tests/test_cuda_hough.py:2 tests/test_radon.py:3 tests/test_lms.py:4:gpu}; do
+  for t in ${TESTS:-tests/hough:6 tests/cuda:2 tests/ximgproc:3 tests/lms:4:gpu}; do
     files=${t%%:*}
     local rest=${t#*:}
     local workers=${rest%%:*} marker=
@@ -81,7 +92,7 @@ run_sanitizer() {
   # ranking and the captured Hough graphs, bounded).
   OUT=$FINAL
   local tool
-  local select=${SANITIZER_SELECT:-"tests/test_hardening.py::test_gpu_work_follows_the_callers_stream tests/test_hardening.py::test_gpu_detector_follows_its_stream_argument tests/test_hough_lines.py::test_gpu_tiny_images tests/test_find_contours.py::test_fixed_extremes tests/test_lms.py::test_gpu_fit_is_exact"}
+  local select=${SANITIZER_SELECT:-"tests/test_hardening_common.py::test_gpu_work_follows_the_callers_stream tests/cuda/test_cuda_hardening.py::test_gpu_detector_follows_its_stream_argument tests/hough/test_hough_lines.py::test_gpu_tiny_images tests/contours/test_find_contours.py::test_fixed_extremes tests/lms/test_lms.py::test_gpu_fit_is_exact"}
   local run="python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m gpu $select"
   [ "${SANITIZER_WORKLOAD:-0}" = 1 ] && run="python3 compat_matrix/sanitize_workload.py"
   for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do
@@ -95,7 +106,7 @@ run_sanitizer() {
 
 run_bench() {
   # LMS accuracy study (issue 9), then the benchmark report and `cvgpu compare` on examples/.
-  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.lms as m; m.print_accuracy(m.accuracy_rows())" \
+  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.bench.lms as m; m.print_accuracy(m.accuracy_rows())" \
     > "$OUT/lms-accuracy.log" 2>&1
   OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
 }

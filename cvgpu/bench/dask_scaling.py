@@ -1,0 +1,338 @@
+"""Throughput of findContours + per-contour measurements through cvgpu.dask, on 1 and 2 GPUs and on
+every CPU core with cv2:
+
+    python -m cvgpu.bench.dask_scaling --images 2000 [--gpus 1,2] [--layouts 1x4] [--cpu-workers N]
+        [--repeat 3] [--json PATH]
+
+The images: Otsu masks (1920x1080) of scikit-image's bundled photographs, each photograph cropped four
+ways and resized once per worker (``prepare_bases``, the worker plugin's setup), then varied per image
+by a flip and a wrap-around shift (``make_mask``): 2,000 different masks, made on the workers from a
+spec of five small numbers, so no pixel crosses the network. Per image (``run_spec``): the mask,
+``cvgpu.findContoursPacked(mask, RETR_CCOMP, CHAIN_APPROX_SIMPLE)`` with numpy in and out, then every
+contour's area (cv2.contourArea's shoelace, exact in int64) and bounding box (cv2.boundingRect's)
+with numpy over the packed points. A task returns a few numbers per image (contour and point counts,
+the area sum, a CRC of the measurement table, the stage times), never the table: results travel to
+the client, and 2,000 tables of thousands of contours would time the network instead.
+
+Rows: a GPU count with a layout ``WxT`` (W worker processes per GPU, T threads each, each thread on
+its own CUDA stream), and ``cpu``: one worker process per core (``--cpu-workers``, default all),
+one thread each, CVGPU_BACKEND=cv2 (cvgpu computes with cv2) and cv2.setNumThreads(1), running the
+same Dask code. Each row: cluster start and warm-up (kernels compiled, photographs loaded) untimed,
+one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
+images; images/s of the best and the median pass, and where time goes per image on the workers
+(make the mask, findContours, measure) with the workers' busy share of the wall time. Every row's
+results are compared: the CRCs of all images equal across rows, or the row says ``MISMATCH``.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import zlib
+
+import numpy as np
+
+WIDTH, HEIGHT = 1920, 1080
+# Bundled with scikit-image (no download); photographs that fail to load are skipped.
+PHOTOS = ("camera", "astronaut", "coffee", "coins", "chelsea", "rocket", "immunohistochemistry",
+          "hubble_deep_field", "page", "text", "brick", "gravel", "grass", "moon")
+# Crops (x, y, width, height) as fractions of the photograph, each resized to WIDTH x HEIGHT.
+CROPS = ((0.0, 0.0, 1.0, 1.0), (0.1, 0.05, 0.8, 0.9), (0.25, 0.2, 0.6, 0.6), (0.0, 0.3, 0.7, 0.7))
+FLIPS = (None, 0, 1, -1)  # none, vertical, horizontal, both (cv2.flip codes)
+
+_BASES = {}
+
+
+def _gray_photo(name):
+    from skimage import data
+    img = np.asarray(getattr(data, name)())
+    if img.ndim == 3:
+        img = img[..., :3].astype(np.float64) @ np.array([0.2125, 0.7154, 0.0721])  # skimage's rgb2gray weights
+    elif img.dtype == bool:
+        img = img * 255.0
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def photos():
+    """The photographs this scikit-image has, in PHOTOS' order."""
+    names = []
+    for name in PHOTOS:
+        try:
+            _gray_photo(name)
+        except Exception:
+            continue
+        names.append(name)
+    return tuple(names)
+
+
+def base_mask(photo, crop):
+    """The Otsu mask of photograph ``photo`` cropped by CROPS[crop] and resized to WIDTH x HEIGHT
+    (cached per process)."""
+    key = (photo, crop)
+    mask = _BASES.get(key)
+    if mask is None:
+        import cv2
+        gray = _gray_photo(photo)
+        h, w = gray.shape
+        fx, fy, fw, fh = CROPS[crop]
+        part = gray[int(fy * h):int((fy + fh) * h), int(fx * w):int((fx + fw) * w)]
+        resized = cv2.resize(part, (WIDTH, HEIGHT), interpolation=cv2.INTER_LINEAR)
+        _, mask = cv2.threshold(resized, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        _BASES[key] = mask
+    return mask
+
+
+def prepare_bases():
+    """Every base mask of this process, made once (the worker plugin's setup)."""
+    for photo in photos():
+        for crop in range(len(CROPS)):
+            base_mask(photo, crop)
+
+
+def image_specs(n, seed=0, names=None):
+    """n image specs (photo, crop, flip, dy, dx): every photograph and crop in turn, a flip and a
+    shift drawn per image, so that no two masks are equal."""
+    names = names or photos()
+    rng = np.random.default_rng(seed)
+    specs = []
+    for i in range(n):
+        photo = names[i % len(names)]
+        crop = (i // len(names)) % len(CROPS)
+        flip = int(rng.integers(len(FLIPS)))
+        specs.append((photo, crop, flip, int(rng.integers(HEIGHT)), int(rng.integers(WIDTH))))
+    return specs
+
+
+def make_mask(spec):
+    """The 1920x1080 uint8 mask of one spec."""
+    import cv2
+    photo, crop, flip, dy, dx = spec
+    mask = base_mask(photo, crop)
+    if FLIPS[flip] is not None:
+        mask = cv2.flip(mask, FLIPS[flip])
+    return np.roll(mask, (dy, dx), axis=(0, 1))
+
+
+TABLE = np.dtype([("parent", "<i4"), ("area", "<f8"), ("x", "<i4"), ("y", "<i4"), ("w", "<i4"), ("h", "<i4")])
+
+
+def contour_table(points, offsets, hierarchy):
+    """Per contour of a packed findContours result: parent (hierarchy[:, 3]), area equal to
+    cv2.contourArea's, and x, y, w, h equal to cv2.boundingRect's. contourArea sums
+    prev.x * p.y - prev.y * p.x in double over the closed polygon; the terms are integers, so the
+    int64 sum here is the same number, halved exactly."""
+    points, offsets = np.asarray(points), np.asarray(offsets, dtype=np.int64)
+    m = len(offsets) - 1
+    table = np.zeros(m, TABLE)
+    if m == 0:
+        return table
+    x = points[:, 0].astype(np.int64)
+    y = points[:, 1].astype(np.int64)
+    starts, ends = offsets[:-1], offsets[1:]
+    prev = np.arange(-1, len(x) - 1)
+    prev[starts] = ends - 1  # each contour's first point follows its last
+    cross = x[prev] * y - y[prev] * x
+    twice = np.add.reduceat(cross, starts)
+    table["parent"] = np.asarray(hierarchy)[:, 3]
+    table["area"] = np.abs(twice) * 0.5
+    x0, y0 = np.minimum.reduceat(x, starts), np.minimum.reduceat(y, starts)
+    table["x"], table["y"] = x0, y0
+    table["w"] = np.maximum.reduceat(x, starts) - x0 + 1
+    table["h"] = np.maximum.reduceat(y, starts) - y0 + 1
+    return table
+
+
+def cv2_table(mask):
+    """contour_table of cv2's own findContours (the reference the tests compare against)."""
+    import cv2
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    offsets = np.zeros(len(contours) + 1, np.int64)
+    np.cumsum([len(c) for c in contours], out=offsets[1:])
+    points = np.concatenate([c.reshape(-1, 2) for c in contours]) if contours else np.zeros((0, 2), np.int32)
+    return contour_table(points, offsets, np.asarray(hierarchy).reshape(-1, 4) if contours else np.zeros((0, 4)))
+
+
+def measure(mask):
+    """The measurement table of every contour of ``mask`` (RETR_CCOMP, CHAIN_APPROX_SIMPLE)."""
+    import cvgpu
+    points, offsets, hierarchy = cvgpu.findContoursPacked(mask, cvgpu.RETR_CCOMP, cvgpu.CHAIN_APPROX_SIMPLE)
+    return contour_table(points, offsets, hierarchy)
+
+
+def run_spec(spec):
+    """A task's per-image work: make the mask, find and measure its contours; returns the summary
+    (counts, area sum, the table's CRC, the stage times in ms, the engine)."""
+    import cvgpu
+    t0 = time.perf_counter()
+    mask = make_mask(spec)
+    t1 = time.perf_counter()
+    points, offsets, hierarchy = cvgpu.findContoursPacked(mask, cvgpu.RETR_CCOMP, cvgpu.CHAIN_APPROX_SIMPLE)
+    t2 = time.perf_counter()
+    table = contour_table(points, offsets, hierarchy)
+    t3 = time.perf_counter()
+    return {"contours": len(table), "points": int(len(points)), "area": float(table["area"].sum()),
+            "crc": zlib.crc32(table.tobytes()), "make_ms": (t1 - t0) * 1e3, "find_ms": (t2 - t1) * 1e3,
+            "measure_ms": (t3 - t2) * 1e3, "backend": cvgpu.last_call_backend()}
+
+
+def _spec(item):
+    return item
+
+
+def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, warm_items=None, setup=prepare_bases):
+    """Run ``specs`` through map_images on ``client``: plugin (its ``setup`` makes every base mask;
+    None: each is made when first needed) and an untimed pass first, then ``repeat`` timed passes.
+    Returns the row's numbers (without the configuration)."""
+    from cvgpu.dask import map_images, prepare_workers, worker_info
+    threads = sum(client.nthreads().values())
+    t0 = time.perf_counter()
+    prepare_workers(client, setup=setup, cv2_threads=cv2_threads)
+    warm_s = time.perf_counter() - t0
+    kw = dict(client=client, read=_spec, batch_size=batch_size, progress=False, setup=setup,
+              cv2_threads=cv2_threads)
+    map_images(run_spec, specs[:warm_items or 4 * threads], **kw)
+    walls, results = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        results = map_images(run_spec, specs, **kw)
+        walls.append(time.perf_counter() - t)
+    failed = [r.error for r in results if not r.ok]
+    values = [r.value for r in results if r.ok]
+    n = len(specs)
+    best, median = min(walls), float(np.median(walls))
+    stage = {k: float(np.mean([v[k] for v in values])) if values else None for k in ("make_ms", "find_ms", "measure_ms")}
+    busy = sum(v["make_ms"] + v["find_ms"] + v["measure_ms"] for v in values) / 1e3
+    info = client.run(worker_info)
+    return {"images": n, "threads": threads, "workers": len(info), "best_s": best, "median_s": median,
+            "images_per_s": n / best, "images_per_s_median": n / median, "walls_s": walls, "warm_s": warm_s,
+            "busy_share": busy / (median * threads), "failed": failed[:5], "n_failed": len(failed),
+            "backends": sorted({v["backend"] for v in values}), "contours": sum(v["contours"] for v in values),
+            "checksum": zlib.crc32(np.array([v["crc"] for v in values], np.uint32).tobytes()) if not failed else None,
+            "devices": sorted({str(i["device"]) for i in info.values()}), **stage}
+
+
+def _row_gpu(n_gpus, layout, specs, args):
+    from distributed import Client
+
+    from cvgpu.dask import gpu_cluster
+    per_gpu, threads = layout
+    t0 = time.perf_counter()
+    with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu,
+                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False) as cluster, \
+            Client(cluster) as client:
+        client.wait_for_workers(n_gpus * per_gpu)
+        start_s = time.perf_counter() - t0
+        row = timed_passes(client, specs, args.repeat, args.batch or None)
+    return dict(config="%d GPU %dx%d" % (n_gpus, per_gpu, threads), gpus=n_gpus, layout="%dx%d" % layout,
+                start_s=start_s, **row)
+
+
+def _row_cpu(specs, args):
+    from distributed import Client
+
+    from cvgpu.dask import cpu_cluster
+    n = args.cpu_workers or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    with cpu_cluster(n, threads_per_worker=1, backend="cv2") as cluster, Client(cluster) as client:
+        client.wait_for_workers(n)
+        start_s = time.perf_counter() - t0
+        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+    return dict(config="cv2 %d CPU workers" % n, gpus=0, layout="%dx1" % n, start_s=start_s, **row)
+
+
+def print_rows(rows, file=sys.stdout):
+    ref = {r["layout"]: r["images_per_s"] for r in rows if r["gpus"] == 1}
+    cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
+    sums = {r["checksum"] for r in rows if r["checksum"] is not None}
+    head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
+            "start s", "check")
+    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %7s %s" % head, file=file)
+    for r in rows:
+        scale = r["images_per_s"] / ref[r["layout"]] if r["gpus"] > 1 and r["layout"] in ref else None
+        vs_cpu = r["images_per_s"] / cpu if cpu and r["gpus"] else None
+        check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
+        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %7.1f %s" % (
+            r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
+            "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
+            r["busy_share"], r["start_s"], check), file=file)
+
+
+def _environment():
+    import cv2
+    env = {"python": platform.python_version(), "cv2": cv2.__version__, "numpy": np.__version__,
+           "cpu_count": os.cpu_count(), "machine": platform.machine()}
+    for name in ("dask", "distributed", "cupy"):
+        try:
+            env[name] = __import__(name).__version__
+        except Exception:
+            env[name] = None
+    return env
+
+
+def _layout(text):
+    try:
+        w, t = (int(v) for v in text.lower().split("x"))
+        return w, t
+    except ValueError:
+        raise argparse.ArgumentTypeError("a layout is WORKERSxTHREADS per GPU, e.g. 1x4") from None
+
+
+def build_parser():
+    ap = argparse.ArgumentParser(prog="python -m cvgpu.bench.dask_scaling", description=__doc__.splitlines()[0])
+    ap.add_argument("--images", type=int, default=2000, help="images per pass (default 2000)")
+    ap.add_argument("--gpus", default="1,2", help="GPU counts to run, comma-separated (default 1,2; "
+                    "counts above the visible GPUs are skipped)")
+    ap.add_argument("--layouts", type=_layout, nargs="+", default=[(1, 4)], metavar="WxT",
+                    help="worker processes x threads per GPU (default 1x4)")
+    ap.add_argument("--cpu-workers", type=int, default=0, help="CPU row's worker processes (default: all cores)")
+    ap.add_argument("--no-cpu", action="store_true", help="skip the cv2 CPU row")
+    ap.add_argument("--cpu-images", type=int, default=0, help="images for the CPU row (default --images)")
+    ap.add_argument("--repeat", type=int, default=3, help="timed passes per row (default 3)")
+    ap.add_argument("--batch", type=int, default=0, help="images per task (default: cvgpu.dask.auto_batch)")
+    ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
+    ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
+    return ap
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    from cvgpu.dask import visible_gpus
+    names = photos()
+    if not names:
+        sys.exit("dask_scaling: scikit-image's photographs are needed (pip install scikit-image)")
+    specs = image_specs(args.images, names=names)
+    visible = len(visible_gpus())
+    print("dask_scaling: %d images %dx%d from %d photographs x %d crops; %d GPU(s) visible, %d cores"
+          % (args.images, WIDTH, HEIGHT, len(names), len(CROPS), visible, os.cpu_count() or 1), flush=True)
+    rows = []
+
+    def add(row):
+        rows.append(row)
+        print("  %s: %.1f images/s" % (row["config"], row["images_per_s"]), flush=True)
+        if args.json:  # after every row: a run stopped by its time limit keeps the rows it made
+            with open(args.json, "w") as f:
+                json.dump({"environment": _environment(), "width": WIDTH, "height": HEIGHT, "photos": names,
+                           "rows": rows}, f, indent=1)
+
+    for layout in args.layouts:
+        for n in (int(v) for v in args.gpus.split(",") if v.strip()):
+            if n > visible:
+                print("  %d GPU %dx%d: skipped (%d visible)" % (n, layout[0], layout[1], visible), flush=True)
+                continue
+            add(_row_gpu(n, layout, specs, args))
+    if not args.no_cpu:
+        row = _row_cpu(image_specs(args.cpu_images or args.images, names=names), args)
+        if args.cpu_images and args.cpu_images != args.images:
+            row["checksum"] = None  # other images: not comparable
+        add(row)
+    print()
+    print_rows(rows)
+    return 0 if all(r["n_failed"] == 0 for r in rows) and len({r["checksum"] for r in rows} - {None}) <= 1 else 1
+
+
+if __name__ == "__main__":
+    # Through the module's importable name: functions of __main__ would travel to the workers by
+    # value, each task with globals of its own (the base masks' cache among them).
+    from cvgpu.bench.dask_scaling import main as _main
+    sys.exit(_main())

@@ -1,0 +1,649 @@
+"""More images than one GPU: map a per-image function that uses cvgpu over many images with Dask.
+
+Optional: ``pip install "cvgpu[dask]"`` (dask and distributed). One worker process per GPU on this
+machine, or any ``distributed`` cluster::
+
+    from cvgpu.dask import gpu_cluster, map_images
+    from distributed import Client
+
+    with gpu_cluster() as cluster, Client(cluster) as client:   # or Client("tcp://scheduler:8786")
+        results = map_images(measure, paths, client=client)     # measure(image) -> anything small
+    for r in results:                                           # input order, one Result per item
+        print(r.item, r.value if r.ok else r.error)
+
+What it guarantees:
+
+- **Order and completeness**: one ``Result`` per input item, in input order. An item whose image
+  cannot be read, or whose function raises, is a ``Result`` with ``ok`` False and an ``error``
+  naming the item (the file's path); the other items go on. An item whose task keeps killing its
+  worker (a crash in native code) is an error entry too, after Dask's allowed failures, and the
+  other items of its batch are run again one at a time.
+- **Workers**: ``gpu_cluster`` starts one worker process per visible GPU, each seeing only its own
+  GPU (``CUDA_VISIBLE_DEVICES``), through dask-cuda's ``LocalCUDACluster`` when it is installed and
+  distributed's ``SpecCluster`` of Nannies otherwise; without a GPU it starts a CPU cluster, where
+  cvgpu computes with cv2. ``map_images`` registers ``CvgpuWorkerPlugin`` on every worker (those
+  that join later and those Dask restarts too): it imports cvgpu and compiles the named families'
+  kernels once per worker process, so no task compiles anything.
+- **Threads**: a worker thread computes on a CUDA stream of its own (cvgpu follows CuPy's current
+  stream), so the threads of one GPU worker overlap their transfers and kernels.
+- **numpy in, numpy out**: images are read on the workers (paths travel, pixels do not); results
+  are brought to the host on the worker (CuPy arrays become numpy), so the client needs no GPU.
+  Return small things (measurements, not images): every result travels to the client.
+- **Dead workers**: Dask re-runs the tasks of a worker that dies on another worker; batches of
+  numpy items the dead worker held (scattered data, which Dask cannot recompute) are sent again
+  from the client. cvgpu's results are deterministic, so a re-run gives identical results; the
+  per-image function must be too (no hidden state between images).
+
+Items: paths (``str`` / ``os.PathLike``, read with ``cv2.imread(path, cv2.IMREAD_UNCHANGED)`` on the
+worker, or by ``read``), numpy arrays (scattered to the workers), any small picklable object that
+``read`` turns into an image on the worker (a frame number, a tile's coordinates), or a
+``dask.array`` of frames (N, H, W[, C]), each chunk along axis 0 computed and mapped on one worker.
+"""
+import itertools
+import logging
+import os
+import sys
+import threading
+import time
+import traceback
+import uuid
+import warnings
+
+import numpy as np
+
+try:
+    import dask
+    import distributed
+    from distributed import KilledWorker, WorkerPlugin
+    from distributed.client import CancelledError
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError("cvgpu.dask needs dask and distributed: pip install \"cvgpu[dask]\" (%s)" % exc) from exc
+
+__all__ = ["map_images", "Result", "ImageReadError", "read_image", "gpu_cluster", "cpu_cluster",
+           "prepare_workers", "CvgpuWorkerPlugin", "worker_info", "warm_up", "visible_gpus"]
+
+# Families whose kernels a worker compiles when it starts (see warm_up).
+DEFAULT_FAMILIES = ("contours",)
+
+
+class ImageReadError(OSError):
+    """An item's image could not be read (missing, unreadable or not an image file)."""
+
+
+class Result:
+    """One item's outcome. ``index``: its position in the input; ``item``: the path (or, for other
+    items, the item itself; the frame number for arrays); ``value``: what the function returned,
+    None on failure; ``error``: None, or one line naming the item and the exception;
+    ``traceback``: the worker's traceback text, when there is one."""
+
+    __slots__ = ("index", "item", "value", "error", "traceback")
+
+    def __init__(self, index, item, value=None, error=None, traceback=None):
+        self.index, self.item, self.value, self.error, self.traceback = index, item, value, error, traceback
+
+    @property
+    def ok(self):
+        return self.error is None
+
+    def __repr__(self):
+        if self.ok:
+            return "Result(%d, %r, ok)" % (self.index, self.item)
+        return "Result(%d, %r, error=%r)" % (self.index, self.item, self.error)
+
+
+def _label(item, index):
+    """What a Result names: the path of a path, the frame number of an array, else the item."""
+    if isinstance(item, (str, os.PathLike)):
+        return os.fspath(item)
+    if isinstance(item, np.ndarray):
+        return index
+    return item
+
+
+def _describe(exc):
+    cls = type(exc)
+    module = cls.__module__
+    name = cls.__qualname__ if module in ("builtins", "__main__") else "%s.%s" % (module, cls.__qualname__)
+    return "%s: %s" % (name, exc) if str(exc) else name
+
+
+def _error_line(label, exc):
+    text = repr(label)
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return "%s: %s" % (text, _describe(exc))
+
+
+# ---------------------------------------------------------------- worker side
+
+def read_image(item):
+    """The default reader: numpy arrays as they are, paths through ``cv2.imread(path,
+    cv2.IMREAD_UNCHANGED)``; ``ImageReadError`` naming the file where cv2 reads nothing."""
+    if isinstance(item, np.ndarray):
+        return item
+    if not isinstance(item, (str, os.PathLike)):
+        raise TypeError("read_image reads paths and numpy arrays, not %s: pass read= for such items"
+                        % type(item).__name__)
+    import cv2
+    path = os.fspath(item)
+    image = cv2.imread(path, cv2.IMREAD_UNCHANGED)
+    if image is None:
+        reason = "no such file" if not os.path.exists(path) else "not a readable image"
+        raise ImageReadError("cannot read image file %r (%s)" % (path, reason))
+    return image
+
+
+def _to_host(value):
+    """``value`` with every CuPy array (also inside tuples, lists and dicts) copied to numpy."""
+    if isinstance(value, np.ndarray) or value is None:
+        return value
+    if type(value).__module__.startswith("cupy") and hasattr(value, "get"):
+        return value.get()
+    if isinstance(value, tuple):
+        items = [_to_host(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_to_host(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_host(v) for k, v in value.items()}
+    return value
+
+
+_thread = threading.local()
+
+
+def _thread_stream():
+    """This worker thread's own non-blocking CuPy stream when cvgpu computes on the GPU, else None.
+    The threads of one worker then overlap their copies and kernels, while the calls of one thread
+    stay in order on its stream (cvgpu makes each call wait for the thread's previous one)."""
+    stream = getattr(_thread, "stream", False)
+    if stream is False:
+        stream = None
+        from . import _backend
+        cp = _backend.cupy_module()
+        if cp is not None:
+            stream = cp.cuda.Stream(non_blocking=True)
+        _thread.stream = stream
+    return stream
+
+
+def _run_items(func, read, pairs):
+    """The worker's task: ``func(read(payload))`` for each (label, payload), each item's failure
+    caught and described. Returns [(value, error, traceback)] in the order given."""
+    stream = _thread_stream()
+    out = []
+    for label, payload in pairs:
+        try:
+            if stream is None:
+                value = _to_host(func(read(payload)))
+            else:
+                with stream:
+                    value = _to_host(func(read(payload)))
+            out.append((value, None, None))
+        except Exception as exc:  # an item's failure is its Result, never the batch's
+            out.append((None, _error_line(label, exc), traceback.format_exc()))
+    return out
+
+
+def _run_frames(func, block, start):
+    """The worker's task for a chunk of a dask array: ``func`` of each frame along axis 0."""
+    return _run_items(func, _identity, [(start + i, block[i]) for i in range(len(block))])
+
+
+def _identity(x):
+    return x
+
+
+# ---------------------------------------------------------------- warming workers
+
+def _warm_contours(cv):
+    rng = np.random.default_rng(0)
+    images = [np.zeros((64, 64), np.uint8)]
+    images[0][8:40, 8:40] = 255
+    images[0][16:24, 16:24] = 0
+    images.append(((rng.random((512, 512)) < 0.45) * 255).astype(np.uint8))   # ~10k contours
+    big = np.zeros((1024, 1024), np.uint8)
+    big[1:-1, 1:-1] = 255                                                    # one long border
+    images.append(big)
+    for img in images:
+        for mode in (cv.RETR_EXTERNAL, cv.RETR_LIST, cv.RETR_CCOMP, cv.RETR_TREE):
+            for method in (cv.CHAIN_APPROX_NONE, cv.CHAIN_APPROX_SIMPLE, cv.CHAIN_APPROX_TC89_L1,
+                           cv.CHAIN_APPROX_TC89_KCOS):
+                cv.findContours(img, mode, method)
+                cv.findContoursPacked(img, mode, method)
+    labels = np.zeros((64, 64), np.int32)
+    labels[4:20, 4:20], labels[30:60, 10:50] = 1, 2
+    cv.findContours(labels, cv.RETR_FLOODFILL, cv.CHAIN_APPROX_SIMPLE)
+    cv.findContoursLinkRuns(images[0])
+
+
+def _warm_hough(cv):
+    edges = np.zeros((128, 128), np.uint8)
+    edges[64, 10:120] = 255
+    edges[10:120, 40] = 255
+    cv.HoughLines(edges, 1, np.pi / 180, 20)
+    cv.HoughLinesWithAccumulator(edges, 1, np.pi / 180, 20)
+
+
+def _warm_radon(cv):
+    img = np.zeros((64, 64), np.uint8)
+    img[20:40, 20:40] = 200
+    cv.ximgproc.RadonTransform(img)
+    cv.ximgproc.RadonTransform(img.astype(np.float32))
+
+
+def _warm_lms(cv):
+    pts = np.stack([np.arange(50, dtype=np.float32), 2 * np.arange(50, dtype=np.float32) + 1], axis=1)
+    cv.fitLineLMS(pts)
+
+
+_WARMERS = {"contours": _warm_contours, "hough": _warm_hough, "radon": _warm_radon, "lms": _warm_lms}
+
+# What this process's CvgpuWorkerPlugin did (read by worker_info).
+_WORKER = {"warmed": (), "warm_s": None, "warm_errors": {}, "setup_s": None}
+
+
+def warm_up(families=DEFAULT_FAMILIES):
+    """Compile (or load from CuPy's kernel cache) the named families' kernels in this process by
+    calling cvgpu on small images that take their code paths: "contours", "hough", "radon", "lms".
+    Does nothing where cvgpu computes with cv2 (there is nothing to compile). Returns
+    ({family: error text} for families whose warm-up raised, seconds)."""
+    import cvgpu
+    t0 = time.perf_counter()
+    errors = {}
+    if cvgpu.backend() == "cuda":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for family in families:
+                try:
+                    _WARMERS[family](cvgpu)
+                except KeyError:
+                    errors[family] = "unknown family (known: %s)" % ", ".join(sorted(_WARMERS))
+                except Exception as exc:
+                    errors[family] = _describe(exc)
+        cvgpu._backend.cupy_module().cuda.get_current_stream().synchronize()
+    return errors, time.perf_counter() - t0
+
+
+class CvgpuWorkerPlugin(WorkerPlugin):
+    """Runs once in every worker process (also in workers that join later or that Dask restarts):
+    imports cvgpu, compiles the families' kernels (``warm_up``), sets cv2's thread count
+    (``cv2_threads``: 1 where a cluster already has a worker per core), then calls ``setup()`` (a
+    picklable function without arguments, e.g. one that loads a model or a lookup table)."""
+
+    idempotent = True
+
+    def __init__(self, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+        self.families = tuple(families)
+        self.setup_fn = setup
+        self.cv2_threads = cv2_threads
+        self.name = "cvgpu-%s-%s-%s" % ("+".join(self.families) or "none",
+                                        getattr(setup, "__qualname__", "none"), cv2_threads)
+
+    def setup(self, worker=None):
+        import cv2
+        if self.cv2_threads is not None:
+            cv2.setNumThreads(int(self.cv2_threads))
+        errors, seconds = warm_up(self.families)
+        _WORKER["warmed"] = tuple(sorted(set(_WORKER["warmed"]) | set(self.families) - set(errors)))
+        _WORKER["warm_s"], _WORKER["warm_errors"] = seconds, errors
+        if self.setup_fn is not None:
+            t0 = time.perf_counter()
+            self.setup_fn()
+            _WORKER["setup_s"] = time.perf_counter() - t0
+
+
+def worker_info():
+    """This worker's facts (run it on every worker with ``client.run(worker_info)``): pid,
+    CUDA_VISIBLE_DEVICES, cvgpu's backend and fallback reason, the GPU's PCI bus id, the
+    families warmed and how long that took, and how many kernel modules this process has loaded
+    (unchanged by tasks when the warm-up covered them)."""
+    import cvgpu
+    from . import _backend, _kernels
+    info = {"pid": os.getpid(), "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "CVGPU_BACKEND": os.environ.get("CVGPU_BACKEND"), "backend": cvgpu.backend(),
+            "fallback_reason": cvgpu.fallback_reason(), "device": None, "warmed": _WORKER["warmed"],
+            "warm_s": _WORKER["warm_s"], "warm_errors": dict(_WORKER["warm_errors"]),
+            "setup_s": _WORKER["setup_s"], "kernel_modules": len(_kernels._modules)}
+    cp = _backend.cupy_module()
+    if cp is not None:
+        info["device"] = cp.cuda.Device().pci_bus_id
+    return info
+
+
+def prepare_workers(client, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+    """Register ``CvgpuWorkerPlugin`` on ``client``'s cluster (once per distinct configuration;
+    ``map_images`` does this itself) and wait until it ran on the workers there now."""
+    plugin = CvgpuWorkerPlugin(families, setup, cv2_threads)
+    client.register_plugin(plugin)
+    return plugin
+
+
+# ---------------------------------------------------------------- clusters
+
+def visible_gpus():
+    """The GPUs a local cluster may use, as CUDA_VISIBLE_DEVICES entries (["0", "1"], or UUIDs),
+    found without creating a CUDA context in this process. [] without a usable CUDA runtime or
+    with CVGPU_BACKEND=cv2."""
+    if os.environ.get("CVGPU_BACKEND", "").lower() == "cv2":
+        return []
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    try:
+        import cupy
+        count = cupy.cuda.runtime.getDeviceCount()  # initialises the driver; no context, no memory
+    except Exception:
+        return []
+    if listed is not None:
+        entries = [e.strip() for e in listed.split(",") if e.strip()]
+        # CUDA stops at the first invalid entry; the runtime's count says how many it accepted.
+        return entries[:count]
+    return [str(i) for i in range(count)]
+
+
+def cpu_cluster(n_workers=None, threads_per_worker=1, backend="cv2", **kwargs):
+    """A ``distributed.LocalCluster`` of worker processes on this machine's cores (one per core by
+    default). ``backend="cv2"`` sets CVGPU_BACKEND=cv2 in the workers: cvgpu computes with cv2
+    there, also where a GPU exists (the CPU baseline of cvgpu.bench.dask_scaling)."""
+    env = dict(kwargs.pop("env", None) or {})
+    if backend == "cv2":
+        env["CVGPU_BACKEND"] = "cv2"
+    kwargs.setdefault("dashboard_address", None)
+    return distributed.LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=threads_per_worker,
+                                    processes=True, env=env, **kwargs)
+
+
+def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cuda=None, cpu_fallback=True,
+                **kwargs):
+    """A local cluster of one worker process per GPU (``workers_per_gpu`` processes each with
+    ``threads_per_worker`` threads), each worker seeing only its own GPU as device 0.
+
+    ``gpus``: None for every visible GPU, a count (the first n), or CUDA_VISIBLE_DEVICES entries.
+    ``use_dask_cuda``: None takes dask-cuda's ``LocalCUDACluster`` when it is importable (and
+    ``workers_per_gpu`` is 1), True requires it, False never uses it. Without any visible GPU, a
+    ``cpu_cluster`` (cvgpu computes with cv2; a warning says so) unless ``cpu_fallback`` is False;
+    so a script asking for one GPU also runs on a machine without one.
+    Other keyword arguments go to the cluster (e.g. ``dashboard_address=":8787"``, which needs bokeh)."""
+    available = visible_gpus()
+    if gpus is None or (not available and cpu_fallback):
+        ids = available
+    elif isinstance(gpus, int):
+        if gpus > len(available):
+            raise ValueError("%d GPUs asked for, %d visible" % (gpus, len(available)))
+        ids = available[:gpus]
+    else:
+        ids = [str(g) for g in gpus]
+    if not ids:
+        if not cpu_fallback:
+            raise RuntimeError("no visible GPU for gpu_cluster")
+        from ._backend import CvgpuFallbackWarning
+        warnings.warn("cvgpu.dask.gpu_cluster: no usable GPU; starting a CPU cluster where cvgpu computes with cv2",
+                      CvgpuFallbackWarning, stacklevel=2)
+        return cpu_cluster(threads_per_worker=1, **kwargs)  # a process per core, as cv2 runs one thread a call
+    if use_dask_cuda is None:
+        use_dask_cuda = workers_per_gpu == 1 and _has_dask_cuda()
+    if use_dask_cuda:
+        if workers_per_gpu != 1:
+            raise ValueError("LocalCUDACluster runs one worker per GPU; use use_dask_cuda=False for more")
+        from dask_cuda import LocalCUDACluster
+        kwargs.setdefault("dashboard_address", None)
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(ids), threads_per_worker=threads_per_worker, **kwargs)
+    return _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, **kwargs)
+
+
+def _has_dask_cuda():
+    try:
+        import dask_cuda  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, dashboard_address=None, env=None,
+                      memory_limit="auto", host="127.0.0.1", **kwargs):
+    from distributed import Nanny, Scheduler, SpecCluster
+    n_workers = len(ids) * workers_per_gpu
+    if memory_limit == "auto":
+        import psutil
+        memory_limit = int(psutil.virtual_memory().total // n_workers)
+    workers = {}
+    for gpu, k in itertools.product(ids, range(workers_per_gpu)):
+        name = "gpu%s" % gpu if workers_per_gpu == 1 else "gpu%s-%d" % (gpu, k)
+        worker_env = dict(env or {})
+        worker_env["CUDA_VISIBLE_DEVICES"] = gpu
+        workers[name] = {"cls": Nanny, "options": {"nthreads": threads_per_worker, "env": worker_env, "name": name,
+                                                    "memory_limit": memory_limit, "host": host,
+                                                    "silence_logs": kwargs.get("silence_logs", logging.WARN)}}
+    # Without a dashboard the scheduler still serves its HTTP routes (health, metrics): on a free port.
+    scheduler = {"cls": Scheduler, "options": {"host": host, "port": 0, "dashboard_address": dashboard_address or ":0",
+                                               "dashboard": dashboard_address is not None}}
+    kwargs.setdefault("silence_logs", logging.WARN)  # as LocalCluster
+    return SpecCluster(workers=workers, scheduler=scheduler, name="cvgpu-gpu", **kwargs)
+
+
+# ---------------------------------------------------------------- the map
+
+def _client(client):
+    if client is not None:
+        return client
+    try:
+        return distributed.default_client()
+    except ValueError:
+        raise ValueError("map_images needs a distributed.Client: pass client=, or make one first, e.g. "
+                         "Client(cvgpu.dask.gpu_cluster())") from None
+
+
+def _total_threads(client):
+    return max(1, sum(client.nthreads().values()))
+
+
+def auto_batch(n_items, threads):
+    """Items per task: about eight tasks per worker thread (load balance at the end of a run), at
+    most 64 items (a lost worker re-runs at most one batch a thread), at least 1."""
+    return max(1, min(64, n_items // (8 * max(1, threads))))
+
+
+class _Progress:
+    """tqdm on a terminal when importable; elsewhere a line on stderr at every tenth of the run;
+    a callable ``progress(done, total)`` is called after every batch."""
+
+    def __init__(self, progress, total):
+        self.total, self.done, self.callback, self.bar, self.next_line = total, 0, None, None, 0
+        if callable(progress):
+            self.callback = progress
+        elif progress:
+            try:
+                if sys.stderr.isatty():
+                    from tqdm import tqdm
+                    self.bar = tqdm(total=total, unit="image", file=sys.stderr)
+            except Exception:
+                self.bar = None
+            if self.bar is None:
+                self.callback = self._line
+                self.t0 = time.perf_counter()
+
+    def _line(self, done, total):
+        if done >= self.next_line or done == total:
+            print("cvgpu.dask: %d/%d images (%.1f s)" % (done, total, time.perf_counter() - self.t0),
+                  file=sys.stderr, flush=True)
+            self.next_line = done + max(1, total // 10)
+
+    def add(self, n):
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def map_images(func, items, client=None, read=None, batch_size=None, progress=True,
+               families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+    """``[Result]``: ``func(image)`` for every item, computed on ``client``'s workers, in input order.
+
+    ``func``: a picklable function of one image (numpy, or what ``read`` returns) that uses cvgpu
+    (``import cvgpu as cv2``); its return value travels to the client, CuPy arrays as numpy.
+    ``items``: paths, numpy arrays, small objects ``read`` understands, or a ``dask.array`` of
+    frames (N, H, W[, C]). ``client``: a ``distributed.Client`` (default: the current one).
+    ``read``: item -> image on the worker (default ``read_image``: cv2.imread for paths).
+    ``batch_size``: items per task (default ``auto_batch``); for a dask array, the chunk length
+    along axis 0 (default: its own chunks). ``progress``: True for a progress bar, False for none,
+    or ``progress(done, total)``. ``families`` / ``setup`` / ``cv2_threads``: the worker plugin's
+    (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing)."""
+    client = _client(client)
+    prepare_workers(client, families, setup, cv2_threads)
+    token = uuid.uuid4().hex[:12]
+    if _is_dask_array(items):
+        labels, batches = _frame_batches(client, func, items, batch_size, token)
+    else:
+        items = list(items)
+        labels = [_label(item, i) for i, item in enumerate(items)]
+        size = batch_size or auto_batch(len(items), _total_threads(client))
+        batches = [_ItemBatch(client, func, read or read_image, labels, items, start, min(start + size, len(items)),
+                              "cvgpu-map-%s-%d" % (token, b))
+                   for b, start in enumerate(range(0, len(items), size))]
+    results = [None] * len(labels)
+    bar = _Progress(progress, len(labels))
+    pending = {}
+    running = distributed.as_completed()
+
+    def submit(batch):
+        future = batch.submit()
+        pending[future] = batch
+        running.add(future)
+
+    isolate = []
+    try:
+        for batch in batches:
+            submit(batch)
+        for future in running:
+            batch = pending.pop(future)
+            start, stop = batch.start, batch.stop
+            try:
+                rows = future.result()
+            except KilledWorker as exc:
+                if stop - start > 1:
+                    isolate.append(batch)
+                    continue
+                rows = [(None, _error_line(labels[start], exc), None)]
+            except CancelledError as exc:
+                # The task's input is gone: numpy items scattered to a worker that died (Dask
+                # cannot recompute data it was given). The client still has them: again.
+                if batch.tries < _RESUBMITS:
+                    submit(batch)
+                    continue
+                rows = [(None, _error_line(labels[i], exc), None) for i in range(start, stop)]
+            except Exception as exc:  # the task itself failed (e.g. func could not be unpickled there)
+                rows = [(None, _error_line(labels[i], exc), None) for i in range(start, stop)]
+            _fill(results, labels, start, rows)
+            bar.add(stop - start)
+            batch.done()
+        # Batches of several items whose workers kept dying: each item alone, one at a time, so
+        # that an item that kills its worker fails alone and the innocent ones beside it complete.
+        # (A batch of one item that Dask gave up on is that item's error entry at once.)
+        for batch in isolate:
+            for i, single in zip(range(batch.start, batch.stop), batch.singles()):
+                future = single.submit()
+                try:
+                    rows = future.result()
+                except Exception as exc:
+                    rows = [(None, _error_line(labels[i], exc), None)]
+                _fill(results, labels, i, rows)
+                bar.add(1)
+                single.done()
+    finally:
+        bar.close()
+        if pending:
+            client.cancel(list(pending))
+    return results
+
+
+_RESUBMITS = 3  # times a batch whose input was lost is sent again before its items are errors
+
+
+def _fill(results, labels, start, rows):
+    for i, (value, error, tb) in enumerate(rows):
+        results[start + i] = Result(start + i, labels[start + i], value, error, tb)
+
+
+class _ItemBatch:
+    """Items [start, stop) as one task. numpy items are scattered to the workers at each submit
+    (pixels do not go through the scheduler), and held until the batch is done."""
+
+    def __init__(self, client, func, read, labels, items, start, stop, key):
+        self.client, self.func, self.read, self.labels, self.items = client, func, read, labels, items
+        self.start, self.stop, self.key, self.tries, self._held = start, stop, key, 0, None
+
+    def submit(self):
+        self.tries += 1
+        payloads = self.items[self.start:self.stop]
+        if any(isinstance(p, np.ndarray) for p in payloads):
+            payloads = self._held = self._scatter(payloads)
+        pairs = list(zip(self.labels[self.start:self.stop], payloads))
+        key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
+        self.future = self.client.submit(_run_items, self.func, self.read, pairs, key=key, pure=False)
+        return self.future
+
+    def _scatter(self, payloads):
+        """The payloads on the workers; inline in the task (through the scheduler) where scattering
+        keeps failing, as it can just after a worker died (the scheduler still lists it)."""
+        for attempt in range(3):
+            try:
+                return self.client.scatter(payloads)
+            except OSError:  # distributed's CommClosedError and other connection errors
+                time.sleep(0.5 * (attempt + 1))
+        return payloads
+
+    def done(self):
+        self.future.release()
+        self._held = None
+
+    def singles(self):
+        return [_ItemBatch(self.client, self.func, self.read, self.labels, self.items, i, i + 1,
+                           "%s-single-%d" % (self.key, i)) for i in range(self.start, self.stop)]
+
+
+class _FrameBatch:
+    """Frames [start, stop) of a dask array as one task, computed where its chunk is computed."""
+
+    def __init__(self, client, func, frames, start, stop, key):
+        self.client, self.func, self.frames = client, func, frames
+        self.start, self.stop, self.key, self.tries = start, stop, key, 0
+
+    def submit(self):
+        self.tries += 1
+        block = self.frames[self.start:self.stop].to_delayed().ravel()[0]
+        key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
+        task = dask.delayed(_run_frames, pure=False)(self.func, block, self.start, dask_key_name=key)
+        self.future = self.client.compute(task)
+        return self.future
+
+    def done(self):
+        self.future.release()
+
+    def singles(self):
+        return [_FrameBatch(self.client, self.func, self.frames, i, i + 1, "%s-single-%d" % (self.key, i))
+                for i in range(self.start, self.stop)]
+
+
+def _is_dask_array(items):
+    try:
+        import dask.array as da
+    except ImportError:
+        return False
+    return isinstance(items, da.Array)
+
+
+def _frame_batches(client, func, frames, batch_size, token):
+    if frames.ndim < 3:
+        raise ValueError("a dask array of frames is (N, H, W[, C]); this one has shape %s" % (frames.shape,))
+    whole = {axis: -1 for axis in range(1, frames.ndim)}
+    if batch_size:
+        whole[0] = batch_size
+    frames = frames.rechunk(whole)
+    starts = np.concatenate([[0], np.cumsum(frames.chunks[0])]).astype(int).tolist()
+    labels = list(range(int(frames.shape[0])))
+    return labels, [_FrameBatch(client, func, frames, starts[b], starts[b + 1], "cvgpu-frames-%s-%d" % (token, b))
+                    for b in range(len(starts) - 1)]

@@ -1,0 +1,447 @@
+"""cvgpu.dask (issue 45): the map over many images, its workers, its failures, the example and the
+benchmark's measurements.
+
+CPU part (everywhere dask and distributed are installed): one LocalCluster of two worker processes
+per module, where cvgpu computes with cv2 (CVGPU_BACKEND=cv2), with Dask's allowed failures at 1 (a
+task is given up on after its second worker death) and no task queued on a worker beyond its thread
+(worker-saturation 1.0), so that a killed worker takes down only the task it runs.
+GPU part (marker ``gpu``, and 2 GPUs or skipped with the reason): the same properties on a
+two-GPU cluster made by cvgpu.dask.gpu_cluster, on 1920x1080 masks of photographs.
+"""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
+
+distributed = pytest.importorskip("distributed", reason="cvgpu.dask needs dask and distributed "
+                                  "(pip install -e '.[dask]')")
+import cloudpickle  # noqa: E402  (comes with distributed)
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from distributed import Client  # noqa: E402
+
+import cvgpu  # noqa: E402
+from cvgpu import dask as cvdask  # noqa: E402
+from cvgpu.bench import dask_scaling as bench  # noqa: E402
+
+# The workers cannot import this file (tests/ is no package on their path): its functions travel by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+ROOT = Path(__file__).resolve().parents[2]
+# lost-worker-timeout: a cluster closes a worker's Nanny when no worker of that name is back this long
+# after a worker's death; a worker that dies again while restarting can be caught by the timer of
+# its previous death (seen on a loaded 2-core host), so the tests that kill workers leave it long.
+CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": 1, "distributed.scheduler.worker-saturation": 1.0,
+                  "distributed.deploy.lost-worker-timeout": "600s"}
+
+
+def blobs(seed, h=90, w=120):
+    """A small 8-bit image of filled circles, some with holes, on a noisy background."""
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 60, (h, w)).astype(np.uint8)
+    for _ in range(6):
+        cx, cy, r = int(rng.integers(10, w - 10)), int(rng.integers(10, h - 10)), int(rng.integers(3, 14))
+        cv2.circle(img, (cx, cy), r, int(rng.integers(150, 255)), -1)
+        if rng.random() < 0.4:
+            cv2.circle(img, (cx, cy), r // 3, 20, -1)
+    return img
+
+
+def otsu(image):
+    return cv2.threshold(image, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+
+def measure_otsu(image):
+    """The per-image function of the CPU tests: cvgpu's contours of the image's Otsu mask, measured."""
+    return bench.measure(otsu(image))
+
+
+def same_table(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def read_indexed(item):
+    """(index, image) of an (index, path) item: the function then knows which item it runs."""
+    return item[0], cvdask.read_image(item[1])
+
+
+@pytest.fixture(scope="module")
+def cluster_config():
+    """CLUSTER_CONFIG while the module's clusters live (read by the scheduler when it starts, by the
+    cluster when a worker dies)."""
+    config = dask.config.set(CLUSTER_CONFIG)
+    yield
+    config.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def cpu_client(cluster_config):
+    cluster = cvdask.cpu_cluster(2, threads_per_worker=1)
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture
+def client(cpu_client):
+    cpu_client.wait_for_workers(2, timeout=60)  # a test before may have killed one
+    return cpu_client
+
+
+@pytest.fixture(scope="module")
+def image_dir(tmp_path_factory):
+    """12 PNGs (the 7th all black), in name order."""
+    folder = tmp_path_factory.mktemp("images")
+    for i in range(12):
+        img = np.zeros((90, 120), np.uint8) if i == 6 else blobs(i)
+        cv2.imwrite(str(folder / ("img_%02d.png" % i)), img)
+    return folder
+
+
+def good_paths(folder):
+    return sorted(str(p) for p in folder.glob("img_*.png"))
+
+
+def write_corrupt(folder, name="corrupt.png"):
+    path = folder / name
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)  # a PNG signature, then nothing readable
+    return str(path)
+
+
+# ---------------------------------------------------------------- the measurements themselves
+
+def cv2_loop_table(mask):
+    """Per contour, cv2's own contourArea and boundingRect: what the vectorised table must equal."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    table = np.zeros(len(contours), bench.TABLE)
+    for i, c in enumerate(contours):
+        table[i] = (hierarchy[0, i, 3], cv2.contourArea(c)) + tuple(cv2.boundingRect(c))
+    return table
+
+
+@given(hnp.arrays(np.bool_, st.tuples(st.integers(1, 40), st.integers(1, 40))))
+def test_contour_table_equals_cv2_contour_area_and_bounding_rect(bits):
+    mask = bits.astype(np.uint8) * 255
+    assert same_table(bench.cv2_table(mask), cv2_loop_table(mask))
+
+
+def test_contour_table_on_photograph_masks():
+    for spec in bench.image_specs(3):
+        mask = bench.make_mask(spec)
+        assert same_table(bench.cv2_table(mask), cv2_loop_table(mask))
+
+
+# ---------------------------------------------------------------- CPU cluster
+
+def test_paths_in_input_order_with_unreadable_files(client, image_dir, tmp_path):
+    good = good_paths(image_dir)
+    corrupt, missing = write_corrupt(tmp_path), str(tmp_path / "missing.png")
+    paths = good[:4] + [corrupt] + good[4:9] + [missing] + good[9:]
+    results = cvdask.map_images(measure_otsu, paths, client=client, batch_size=3, progress=False)
+    assert [r.index for r in results] == list(range(len(paths)))
+    assert [r.item for r in results] == paths
+    for r in results:
+        if r.item in (corrupt, missing):
+            assert not r.ok and r.value is None
+            assert repr(r.item) in r.error and "ImageReadError" in r.error
+        else:
+            assert r.ok, r.error
+            assert same_table(r.value, measure_otsu(cv2.imread(r.item, cv2.IMREAD_UNCHANGED)))
+    assert "no such file" in results[paths.index(missing)].error
+
+
+def test_dask_array_of_frames(client):
+    frames = np.stack([blobs(i) for i in range(11)])
+    loop = [measure_otsu(f) for f in frames]
+    for array, batch in ((da.from_array(frames, chunks=(4, 45, 60)), None), (da.from_array(frames, chunks=(3, -1, -1)), 5)):
+        results = cvdask.map_images(measure_otsu, array, client=client, batch_size=batch, progress=False)
+        assert [r.item for r in results] == list(range(11))
+        assert all(r.ok for r in results), [r.error for r in results]
+        assert all(same_table(r.value, ref) for r, ref in zip(results, loop))
+
+
+def test_numpy_items_go_out_as_numpy(client):
+    frames = [blobs(i + 20, 60 + i, 70) for i in range(5)]
+    seen = []
+    results = cvdask.map_images(measure_otsu, frames, client=client,
+                                progress=lambda done, total: seen.append((done, total)))
+    assert [r.item for r in results] == list(range(5))
+    assert all(isinstance(r.value, np.ndarray) and same_table(r.value, measure_otsu(f))
+               for r, f in zip(results, frames))
+    assert seen[-1] == (5, 5) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def fussy(image):
+    if not image.any():
+        raise ValueError("nothing to measure")
+    return measure_otsu(image)
+
+
+def test_a_raising_function_is_an_error_entry_naming_the_file(client, image_dir):
+    paths = good_paths(image_dir)
+    results = cvdask.map_images(fussy, paths, client=client, batch_size=4, progress=False)
+    black = paths[6]
+    assert [r.ok for r in results] == [p != black for p in paths]
+    bad = results[6]
+    assert bad.error == "%r: ValueError: nothing to measure" % black
+    assert "fussy" in bad.traceback
+    assert all(same_table(r.value, measure_otsu(cv2.imread(r.item, cv2.IMREAD_UNCHANGED)))
+               for r in results if r.ok)
+
+
+def test_workers_are_warmed_by_the_plugin(client):
+    cvdask.prepare_workers(client)  # what map_images registers (once: a second registration is skipped)
+    infos = client.run(cvdask.worker_info)
+    assert len(infos) == 2 and len({i["pid"] for i in infos.values()}) == 2
+    for info in infos.values():
+        assert info["backend"] == "cv2" and info["CVGPU_BACKEND"] == "cv2"
+        assert "contours" in info["warmed"] and info["warm_s"] is not None and not info["warm_errors"]
+
+
+def test_a_killed_worker_loses_nothing(client, image_dir, tmp_path):
+    """A worker killed (SIGKILL) in the middle of a task, after it finished others: Dask re-runs
+    its tasks elsewhere and every item's result equals the plain loop's."""
+    paths = good_paths(image_dir) * 2
+    victim = next(iter(client.run(os.getpid).values()))
+    marks = tmp_path
+
+    def slow(item):
+        i, image = item
+        pid = os.getpid()
+        (marks / ("%d-%d" % (i, pid))).touch()
+        if pid == victim and len(list(marks.glob("*-%d" % pid))) >= 3 and not (marks / "killed").exists():
+            (marks / "killed").write_text(str(i))
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
+        return pid, measure_otsu(image)
+
+    items = list(enumerate(paths))
+    results = cvdask.map_images(slow, items, client=client, read=read_indexed, batch_size=2, progress=False)
+    assert (marks / "killed").exists(), "the victim worker ran fewer than 3 items"
+    killed_at = int((marks / "killed").read_text())
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert [r.index for r in results] == list(range(len(items)))
+    assert results[killed_at].value[0] != victim  # re-run by another worker process
+    for r, p in zip(results, paths):
+        assert same_table(r.value[1], measure_otsu(cv2.imread(p, cv2.IMREAD_UNCHANGED)))
+
+
+def test_a_killed_worker_loses_no_numpy_item(client, tmp_path):
+    """numpy items are scattered to the workers; Dask cannot recompute those a dead worker held, so
+    map_images sends their batches again from the client's arrays."""
+    frames = []
+    for i in range(16):
+        frames.append(blobs(i + 40))
+        frames[-1][0, 0] = i  # the item's number, for the function
+    victim = next(iter(client.run(os.getpid).values()))
+    marks = tmp_path
+
+    def slow(image):
+        pid = os.getpid()
+        (marks / ("%d-%d" % (image[0, 0], pid))).touch()
+        if pid == victim and len(list(marks.glob("*-%d" % pid))) >= 3 and not (marks / "killed").exists():
+            (marks / "killed").touch()
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
+        return measure_otsu(image)
+
+    results = cvdask.map_images(slow, frames, client=client, batch_size=2, progress=False)
+    assert (marks / "killed").exists(), "the victim worker ran fewer than 3 items"
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert all(same_table(r.value, measure_otsu(f)) for r, f in zip(results, frames))
+
+
+def test_an_item_that_kills_every_worker_is_an_error_entry(client, image_dir):
+    """An image whose processing crashes the worker process each time: after Dask gives up on its
+    batch, the batch's items run alone; the crashing one is an error entry, the rest complete."""
+    paths = good_paths(image_dir)[:8]
+    poison = paths[3]
+
+    def crashing(item):
+        i, image = item
+        if i == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return measure_otsu(image)
+
+    results = cvdask.map_images(crashing, list(enumerate(paths)), client=client, read=read_indexed,
+                                batch_size=2, progress=False)
+    assert [r.ok for r in results] == [p != poison for p in paths]
+    assert "KilledWorker" in results[3].error and repr((3, poison)) in results[3].error
+    for r, p in zip(results, paths):
+        if r.ok:
+            assert same_table(r.value, measure_otsu(cv2.imread(p, cv2.IMREAD_UNCHANGED)))
+
+
+def test_example_writes_one_csv_against_a_scheduler(client, image_dir, tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for p in good_paths(image_dir)[:5]:
+        (folder / Path(p).name).write_bytes(Path(p).read_bytes())
+    bad = write_corrupt(folder, "zz_bad.png")
+    out = tmp_path / "contours.csv"
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "dask_contours.py"), str(folder), "--csv",
+                          str(out), "--scheduler", client.scheduler.address], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1, run.stdout + run.stderr  # one file failed
+    rows = list(csv.DictReader(out.open()))
+    example = _load_example()
+    expected = []
+    for p in sorted(folder.glob("img_*.png")):
+        for contour, parent, area, x, y, w, h in example.measure(cv2.imread(str(p), cv2.IMREAD_UNCHANGED)):
+            expected.append([str(p), str(contour), str(parent), repr(float(area)), str(x), str(y), str(w), str(h), ""])
+    got = [[r[c] for c in ("file", "contour", "parent", "area", "x", "y", "w", "h", "error")] for r in rows]
+    assert got[:-1] == expected and len(expected) > 20
+    assert got[-1][0] == bad and bad in got[-1][-1] and "ImageReadError" in got[-1][-1]
+
+
+def _load_example():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dask_contours_example", ROOT / "examples" / "dask_contours.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_row_checksum_equals_the_plain_loop(client):
+    import zlib
+    specs = bench.image_specs(4)
+    row = bench.timed_passes(client, specs, repeat=1, warm_items=2, setup=None)
+    assert row["n_failed"] == 0 and row["images"] == 4 and row["backends"] == ["cv2"]
+    loop = [bench.run_spec(s)["crc"] for s in specs]
+    assert row["checksum"] == zlib.crc32(np.array(loop, np.uint32).tobytes())
+    assert [zlib.crc32(bench.cv2_table(bench.make_mask(s)).tobytes()) for s in specs] == loop
+
+
+def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
+    """gpu_cluster's own cluster (used where dask-cuda is not installed), with two device entries:
+    one Nanny each, CUDA_VISIBLE_DEVICES set to its entry alone (here with cv2 computing)."""
+    with cvdask._spec_gpu_cluster(["0", "1"], 1, 1, env={"CVGPU_BACKEND": "cv2"}) as cluster, \
+            Client(cluster) as c:
+        c.wait_for_workers(2, timeout=60)
+        infos = c.run(cvdask.worker_info)
+        assert sorted(i["CUDA_VISIBLE_DEVICES"] for i in infos.values()) == ["0", "1"]
+        assert sorted(w["name"] for w in c.scheduler_info()["workers"].values()) == ["gpu0", "gpu1"]
+        frames = [blobs(i) for i in range(3)]
+        results = cvdask.map_images(measure_otsu, frames, client=c, progress=False)
+        assert all(same_table(r.value, measure_otsu(f)) for r, f in zip(results, frames))
+
+
+# ---------------------------------------------------------------- two GPUs
+
+def _gpu_count():
+    return cvgpu._backend.device_count()
+
+
+def needs_two_gpus(test):
+    n = _gpu_count()
+    return pytest.mark.gpu(pytest.mark.skipif(n < 2, reason="needs 2 GPUs, %d visible" % n)(test))
+
+
+@pytest.fixture(scope="module")
+def gpu2_client(cluster_config):
+    cluster = cvdask.gpu_cluster(2, threads_per_worker=2, use_dask_cuda=False, cpu_fallback=False)
+    client = Client(cluster)
+    client.wait_for_workers(2, timeout=120)
+    cvdask.prepare_workers(client)  # warm now: the tests read the workers' state before their first map
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture
+def gpu2(gpu2_client):
+    gpu2_client.wait_for_workers(2, timeout=120)
+    return gpu2_client
+
+
+def spec_table(spec):
+    """The GPU tests' per-image function: a 1920x1080 photograph mask made on the worker, measured."""
+    table = bench.measure(bench.make_mask(spec))
+    return table, cvgpu.last_call_backend()
+
+
+def _spec(item):
+    return item
+
+
+@needs_two_gpus
+def test_two_gpus_each_worker_on_its_own_warm_gpu(gpu2):
+    infos = list(gpu2.run(cvdask.worker_info).values())
+    assert len(infos) == 2
+    assert {i["backend"] for i in infos} == {"cuda"}
+    assert len({i["device"] for i in infos}) == 2 and len({i["CUDA_VISIBLE_DEVICES"] for i in infos}) == 2
+    for info in infos:
+        assert "contours" in info["warmed"] and not info["warm_errors"] and info["kernel_modules"] > 0
+
+
+@needs_two_gpus
+def test_two_gpus_equal_the_plain_loop_in_order_without_compiling(gpu2):
+    specs = bench.image_specs(96, seed=5)
+    gpu2.run(bench.prepare_bases)
+    before = {k: v["kernel_modules"] for k, v in gpu2.run(cvdask.worker_info).items()}
+    results = cvdask.map_images(spec_table, specs, client=gpu2, read=_spec, batch_size=4, progress=False)
+    after = {k: v["kernel_modules"] for k, v in gpu2.run(cvdask.worker_info).items()}
+    assert after == before  # the plugin's warm-up compiled every kernel these tasks used
+    assert [r.item for r in results] == specs
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert {r.value[1] for r in results} == {"cuda"}
+    for r, spec in zip(results, specs):
+        assert same_table(r.value[0], bench.cv2_table(bench.make_mask(spec))), spec
+
+
+@needs_two_gpus
+def test_two_gpus_a_killed_worker_loses_nothing(gpu2, tmp_path):
+    specs = bench.image_specs(64, seed=7)
+    victim = next(iter(gpu2.run(os.getpid).values()))
+    marks = tmp_path
+
+    def killing(item):
+        i, spec = item
+        pid = os.getpid()
+        (marks / ("%d-%d" % (i, pid))).touch()
+        if pid == victim and len(list(marks.glob("*-%d" % pid))) >= 6 and not (marks / "killed").exists():
+            (marks / "killed").write_text(str(i))
+            os.kill(pid, signal.SIGKILL)
+        table, engine = spec_table(spec)
+        return pid, table, engine
+
+    results = cvdask.map_images(killing, list(enumerate(specs)), client=gpu2, read=_spec, batch_size=3,
+                                progress=False)
+    assert (marks / "killed").exists(), "the victim worker ran fewer than 6 items"
+    killed_at = int((marks / "killed").read_text())
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert results[killed_at].value[0] != victim
+    assert {r.value[2] for r in results} == {"cuda"}
+    for r, spec in zip(results, specs):
+        assert same_table(r.value[1], bench.cv2_table(bench.make_mask(spec))), spec
+
+
+@needs_two_gpus
+def test_two_gpus_a_corrupt_image_is_reported_and_the_rest_complete(gpu2, tmp_path):
+    paths = []
+    for i, spec in enumerate(bench.image_specs(10, seed=9)):
+        paths.append(str(tmp_path / ("mask_%02d.png" % i)))
+        cv2.imwrite(paths[-1], bench.make_mask(spec))
+    corrupt = write_corrupt(tmp_path)
+    paths.insert(4, corrupt)
+
+    def table_and_engine(mask):
+        return bench.measure(mask), cvgpu.last_call_backend()
+
+    results = cvdask.map_images(table_and_engine, paths, client=gpu2, batch_size=2, progress=False)
+    assert [r.ok for r in results] == [p != corrupt for p in paths]
+    assert repr(corrupt) in results[4].error and "ImageReadError" in results[4].error
+    for r in results:
+        if r.ok:
+            assert r.value[1] == "cuda"
+            assert same_table(r.value[0], bench.cv2_table(cv2.imread(r.item, cv2.IMREAD_UNCHANGED)))
