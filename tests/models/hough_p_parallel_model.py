@@ -51,6 +51,8 @@ Why it equals cv2 (the kernel header says the same, shorter):
    D.  Cleared pixels leave the mask; good lines' pixels are subtracted at every angle; the votes
        of live window points that cv2 does not cast are taken back: at or after the round's end,
        or cleared by an earlier commit of the round. T moves to just before the round's end.
+   The next window is twice the turns a round settled (WMIN .. W): A2 costs up to W^2 x numangle
+   where every pair is hot (threshold 1), so a round that ends early wastes about what it kept.
    Every trigger of the committed part is a candidate: clearing and decrements only lower values.
    The first candidate of a round always commits or is dropped (nothing before it), so every
    round moves T past a trigger or past its window.
@@ -68,6 +70,7 @@ MWC_M = MWC_A * (1 << 32) - 1
 M32 = seq.M32
 DRAW_CHUNK = 64
 CMAX = 64          # candidates walked per round
+WMIN = 32          # smallest window after a round that ended early
 RECORDS = 2048     # corrections a round's warp keeps (and pixels it remembers as cleared)
 
 
@@ -162,8 +165,15 @@ class State:
         self.acc = np.zeros(max(s.cells, 0), np.int64)
         self.mask = np.zeros(s.height * s.width, np.uint8)
         self.mask[self.pix] = 1
-        self.wrap = bool(s.repeats.any())
+        # wrap mode: some bin leaves its angle's row (the kernel's check; a point's own bins may then
+        # repeat a flat index, and bins of different angles may meet)
+        if s.n and s.numangle:
+            r = s.bins - np.arange(s.numangle, dtype=np.int64)[None, :] * s.numrho
+            self.wrap = bool((r < 0).any() or (r >= s.numrho).any())
+        else:
+            self.wrap = False
         self.window = 1 if self.wrap else window
+        self.wcur = self.window
         self.T = -1
         self.lines = []
 
@@ -350,7 +360,7 @@ def phase_d(st, T, pts, live, end, commits, cleared):
 def exact_round(st, stats, check=None, traced=0, division="float"):
     s = st.s
     T = st.T
-    pts, live = window_points(st, T, st.window)
+    pts, live = window_points(st, T, st.wcur)
     hot, best = phase_a(st, pts, live)
     if s.numangle == 0 and live.any() and s.max_start >= s.threshold:
         raise seq.Undefined("a trigger without angles reads cv2's empty table")
@@ -358,6 +368,8 @@ def exact_round(st, stats, check=None, traced=0, division="float"):
     walks = {k: phase_b(st, pts[k], best[k][1], division) for k in cands[:st.cmax]}
     end, commits, cleared, traced = phase_c(st, T, pts, live, hot, best, walks, stats, check, traced)
     st.T = phase_d(st, T, pts, live, end, commits, cleared)
+    # the next window: twice what this round settled (WMIN .. window)
+    st.wcur = min(st.window, max(WMIN, 2 * end if end < len(pts) else 2 * st.wcur))
     stats.committed.append(len(commits))
     stats.candidates.append(len(cands))
     return bool(cands), traced

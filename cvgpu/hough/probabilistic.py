@@ -1,0 +1,342 @@
+"""cv2.HoughLinesP on the GPU, bit-exact with the OpenCV 5.0 beside it.
+
+cv2's probabilistic transform is a sequential loop whose every step depends on the steps before it
+(a fixed-seed random pick order, votes, walks, removals). ``kernels/hough/probabilistic.cu`` computes
+it in one cooperative persistent kernel (its header says how, tests/models/hough_p_parallel_model.py
+proves it phase by phase); the host works out cv2's sizes and trig table, compacts the edge points
+(one sync: the point count sizes the scratch), launches, and reads the segment count back.
+"""
+import functools
+import math
+
+import cv2
+import numpy as np
+
+from .. import _backend, _binding, _errors, _kernels
+from .._arrays import on_input_device, upload_2d
+from .._cvmath import cv_floor, cv_round, wrap_int32
+from .._tuning import Tuning
+
+FAMILY = "hough/probabilistic"  # kernels/hough/probabilistic.cu
+
+_CV2_MAJOR = _backend.opencv_major_minor(cv2.__version__)[0]
+# HoughLinesP returns (N, 4) int32 from 5.0 on, (N, 1, 4) before; None when it finds nothing.
+LINES_3D = _CV2_MAJOR < 5
+
+_PARAMS = [
+    _binding.Param("image", "mat"),
+    _binding.Param("rho", "double"),
+    _binding.Param("theta", "double"),
+    _binding.Param("threshold", "int"),
+    _binding.Param("lines", "outmat", None),
+    _binding.Param("minLineLength", "double", 0.0),
+    _binding.Param("maxLineGap", "double", 0.0),
+]
+# cv2 converts the arguments in the C++ signature's order: lines right after image.
+_ORDER = ["image", "lines", "rho", "theta", "threshold", "minLineLength", "maxLineGap"]
+
+# Kernel constants (kernels/hough/probabilistic.cu: HP_*).
+THREADS = 256
+DRAW_CHUNK = 64
+WINDOW_MAX = 1024
+CMAX = 64
+CTL_WORDS = 16 + 1000 + 1
+CTL_LINES, CTL_ERROR, CTL_ROUNDS, CTL_FORWARD, CTL_FORWARD_BACK, CTL_PERM_ROUNDS, CTL_COMMITS, CTL_CANDIDATES = (
+    0, 1, 10, 11, 12, 13, 14, 15)
+WALK_WORDS = 8
+
+# Not measured yet: the first H100 run of `python -m cvgpu bench hough-p` sets them (its rows name
+# each); the values below are the CPU model's choices (tests/models/hough_p_parallel_model.py).
+TUNING = Tuning(
+    "hough-p",
+    # Turns per exact round at most (<= WINDOW_MAX): more turns, fewer rounds (each a few grid
+    # barriers), but more speculative votes taken back when a round ends early (bench rows: hough-p
+    # photo 640x480 / 3840x2160, threshold 50).
+    window=1024,
+    # (window points x angles) per round at most: the window shrinks for fine theta (scratch
+    # rbin / hot lists are window x numangle).
+    window_pairs=1 << 20,
+    # The head start's first fast-forward chunk (turns); 0: no fast-forward.
+    forward=4096,
+    # Blocks per SM of the cooperative kernel (<= what fits): more threads for the votes, slower
+    # grid barriers (bench rows: hough-p segments 1024x1024).
+    blocks_per_sm=1,
+)
+
+_INT_MAX = (1 << 31) - 1
+
+
+# ---------------------------------------------------------------- cv2's sizes and tables
+
+def compute_numangle(theta64):
+    """computeNumangle(0.0, CV_PI, theta): cvFloor(pi / theta) + 1 (int wrap), the pi angle dropped."""
+    with np.errstate(all="ignore"):
+        q = float(np.float64(math.pi) / np.float64(theta64))
+    numangle = wrap_int32(cv_floor(q) + 1)
+    if numangle > 1 and abs(math.pi - (numangle - 1) * theta64) < theta64 / 2:
+        numangle -= 1
+    return numangle
+
+
+def sizes(rows, cols, rho, theta):
+    """(numangle, numrho, rho32, theta32) of HoughLinesProbabilistic for cv2's double rho, theta:
+    numrho = cvRound(float(2 (w + h) + 1) / rho) in float32 (int arithmetic wrapping)."""
+    rho32, theta32 = np.float32(rho), np.float32(theta)
+    span = wrap_int32(wrap_int32((cols + rows) * 2) + 1)
+    with np.errstate(all="ignore"):
+        numrho = cv_round(np.float32(span) / rho32)
+    return compute_numangle(float(theta32)), numrho, rho32, theta32
+
+
+@functools.lru_cache(maxsize=64)
+def trig_table(numangle, rho32, theta32):
+    """cv2's float32 table: (float)(cos((double)n * theta) * irho), irho = 1.f / rho (libm's cos and
+    sin: math.cos is the platform's libm, as cv2's)."""
+    with np.errstate(all="ignore"):
+        irho = float(np.float32(1) / np.float32(rho32))
+    t = float(theta32)
+    tab_cos = np.array([math.cos(n * t) * irho for n in range(numangle)], dtype=np.float32)
+    tab_sin = np.array([math.sin(n * t) * irho for n in range(numangle)], dtype=np.float32)
+    return tab_cos, tab_sin
+
+
+def corner_bins(rows, cols, numangle, numrho, tab_cos, tab_sin):
+    """(lowest, highest) rho bin (before the row offset) over the image, per angle: float32
+    j * cos + i * sin is monotone in j and in i, so the corners hold the extremes."""
+    xs = np.array([0, cols - 1, 0, cols - 1], dtype=np.float32)[:, None]
+    ys = np.array([0, 0, rows - 1, rows - 1], dtype=np.float32)[:, None]
+    with np.errstate(all="ignore"):
+        v = xs * tab_cos[None, :] + ys * tab_sin[None, :]  # two float32 products, a float32 sum
+    if not np.all(np.abs(v) < 2.0 ** 30):
+        return None
+    r = np.rint(v).astype(np.int64) + (numrho - 1) // 2 if numrho >= 1 else None
+    if r is None:
+        return None
+    return r.min(axis=0), r.max(axis=0)
+
+
+# The MWC states at every DRAW_CHUNK-th draw of cv::RNG((uint64)-1) (kernels/hough/probabilistic.cu,
+# 1.): the first after one step (>= the modulus), the others a * S mod (a * 2^32 - 1) jumps.
+_MWC_A = 4164903690
+_MWC_M = _MWC_A * (1 << 32) - 1
+_states = []
+
+
+def chunk_states(n_chunks):
+    """uint64 numpy array of at least n_chunks chunk states (computed once, grown as needed)."""
+    if len(_states) < n_chunks:
+        if not _states:
+            s1 = 0xFFFFFFFF * _MWC_A + 0xFFFFFFFF
+            s2 = (s1 & 0xFFFFFFFF) * _MWC_A + (s1 >> 32)
+            _states.extend([s1, pow(_MWC_A, DRAW_CHUNK - 1, _MWC_M) * s2 % _MWC_M])
+        jump = pow(_MWC_A, DRAW_CHUNK, _MWC_M)
+        target = max(n_chunks, 2 * len(_states))
+        state = _states[-1]
+        while len(_states) < target:
+            state = state * jump % _MWC_M
+            _states.append(state)
+    return np.array(_states, dtype=np.uint64)
+
+
+_device_states = {}
+
+
+def _device_chunk_states(cp, n_chunks):
+    key = cp.cuda.Device().id
+    arr = _device_states.get(key)
+    if arr is None or arr.size < n_chunks:
+        arr = _device_states[key] = cp.asarray(chunk_states(n_chunks))
+    return arr
+
+
+# ---------------------------------------------------------------- argument layer
+
+_convert_array = _binding.array_converter("lines")
+
+
+def _prepare(args, kwargs):
+    return _binding.parse("HoughLinesP", _PARAMS, args, kwargs, _convert_array, _ORDER)
+
+
+def _deliver(result, lines_arg):
+    """cv2 writes into a given ``lines`` array (and returns it) only when its Mat already has the
+    result's size and type, N x 1 CV_32SC4: an (N, 1, 4) or (1, N, 4) int32 array; an (N, 4) int32
+    array is N x 4 CV_32SC1, so cv2 returns a new array (checked in tests/hough/test_hough_lines_p.py)."""
+    if result is None or lines_arg is None:
+        return result
+    n = result.shape[0]
+    return _binding.deliver(result, lines_arg, ((n, 1, 4), (1, n, 4)))
+
+
+def undefined_error(what):
+    """cv2's own call is undefined behaviour here (it writes or reads outside its buffers, and
+    crashes or returns garbage): cvgpu refuses it."""
+    return _errors.cv_error(_errors.BAD_VALUE, "cv2.HoughLinesP is undefined here: %s" % what,
+                            "HoughLinesProbabilistic", "hough.cpp", 0)
+
+
+def _hough_p(args, kwargs):
+    a = _prepare(args, kwargs)
+    pending = a.pop(_binding.PENDING, None)
+    result = _parsed(a, args, kwargs)
+    if pending is not None:  # cv2 ran the call with an error pending (its own error would replace it)
+        raise _binding.returned_with_error("HoughLinesP", pending)
+    return result
+
+
+def _parsed(a, args, kwargs):
+    mat = a["image"]
+    on_device = isinstance(mat, _binding.DeviceMat)
+    # cv2's checks, in cv2's order (HoughLinesProbabilistic): type, then the accumulator's allocation.
+    if not mat.is_type(np.uint8, 1):
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "image.type() == CV_8UC1", "HoughLinesProbabilistic",
+                               "hough.cpp", 0)
+    rows, cols = mat.rows, mat.cols
+    numangle, numrho, rho32, theta32 = sizes(rows, cols, a["rho"], a["theta"])
+    nbytes = numangle * numrho * 4
+    if numangle < 0 or numrho < 0:
+        # Mat::zeros(numangle, numrho, CV_32SC1): OpenCV 5 lets the size_t product wrap and fails to
+        # allocate it (a product wrapping to a small size is undefined in cv2: tests never run it).
+        raise _errors.out_of_memory(nbytes)
+    threshold = a["threshold"]
+    line_length, line_gap = cv_round(a["minLineLength"]), cv_round(a["maxLineGap"])
+
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        _backend.record("cv2")
+        image = args[0] if args else kwargs.get("image")
+        return _deliver(cv2.HoughLinesP(image, a["rho"], a["theta"], threshold, None, a["minLineLength"],
+                                        a["maxLineGap"]), a["lines"])
+    _backend.record("cuda")
+    if rows <= 0 or cols <= 0 or mat.array is None:
+        return None
+    image = mat.array
+    if image.ndim != 2:
+        image = image.reshape(rows, cols)
+    try:
+        lines = gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_length, line_gap,
+                          to_host=not on_device)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(nbytes) from None
+    if lines is None:
+        return None
+    return _deliver(lines.reshape(-1, 1, 4) if LINES_3D else lines, a["lines"])
+
+
+# ---------------------------------------------------------------- the GPU run
+
+def window_size(numangle, wrap):
+    """Turns per exact round: TUNING.window, fewer for fine theta, 1 in wrap mode."""
+    if wrap:
+        return 1
+    return int(max(1, min(TUNING.window, WINDOW_MAX, TUNING.window_pairs // max(1, numangle))))
+
+
+def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold, line_length, line_gap,
+                wrap, mask, states):
+    """The argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, and the
+    (lines, ctl) arrays it writes. ``cp`` is CuPy (or the host tests' numpy stand-in)."""
+    window = window_size(numangle, wrap)
+    slot_cap = 2 * max(rows, cols) + 2
+    cells = numangle * numrho
+    i32 = cp.int32
+    lines = cp.empty(4 * n, dtype=i32)
+    ctl = cp.zeros(CTL_WORDS, dtype=i32)
+    args = (xy, np.int32(n), np.int32(cols), np.int32(rows), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+            np.int64(cells), np.int32(threshold), np.int32(line_length), np.int32(line_gap), np.int32(window),
+            np.int32(TUNING.forward), np.int32(1 if wrap else 0), states,
+            cp.empty(n, dtype=i32),                       # targets
+            cp.empty(n, dtype=i32),                       # slots
+            cp.zeros(n, dtype=cp.uint64),                 # reserve
+            cp.empty(rows * cols, dtype=i32),             # pix_turn
+            mask,
+            cp.zeros(max(cells, 1), dtype=i32),           # acc
+            cp.empty(numangle * window, dtype=i32),       # rbin
+            cp.empty(2 * window * numangle, dtype=i32),   # hot
+            cp.empty(window, dtype=i32),                  # hot_cnt
+            cp.empty(window, dtype=cp.uint64),            # best
+            cp.empty(window, dtype=i32),                  # cleared_by
+            cp.empty(WALK_WORDS * (CMAX + 1), dtype=i32),  # walk
+            cp.empty(CMAX * slot_cap, dtype=i32),         # slot_px
+            cp.empty(CMAX * slot_cap, dtype=i32),         # slot_tr
+            np.int32(slot_cap),
+            cp.empty(2 * CMAX * slot_cap, dtype=i32),     # commit_list
+            lines, ctl)
+    return args, lines, ctl
+
+
+def _grid(fn):
+    num_sms, _ = _kernels.device_properties()
+    resident = _kernels.resident_blocks(fn, THREADS, 0) or 1
+    return max(1, num_sms * max(1, min(TUNING.blocks_per_sm, resident)))
+
+
+def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_length, line_gap, to_host=True,
+              stats=None):
+    """The segments of a 2-D uint8 image (host or device): numpy or CuPy (N, 4) int32, or None.
+    ``stats``: a dict that receives the kernel's counters (rounds, commits, ...)."""
+    rows, cols = image.shape
+    d_img = upload_2d(image)
+    ys, xs = cp.nonzero(d_img)   # row-major: cv2's point order
+    n = int(xs.size)
+    if n == 0:
+        return None
+    special = threshold == -(1 << 31)  # threshold - 1 wraps: every live point triggers at angle 0
+    if numangle == 0:
+        if special:
+            raise undefined_error("a trigger reads angle 0 of an empty trig table")
+        return None
+    if numangle * numrho >= (1 << 31):
+        raise _errors.out_of_memory(numangle * numrho * 4)
+    host_cos, host_sin = trig_table(numangle, rho32, theta32)
+    tab_cos, tab_sin = cp.asarray(host_cos), cp.asarray(host_sin)
+    xy = cp.stack([xs, ys], axis=1).astype(cp.int32)
+    wrap = False
+    extremes = corner_bins(rows, cols, numangle, numrho, host_cos, host_sin)
+    if numrho < 1 or extremes is None or extremes[0].min() < 0 or extremes[1].max() >= numrho:
+        flags = cp.zeros(2, dtype=cp.int32)
+        check = _kernels.get_function(FAMILY, "hough_p_check")
+        check((max(1, min(4096, -(-n * numangle // THREADS))),), (THREADS,),
+              (xy, np.int32(n), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+               np.int64(numangle * numrho), flags))
+        bad, wrap = (int(v) for v in flags.get())
+        if bad:
+            raise undefined_error("a vote falls outside its accumulator")
+        wrap = bool(wrap)
+    mask = (d_img != 0).astype(cp.uint8).ravel()
+    states = _device_chunk_states(cp, -(-n // DRAW_CHUNK))
+    args, lines, ctl = launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
+                                   line_length, line_gap, wrap, mask, states)
+    fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True)
+    fn((_grid(fn),), (THREADS,), args)
+    head = ctl.get()
+    if stats is not None:
+        stats.update(rounds=int(head[CTL_ROUNDS]), forward=int(head[CTL_FORWARD]),
+                     forward_back=int(head[CTL_FORWARD_BACK]), permutation_rounds=int(head[CTL_PERM_ROUNDS]),
+                     commits=int(head[CTL_COMMITS]), candidates=int(head[CTL_CANDIDATES]), window=int(args[12]))
+    if head[CTL_ERROR] == 1:
+        raise undefined_error("a vote falls outside its accumulator")
+    if head[CTL_ERROR]:
+        raise _errors.cv_error(_errors.GPU_API_ERROR, "the HoughLinesP kernel did not finish (code %d)"
+                               % int(head[CTL_ERROR]), "HoughLinesProbabilistic", "hough.cpp", 0)
+    count = int(head[CTL_LINES])
+    if count == 0:
+        return None
+    out = lines[:4 * count].reshape(count, 4)
+    return out.get() if to_host else out
+
+
+@on_input_device(0, "image")
+def _on_device(*args, **kwargs):
+    return _hough_p(args, kwargs)
+
+
+def HoughLinesP(*args, **kwargs):
+    """HoughLinesP(image, rho, theta, threshold[, lines[, minLineLength[, maxLineGap]]]) -> lines
+
+    cv2.HoughLinesP on the GPU: the same segments, int32 values and order as the installed cv2.
+    ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
+    (CuPy out).
+    """
+    return _on_device(*args, **kwargs)

@@ -1,0 +1,760 @@
+// cv2.HoughLinesP (OpenCV 5.0's HoughLinesProbabilistic) on the GPU, bit for bit.
+//
+// cv2's loop: a fixed-seed cv::RNG picks the edge points one at a time (swap-with-last removal from
+// the row-major list); a picked point still in the mask votes at every angle; when its first
+// maximum over the angles reaches the threshold it walks the line both ways in 16.16 fixed point
+// (bridging up to lineGap mask-0 pixels), clears the walked mask-1 pixels and, if the segment is
+// long enough, subtracts their votes at every angle (voted or not). Each turn depends on the turns
+// before it. What runs here, in one cooperative persistent kernel (hough_p_main), with the proofs
+// in tests/models/hough_p_parallel_model.py (the CPU model of exactly these phases):
+//
+//  1. Pick order. The draws never depend on the image: draw t is the low word of cv::RNG's state
+//     S_(t+1), S' = lo(S) * 4164903690 + hi(S); the host computes the state at every 64th draw
+//     once (Python integers: S' = a * S mod a * 2^32 - 1 once S < that modulus, which holds from
+//     the second state on) and a thread steps through each chunk. Turn t's slot among the N - t
+//     left is draw_t % (N - t): Durstenfeld's shuffle, swap j <-> H[j] = draw_(N-1-j) % (j + 1)
+//     for j = N-1 .. 0, applied in rounds of reservations (Shun et al., SODA 2015: a pending swap
+//     j writes max(round, j) into both slots; one that won both swaps now), O(log N) rounds.
+//     slots[N-1-t] is then the point of turn t; pix_turn maps a pixel to its turn.
+//  2. Fast-forward: a chunk of turns votes at once; if no bin it touched ends at or above the
+//     threshold nothing in it triggered (values only rise between triggers) and it is kept, else
+//     its votes are taken back. The first chunk is the head start; chunks double while quiet.
+//  3. Exact rounds over a window of W turns after T (accumulator and mask exact after turn T):
+//     A1 every live window point votes at every angle, its bins kept in rbin (speculation: no
+//        trigger in the window);
+//     A2 a pair (point, angle) whose bin ended >= threshold gets the value cv2 would see right
+//        after that point's vote: acc - (later live window points voting into the same bin at
+//        that angle). Values >= threshold are the point's hot pairs; the largest (smallest angle
+//        on ties: cv2's "max_val < val" scan) is its speculative max_n. Points with one are the
+//        candidates (a superset of the triggers: clearing and decrements only lower values);
+//     B  the first HP_CMAX candidates walk on the round's mask (one warp each, 32 steps a load);
+//        the mask-1 pixels they read are the pixels their second walk clears (past an end the
+//        first walk only reads zeros), kept with their turns;
+//     C  one warp takes the candidates in turn order: skipped if an earlier commit of the round
+//        cleared its pixel (cv2 never sees it); hot values corrected per earlier commit (-1 per
+//        cleared point sharing the bin with a turn between the commit's and its own: it would
+//        have voted; -1 per point of a good line sharing the bin: its decrement); dropped if none
+//        stays >= threshold; the round ends at it if its maximum moved to another angle, if one of
+//        its pixels was cleared by an earlier commit, or if the buffers are full (a round may end
+//        at any trigger: everything before it is settled); else it is committed: cv2's trigger at
+//        that turn (its segment written if good);
+//     D  cleared pixels leave the mask, good lines' pixels are subtracted at every angle, and the
+//        votes cv2 never casts are taken back (window points at or after the round's end, or
+//        cleared by an earlier commit of the round). T moves to just before the round's end; the
+//        next window is twice the turns this round settled (HP_WMIN .. W), since A2 costs up to
+//        W^2 x numangle where every pair is hot (threshold 1).
+//  Wrap mode (a rho bin can leave its row: numrho tiny for a rho near the image's size): W = 1 and
+//  A2 counts the point's own later angles, as cv2's increments meet the same flat bin twice.
+//
+// Exactness: the trig table is cv2's (host-computed float32), a bin is cvRound of two float32
+// products and a float32 sum (f32_mul / f32_add, never contracted) plus (numrho - 1) / 2 in the
+// flat numangle x numrho accumulator; the walk's dy0 / dx0 = cvRound(b * 2^16 / fabs(a)) is a
+// float32 division (OpenCV's fabs(float)); fixed-point coordinates wrap as cv2's int arithmetic.
+// Atomic adds commute, so the order of votes inside a phase never shows.
+//
+// Races: every phase writes either distinct locations (per window pair, per candidate rank, per
+// cleared pixel: the committed candidates' pixels are disjoint, a shared one is a conflict) or
+// through atomics; phases are separated by a grid barrier (hp_grid_sync, all blocks resident:
+// cooperative launch). Phase C is one warp; the other threads wait at the next barrier.
+//
+// Host build (tests/hough/test_hough_p_kernel_host.py): with HOUGH_P_HOST one host thread plays the
+// whole grid (every "for each item" loop runs all items, a warp's lanes run one after another,
+// barriers do nothing), so the same source runs on the CPU against the models.
+
+#define HP_THREADS 256
+#define HP_DRAW_CHUNK 64
+#define HP_WMAX 1024          // window capacity (A2's candidate words: 32 x 32 bits)
+#define HP_WMIN 32            // smallest window after a round that ended early
+#define HP_CMAX 64            // candidates walked per round (tests/models: CMAX)
+#define HP_RECORDS 2048       // pixels phase C remembers as cleared, and corrections it keeps
+#define HP_HASH 4096          // open-addressing set of cleared pixels (load <= 1/2)
+#define HP_PERM_MAX 1000      // reservation rounds counted (O(log N): ~40 for 10^5 points)
+#define HP_MWC_A 4164903690ull
+#define HP_INT_MAX 2147483647
+
+// ctl words (zeroed by the host before the launch)
+#define CTL_LINES 0       // segments written
+#define CTL_ERROR 1       // 1: a bin outside the accumulator (cv2 undefined), 2: too many permutation rounds
+#define CTL_BAR_COUNT 2   // grid barrier: arrivals
+#define CTL_BAR_GEN 3     // grid barrier: generation
+#define CTL_FF 4          // tag of the fast-forward chunk that reached the threshold
+#define CTL_END 5         // phase C: window index where the round ends
+#define CTL_NCAND 6       // phase B: candidates of the round
+#define CTL_CMAX_K 7      // phase B: window index of candidate HP_CMAX (-1: none)
+#define CTL_CLEARED 8     // phase C: pixels cleared by the round's commits (commit_list[0 ..))
+#define CTL_DEC 9         // phase C: pixels of the round's good lines (commit_list[dec_base ..))
+#define CTL_ROUNDS 10     // statistics: exact rounds, fast-forward chunks kept / taken back,
+#define CTL_FORWARD 11    //   permutation rounds, commits, candidates
+#define CTL_FORWARD_BACK 12
+#define CTL_PERM_ROUNDS 13
+#define CTL_COMMITS 14
+#define CTL_CANDIDATES 15
+#define CTL_PERM 16       // pending swaps per reservation round (HP_PERM_MAX words)
+#define CTL_WORDS (CTL_PERM + HP_PERM_MAX + 1)
+
+// walk words per candidate rank
+#define WALK_K 0
+#define WALK_END 1        // 4 words: x0, y0, x1, y1 of cv2's line_end[0], line_end[1]
+#define WALK_GOOD 5
+#define WALK_COUNT 6      // mask-1 pixels in slot_px / slot_tr
+#define WALK_WORDS 8
+
+// ---------------------------------------------------------------- execution model
+
+#ifdef HOUGH_P_HOST
+#define HP_GRID_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
+#define HP_LANES(l) for (int l = 0; l < 32; ++l)
+#define HP_LANE_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
+#define HP_WARP_SYNC() ((void)0)
+#define HP_LEAD true
+#define HP_WARP_ID 0
+#define HP_NWARPS 1
+#define HP_PHASE_C_WARP true
+static inline unsigned hp_warp_or(unsigned v) { return v; }
+static inline int hp_warp_sum(int v) { return v; }
+static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
+static inline void hp_grid_sync(int*) {}
+#else
+#define HP_GRID_FOR(i, n) \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
+         i += (long long)gridDim.x * blockDim.x)
+#define HP_LANES(l) for (int l = (int)(threadIdx.x & 31u); l == (int)(threadIdx.x & 31u); l = 32)
+#define HP_LANE_FOR(i, n) for (int i = (int)(threadIdx.x & 31u); i < (int)(n); i += 32)
+#define HP_WARP_SYNC() __syncwarp()
+#define HP_LEAD ((threadIdx.x & 31u) == 0)
+#define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
+#define HP_NWARPS ((int)((gridDim.x * blockDim.x) >> 5))
+#define HP_PHASE_C_WARP (blockIdx.x == 0 && threadIdx.x < 32)
+__device__ __forceinline__ unsigned hp_warp_or(unsigned v) { return __reduce_or_sync(0xffffffffu, v); }
+__device__ __forceinline__ int hp_warp_sum(int v) { return __reduce_add_sync(0xffffffffu, v); }
+__device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v)
+{
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned long long o = __shfl_xor_sync(0xffffffffu, v, d);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+// Grid barrier (all blocks resident: the launch is cooperative). Writes before it are visible
+// after it (fences on both sides of the arrival).
+__device__ void hp_grid_sync(int* ctl)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile int* gen = ctl + CTL_BAR_GEN;
+        const int g = *gen;
+        __threadfence();
+        if (atomicAdd(ctl + CTL_BAR_COUNT, 1) == (int)gridDim.x - 1) {
+            ctl[CTL_BAR_COUNT] = 0;
+            __threadfence();
+            atomicAdd(ctl + CTL_BAR_GEN, 1);
+        } else {
+            while (*gen == g) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+#endif
+
+// ---------------------------------------------------------------- cv2's arithmetic
+
+struct HpSize {
+    int n_points, width, height, numangle, numrho, half, threshold, max_start, line_length, line_gap;
+    int window, wrap, special;   // special: threshold - 1 wraps to INT_MAX (threshold INT_MIN)
+    long long cells;
+};
+
+// The flat accumulator index of pixel (x, y) at angle n, or -1 outside the accumulator (cv2 writes
+// out of bounds there: undefined).
+__device__ __forceinline__ int hp_bin(const HpSize& z, const float* tab_cos, const float* tab_sin, int x, int y, int n)
+{
+    const float v = f32_add(f32_mul((float)x, tab_cos[n]), f32_mul((float)y, tab_sin[n]));
+    if (!(v > -1073741824.0f && v < 1073741824.0f))
+        return -1;
+    const long long b = (long long)n * z.numrho + __float2int_rn(v) + z.half;
+    return b >= 0 && b < z.cells ? (int)b : -1;
+}
+
+// Order of (value, angle) pairs as cv2's scan keeps them: the larger value, then the smaller angle;
+// 0 never occurs for a value > INT_MIN.
+__device__ __forceinline__ unsigned long long hp_key(int v, int n)
+{
+    return ((unsigned long long)((unsigned)v ^ 0x80000000u) << 32) | (unsigned long long)(0xffffffffu - (unsigned)n);
+}
+
+__device__ __forceinline__ int hp_key_n(unsigned long long key) { return (int)(0xffffffffu - (unsigned)key); }
+
+// The walk of cv2: xflag, start and steps in 16.16 fixed point.
+struct HpWalk {
+    int xflag, x0, y0, dx0, dy0;
+};
+
+__device__ __forceinline__ HpWalk hp_walk_setup(const float* tab_cos, const float* tab_sin, int j, int i, int max_n)
+{
+    HpWalk w;
+    const float a = -tab_sin[max_n], b = tab_cos[max_n];
+    if (fabsf(a) > fabsf(b)) {
+        w.xflag = 1;
+        w.dx0 = a > 0 ? 1 : -1;
+        w.dy0 = __float2int_rn(__fdiv_rn(f32_mul(b, 65536.0f), fabsf(a)));
+        w.x0 = j;
+        w.y0 = (int)(((unsigned)i << 16) + 32768u);
+    } else {
+        w.xflag = 0;
+        w.dy0 = b > 0 ? 1 : -1;
+        w.dx0 = __float2int_rn(__fdiv_rn(f32_mul(a, 65536.0f), fabsf(b)));
+        w.x0 = (int)(((unsigned)j << 16) + 32768u);
+        w.y0 = i;
+    }
+    return w;
+}
+
+// Pixel (j1, i1) of step s in direction dir (cv2's x += dx, y += dy, wrapping as int).
+__device__ __forceinline__ void hp_step(const HpWalk& w, int dir, long long s, int& j1, int& i1)
+{
+    const unsigned us = (unsigned)s;
+    const int dx = dir ? -w.dx0 : w.dx0, dy = dir ? -w.dy0 : w.dy0;
+    const int x = (int)((unsigned)w.x0 + us * (unsigned)dx), y = (int)((unsigned)w.y0 + us * (unsigned)dy);
+    if (w.xflag) {
+        j1 = x;
+        i1 = y >> 16;
+    } else {
+        j1 = x >> 16;
+        i1 = y;
+    }
+}
+
+__device__ __forceinline__ int hp_popc(unsigned v)
+{
+#ifdef HOUGH_P_HOST
+    return __builtin_popcount(v);
+#else
+    return __popc(v);
+#endif
+}
+
+__device__ __forceinline__ int hp_ctz(unsigned v)
+{
+#ifdef HOUGH_P_HOST
+    return __builtin_ctz(v);
+#else
+    return __ffs((int)v) - 1;
+#endif
+}
+
+// ---------------------------------------------------------------- phase B: one candidate's walk
+
+// The warp's walk of candidate rank r (window index k, turn of the point tk): cv2's first walk in
+// both directions on the round's mask; the mask-1 pixels read (its own first) go to the rank's slot
+// with their turns.
+__device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_sin, const int2* xy, const int* slots,
+                        const unsigned char* mask, const int* pix_turn, const unsigned long long* best, long long T,
+                        int r, int k, int* walk, int* slot_px, int* slot_tr, int slot_cap)
+{
+    const int p = slots[z.n_points - 1 - (T + 1 + k)];
+    const int2 q = xy[p];
+    const HpWalk w = hp_walk_setup(tab_cos, tab_sin, q.x, q.y, hp_key_n(best[k]));
+    int count = 0;
+    int ends[4];
+    for (int dir = 0; dir < 2; ++dir) {
+        int gap = 0;
+        long long end_step = 0;
+        for (long long s0 = 0;; s0 += 32) {
+            unsigned inb = 0, live = 0;
+            HP_LANES(l) {
+                int j1, i1;
+                hp_step(w, dir, s0 + l, j1, i1);
+                const bool in = j1 >= 0 && j1 < z.width && i1 >= 0 && i1 < z.height;
+                inb |= (unsigned)in << l;
+                live |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
+            }
+            inb = hp_warp_or(inb);
+            live = hp_warp_or(live);
+            int stop = 32;
+            for (int l = 0; l < 32; ++l) {
+                if (!((inb >> l) & 1u)) {
+                    stop = l;
+                    break;
+                }
+                if ((live >> l) & 1u) {
+                    gap = 0;
+                    end_step = s0 + l;
+                } else if (++gap > z.line_gap) {
+                    stop = l;
+                    break;
+                }
+            }
+            unsigned take = stop == 32 ? live : live & ((1u << stop) - 1u);
+            if (dir == 1 && s0 == 0)
+                take &= ~1u;   // the point itself: cleared by direction 0
+            HP_LANES(l) {
+                if ((take >> l) & 1u) {
+                    int j1, i1;
+                    hp_step(w, dir, s0 + l, j1, i1);
+                    const long long px = (long long)i1 * z.width + j1;
+                    const int at = count + hp_popc(take & ((1u << l) - 1u));
+                    slot_px[(long long)r * slot_cap + at] = (int)px;
+                    slot_tr[(long long)r * slot_cap + at] = pix_turn[px];
+                }
+            }
+            count += hp_popc(take);
+            if (stop < 32)
+                break;
+        }
+        hp_step(w, dir, end_step, ends[2 * dir], ends[2 * dir + 1]);
+    }
+    if (HP_LEAD) {
+        int* o = walk + (long long)r * WALK_WORDS;
+        o[WALK_K] = k;
+        for (int e = 0; e < 4; ++e)
+            o[WALK_END + e] = ends[e];
+        const int ddx = ends[2] - ends[0], ddy = ends[3] - ends[1];
+        o[WALK_GOOD] = (ddx < 0 ? -ddx : ddx) >= z.line_length || (ddy < 0 ? -ddy : ddy) >= z.line_length;
+        o[WALK_COUNT] = count;
+    }
+    HP_WARP_SYNC();
+}
+
+// Bit c of words[w] set when window point 32 * w + c is a candidate (the same in every lane).
+__device__ void hp_candidate_words(const unsigned long long* best, int wn, unsigned* words)
+{
+#ifdef HOUGH_P_HOST
+    for (int w = 0; w < HP_WMAX / 32; ++w) {
+        words[w] = 0;
+        for (int l = 0; l < 32; ++l)
+            words[w] |= (unsigned)(32 * w + l < wn && best[32 * w + l] != 0) << l;
+    }
+#else
+    const int lane = (int)(threadIdx.x & 31u);
+    unsigned mine = 0;
+#pragma unroll
+    for (int w = 0; w < HP_WMAX / 32; ++w)
+        mine |= (unsigned)(32 * w + lane < wn && best[32 * w + lane] != 0) << w;
+#pragma unroll
+    for (int w = 0; w < HP_WMAX / 32; ++w)
+        words[w] = __ballot_sync(0xffffffffu, (mine >> w) & 1u);
+#endif
+}
+
+// ---------------------------------------------------------------- phase C: the commits
+
+__device__ __forceinline__ bool hp_set_has(const int* set, int px)
+{
+    unsigned h = ((unsigned)px * 2654435761u) & (HP_HASH - 1);
+    for (;;) {
+        const int v = set[h];
+        if (v == 0)
+            return false;
+        if (v == px + 1)
+            return true;
+        h = (h + 1) & (HP_HASH - 1);
+    }
+}
+
+__device__ __forceinline__ void hp_set_add(int* set, int px)
+{
+    unsigned h = ((unsigned)px * 2654435761u) & (HP_HASH - 1);
+    for (;;) {
+#ifdef HOUGH_P_HOST
+        const int old = set[h];
+        if (old == 0)
+            set[h] = px + 1;
+#else
+        const int old = atomicCAS(set + h, 0, px + 1);
+#endif
+        if (old == 0 || old == px + 1)
+            return;
+        h = (h + 1) & (HP_HASH - 1);
+    }
+}
+
+// One warp: the round's candidates in turn order (see the header, C). Returns nothing; its results
+// are the ctl words END, CLEARED, DEC, the segments, commit_list and cleared_by.
+__device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
+                          const int* rbin, const int* hot, const int* hot_cnt, const unsigned long long* best,
+                          const int* walk, const int* slot_px, const int* slot_tr, int slot_cap, int* cleared_by,
+                          int* commit_list, long long dec_base, int* lines, int* ctl, int* set, int* rec_px,
+                          int* rec_tr, int* rec_te, int* rec_count)
+{
+    HP_LANE_FOR(i, HP_HASH) set[i] = 0;
+    if (HP_LEAD)
+        *rec_count = 0;
+    HP_WARP_SYNC();
+    const int ncand = ctl[CTL_NCAND];
+    const long long window_end = T + wn;
+    int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0;
+    if (ncand > HP_CMAX)
+        end = ctl[CTL_CMAX_K];
+    const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
+    for (int r = 0; r < walked; ++r) {
+        const int* wk = walk + (long long)r * WALK_WORDS;
+        const int k = wk[WALK_K], count = wk[WALK_COUNT], good = wk[WALK_GOOD];
+        const long long tc = T + 1 + k;
+        const int* px = slot_px + (long long)r * slot_cap;
+        const int* tr = slot_tr + (long long)r * slot_cap;
+        if (hp_set_has(set, px[0]))
+            continue;   // cleared before its turn: it neither votes nor triggers
+        if (!z.special) {
+            unsigned long long key = 0;
+            HP_LANE_FOR(i, hot_cnt[k]) {
+                const int n = hot[2 * ((long long)k * z.numangle + i)];
+                int v = hot[2 * ((long long)k * z.numangle + i) + 1];
+                const int own = rbin[(long long)n * z.window + k];
+                for (int e = 0; e < nrec; ++e) {
+                    const int te2 = rec_te[e];
+                    const int weight = (te2 >> 1 < tc && rec_tr[e] > te2 >> 1 && rec_tr[e] < tc) + (te2 & 1);
+                    if (weight && hp_bin(z, tab_cos, tab_sin, rec_px[e] % z.width, rec_px[e] / z.width, n) == own)
+                        v -= weight;
+                }
+                if (v >= z.threshold) {
+                    const unsigned long long kv = hp_key(v, n);
+                    key = kv > key ? kv : key;
+                }
+            }
+            key = hp_warp_max64(key);
+            if (key == 0)
+                continue;   // no value left at the threshold: not a trigger (it still votes)
+            if (hp_key_n(key) != hp_key_n(best[k])) {
+                end = k;   // its maximum moved: its walk would differ
+                break;
+            }
+        }
+        unsigned hit = 0;
+        int keep = 0;
+        HP_LANE_FOR(i, count) {
+            hit |= (unsigned)hp_set_has(set, px[i]);
+            keep += good || (tr[i] > tc && tr[i] <= window_end);
+        }
+        if (hp_warp_or(hit)) {
+            end = k;   // its walk read a pixel an earlier commit cleared
+            break;
+        }
+        keep = hp_warp_sum(keep);
+        const bool full = cleared + count > HP_RECORDS || nrec + keep > HP_RECORDS;
+        if (full && commits > 0) {
+            end = k;
+            break;
+        }
+        // Commit: cv2's trigger at turn tc.
+        HP_LANE_FOR(i, count) {
+            if (!full)
+                hp_set_add(set, px[i]);
+            commit_list[cleared + i] = px[i];
+            if (good)
+                commit_list[dec_base + dec + i] = px[i];
+            if (tr[i] > T && tr[i] <= window_end)
+                cleared_by[tr[i] - T - 1] = (int)tc;
+            if (!full && (good || (tr[i] > tc && tr[i] <= window_end))) {
+#ifdef HOUGH_P_HOST
+                const int e = (*rec_count)++;
+#else
+                const int e = atomicAdd(rec_count, 1);
+#endif
+                rec_px[e] = px[i];
+                rec_tr[e] = tr[i];
+                rec_te[e] = (int)(tc * 2 + good);
+            }
+        }
+        if (HP_LEAD && good) {
+            const int line = ctl[CTL_LINES];
+            for (int e = 0; e < 4; ++e)
+                lines[4LL * line + e] = wk[WALK_END + e];
+            ctl[CTL_LINES] = line + 1;
+        }
+        HP_WARP_SYNC();
+        cleared += count;
+        dec += good ? count : 0;
+        commits += 1;
+        nrec = *rec_count;
+        if (full) {
+            end = k + 1;   // a first commit larger than the buffers: alone in its round
+            break;
+        }
+    }
+    if (HP_LEAD) {
+        ctl[CTL_END] = end;
+        ctl[CTL_CLEARED] = cleared;
+        ctl[CTL_DEC] = dec;
+        ctl[CTL_COMMITS] += commits;
+        ctl[CTL_CANDIDATES] += ncand;
+    }
+    HP_WARP_SYNC();
+}
+
+// ---------------------------------------------------------------- the persistent kernel
+
+__device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, const float* tab_sin, int forward,
+                       const unsigned long long* chunk_states, int* targets, int* slots, unsigned long long* reserve,
+                       int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
+                       unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
+                       int* commit_list, int* lines, int* ctl, int* set, int* rec_px, int* rec_tr, int* rec_te,
+                       int* rec_count)
+{
+    const long long N = z.n_points;
+    // 1. pick order: the draws, the swap targets, the reservation rounds.
+    HP_GRID_FOR(c, (N + HP_DRAW_CHUNK - 1) / HP_DRAW_CHUNK) {
+        unsigned long long s = chunk_states[c];
+        for (long long t = c * HP_DRAW_CHUNK; t < N && t < (c + 1) * HP_DRAW_CHUNK; ++t) {
+            if (t > c * HP_DRAW_CHUNK)
+                s = (s & 0xffffffffull) * HP_MWC_A + (s >> 32);
+            const long long j = N - 1 - t;
+            targets[j] = (int)((unsigned)s % (unsigned)(j + 1));
+        }
+    }
+    HP_GRID_FOR(j, N) slots[j] = (int)j;
+    hp_grid_sync(ctl);
+    for (int round = 1;; ++round) {
+        if (round >= HP_PERM_MAX) {
+            ctl[CTL_ERROR] = 2;
+            return;
+        }
+        const unsigned long long tag = (unsigned long long)round << 32;
+        HP_GRID_FOR(j, N) {
+            const int h = targets[j];
+            if (h >= 0 && h != j) {
+                atomicMax(reserve + j, tag | (unsigned long long)j);
+                atomicMax(reserve + h, tag | (unsigned long long)j);
+            }
+        }
+        hp_grid_sync(ctl);
+        HP_GRID_FOR(j, N) {
+            const int h = targets[j];
+            if (h >= 0 && h != j) {
+                const unsigned long long mine = tag | (unsigned long long)j;
+                if (reserve[j] == mine && reserve[h] == mine) {
+                    const int a = slots[j];
+                    slots[j] = slots[h];
+                    slots[h] = a;
+                    targets[j] = -1;
+                } else {
+                    atomicAdd(ctl + CTL_PERM + round, 1);
+                }
+            }
+        }
+        hp_grid_sync(ctl);
+        if (ctl[CTL_PERM + round] == 0) {
+            if (HP_WARP_ID == 0 && HP_LEAD)
+                ctl[CTL_PERM_ROUNDS] = round;
+            break;
+        }
+    }
+    HP_GRID_FOR(t, N) {
+        const int2 q = xy[slots[N - 1 - t]];
+        pix_turn[(long long)q.y * z.width + q.x] = (int)t;
+    }
+    hp_grid_sync(ctl);
+
+    const long long dec_base = (long long)HP_CMAX * slot_cap;
+    long long T = -1;
+    int chunk = z.special ? 0 : forward, ff_tag = 0, wcur = z.window;
+    while (T + 1 < N) {
+        // 2. fast-forward
+        if (chunk > z.window) {
+            const long long F = chunk < N - 1 - T ? chunk : N - 1 - T;
+            ++ff_tag;
+            HP_GRID_FOR(i, F * z.numangle) {
+                const long long k = i % F;
+                const int n = (int)(i / F);
+                const int2 q = xy[slots[N - 1 - (T + 1 + k)]];
+                if (mask[(long long)q.y * z.width + q.x]) {
+                    const int b = hp_bin(z, tab_cos, tab_sin, q.x, q.y, n);
+                    if (b < 0)
+                        ctl[CTL_ERROR] = 1;
+                    else if (atomicAdd(acc + b, 1) + 1 >= z.threshold)
+                        ctl[CTL_FF] = ff_tag;
+                }
+            }
+            hp_grid_sync(ctl);
+            if (ctl[CTL_ERROR])
+                return;
+            if (ctl[CTL_FF] != ff_tag) {
+                T += F;
+                chunk = chunk < (1 << 15) ? 2 * chunk : (1 << 16);
+                if (HP_WARP_ID == 0 && HP_LEAD)
+                    ctl[CTL_FORWARD] += 1;
+                continue;
+            }
+            HP_GRID_FOR(i, F * z.numangle) {
+                const long long k = i % F;
+                const int n = (int)(i / F);
+                const int2 q = xy[slots[N - 1 - (T + 1 + k)]];
+                if (mask[(long long)q.y * z.width + q.x])
+                    atomicSub(acc + hp_bin(z, tab_cos, tab_sin, q.x, q.y, n), 1);
+            }
+            if (HP_WARP_ID == 0 && HP_LEAD)
+                ctl[CTL_FORWARD_BACK] += 1;
+            chunk = 0;
+            hp_grid_sync(ctl);
+        }
+        // 3. an exact round over turns T+1 .. T+wn
+        const int wn = (int)(wcur < N - 1 - T ? wcur : N - 1 - T);
+        // A1: speculative votes; rbin[n * window + k]: the bin of window point k at angle n (-1: dead)
+        HP_GRID_FOR(i, (long long)wn * z.numangle) {
+            const int k = (int)(i % wn), n = (int)(i / wn);
+            if (n == 0) {
+                best[k] = 0;
+                hot_cnt[k] = 0;
+                cleared_by[k] = HP_INT_MAX;
+            }
+            const int2 q = xy[slots[N - 1 - (T + 1 + k)]];
+            int b = -1;
+            if (mask[(long long)q.y * z.width + q.x]) {
+                b = hp_bin(z, tab_cos, tab_sin, q.x, q.y, n);
+                if (b < 0)
+                    ctl[CTL_ERROR] = 1;
+                else
+                    atomicAdd(acc + b, 1);
+            }
+            rbin[(long long)n * z.window + k] = b;
+        }
+        hp_grid_sync(ctl);
+        if (ctl[CTL_ERROR])
+            return;
+        // A2: hot pairs and the speculative first maximum of each point
+        HP_GRID_FOR(i, (long long)wn * z.numangle) {
+            const int k = (int)(i % wn), n = (int)(i / wn);
+            const int b = rbin[(long long)n * z.window + k];
+            if (b < 0)
+                continue;
+            if (z.special) {
+                if (n == 0)
+                    best[k] = hp_key(z.max_start, 0);   // every live point triggers at angle 0
+                continue;
+            }
+            const int a = acc[b];
+            if (a < z.threshold)
+                continue;
+            int later = 0;
+            if (z.wrap) {
+                for (int m = n + 1; m < z.numangle; ++m)
+                    later += rbin[(long long)m * z.window + k] == b;
+            } else {
+                const int* row = rbin + (long long)n * z.window;
+                for (int kk = k + 1; kk < wn; ++kk)
+                    later += row[kk] == b;
+            }
+            const int v = a - later;
+            if (v >= z.threshold) {
+                const int at = atomicAdd(hot_cnt + k, 1);
+                hot[2 * ((long long)k * z.numangle + at)] = n;
+                hot[2 * ((long long)k * z.numangle + at) + 1] = v;
+                atomicMax(best + k, hp_key(v, n));
+            }
+        }
+        hp_grid_sync(ctl);
+        // B: the first HP_CMAX candidates walk, one warp each
+        if (HP_WARP_ID < HP_CMAX) {
+            unsigned words[HP_WMAX / 32];
+            hp_candidate_words(best, wn, words);
+            int rank = 0;
+            for (int w = 0; w < HP_WMAX / 32; ++w) {
+                unsigned m = words[w];
+                while (m) {
+                    const int k = 32 * w + hp_ctz(m);
+                    m &= m - 1u;
+                    if (rank < HP_CMAX && rank % HP_NWARPS == HP_WARP_ID)
+                        hp_walk(z, tab_cos, tab_sin, xy, slots, mask, pix_turn, best, T, rank, k, walk, slot_px,
+                                slot_tr, slot_cap);
+                    if (rank == HP_CMAX && HP_WARP_ID == 0 && HP_LEAD)
+                        ctl[CTL_CMAX_K] = k;
+                    ++rank;
+                }
+            }
+            if (HP_WARP_ID == 0 && HP_LEAD)
+                ctl[CTL_NCAND] = rank;
+        }
+        hp_grid_sync(ctl);
+        // C: one warp commits in turn order
+        if (HP_PHASE_C_WARP)
+            hp_commit(z, tab_cos, tab_sin, T, wn, rbin, hot, hot_cnt, best, walk, slot_px, slot_tr, slot_cap,
+                      cleared_by, commit_list, dec_base, lines, ctl, set, rec_px, rec_tr, rec_te, rec_count);
+        hp_grid_sync(ctl);
+        // D: mask, decrements, votes cv2 does not cast
+        const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
+        HP_GRID_FOR(i, ncleared) mask[commit_list[i]] = 0;
+        HP_GRID_FOR(i, (long long)ndec * z.numangle) {
+            const int px = commit_list[dec_base + i / z.numangle], n = (int)(i % z.numangle);
+            const int b = hp_bin(z, tab_cos, tab_sin, px % z.width, px / z.width, n);
+            if (b >= 0)
+                atomicSub(acc + b, 1);
+        }
+        HP_GRID_FOR(i, (long long)wn * z.numangle) {
+            const int k = (int)(i % wn), n = (int)(i / wn);
+            const int b = rbin[(long long)n * z.window + k];
+            if (b >= 0 && (k >= end || cleared_by[k] < T + 1 + k))
+                atomicSub(acc + b, 1);
+        }
+        if (HP_WARP_ID == 0 && HP_LEAD)
+            ctl[CTL_ROUNDS] += 1;
+        hp_grid_sync(ctl);
+        T += end;
+        // The next window: twice what this round settled, so a round that ended early wastes at most
+        // about as many speculative votes as it kept (and the whole window after a full round).
+        wcur = end < wn ? 2 * end : 2 * wcur;
+        wcur = wcur < HP_WMIN ? HP_WMIN : wcur;
+        wcur = wcur > z.window ? z.window : wcur;
+        if (ncand == 0 && forward)
+            chunk = 4 * z.window;
+    }
+}
+
+// Arguments: the points (x, y) in row-major order; cv2's float32 trig table; the sizes; the chunk
+// states of the draws (cvgpu/hough/probabilistic.py: chunk_states); scratch as sized by the host;
+// lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve and acc must be zero, mask the
+// image's nonzero pixels as 1.
+extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
+    const int2* __restrict__ xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
+    const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int threshold, int line_length,
+    int line_gap, int window, int forward, int wrap, const unsigned long long* __restrict__ chunk_states,
+    int* targets, int* slots, unsigned long long* reserve, int* pix_turn, unsigned char* mask, int* acc, int* rbin,
+    int* hot, int* hot_cnt, unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr,
+    int slot_cap, int* commit_list, int* lines, int* ctl)
+{
+    __shared__ int set[HP_HASH];
+    __shared__ int rec_px[HP_RECORDS], rec_tr[HP_RECORDS], rec_te[HP_RECORDS];
+    __shared__ int rec_count;
+    HpSize z;
+    z.n_points = n_points;
+    z.width = width;
+    z.height = height;
+    z.numangle = numangle;
+    z.numrho = numrho;
+    z.half = (numrho - 1) / 2;
+    z.threshold = threshold;
+    z.max_start = (int)((unsigned)threshold - 1u);
+    z.special = z.max_start >= threshold;
+    z.line_length = line_length;
+    z.line_gap = line_gap;
+    z.window = window;
+    z.wrap = wrap;
+    z.cells = cells;
+    hp_run(z, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
+           hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_px, rec_tr,
+           rec_te, &rec_count);
+}
+
+// Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap
+// mode), for images whose corners do not rule both out (cvgpu/hough/probabilistic.py).
+extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_check(
+    const int2* __restrict__ xy, int n_points, const float* __restrict__ tab_cos, const float* __restrict__ tab_sin,
+    int numangle, int numrho, long long cells, int* flags)
+{
+    HP_GRID_FOR(i, (long long)n_points * numangle) {
+        const int2 q = xy[i / numangle];
+        const int n = (int)(i % numangle);
+        const float v = f32_add(f32_mul((float)q.x, tab_cos[n]), f32_mul((float)q.y, tab_sin[n]));
+        if (!(v > -1073741824.0f && v < 1073741824.0f)) {
+            flags[0] = 1;
+            continue;
+        }
+        const long long r = (long long)__float2int_rn(v) + (numrho - 1) / 2;
+        if (r < 0 || r >= numrho)
+            flags[1] = 1;
+        const long long b = (long long)n * numrho + r;
+        if (b < 0 || b >= cells)
+            flags[0] = 1;
+    }
+}
