@@ -11,7 +11,7 @@ from ._backend import (CvgpuFallbackWarning, CvgpuVersionWarning, backend, fallb
                        warn_if_unvalidated_opencv)
 from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
 from .contours import findContours, findContoursLinkRuns, findContoursPacked
-from .hough import HoughLines, HoughLinesWithAccumulator
+from .hough import HoughLines, HoughLinesP, HoughLinesWithAccumulator
 from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
 
 # cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
@@ -19,7 +19,7 @@ cvgpu_version = "0.1.0"
 
 warn_if_unvalidated_opencv(_cv2.__version__)
 
-_OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
+_OWN = {"HoughLines", "HoughLinesP", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
         "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat",
         "cuda_Stream", "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch",
         "refineHoughLines"}

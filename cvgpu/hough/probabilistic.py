@@ -8,6 +8,7 @@ proves it phase by phase); the host works out cv2's sizes and trig table, compac
 """
 import functools
 import math
+import threading
 
 import cv2
 import numpy as np
@@ -81,7 +82,8 @@ def compute_numangle(theta64):
 def sizes(rows, cols, rho, theta):
     """(numangle, numrho, rho32, theta32) of HoughLinesProbabilistic for cv2's double rho, theta:
     numrho = cvRound(float(2 (w + h) + 1) / rho) in float32 (int arithmetic wrapping)."""
-    rho32, theta32 = np.float32(rho), np.float32(theta)
+    with np.errstate(all="ignore"):
+        rho32, theta32 = np.float32(rho), np.float32(theta)
     span = wrap_int32(wrap_int32((cols + rows) * 2) + 1)
     with np.errstate(all="ignore"):
         numrho = cv_round(np.float32(span) / rho32)
@@ -120,10 +122,16 @@ def corner_bins(rows, cols, numangle, numrho, tab_cos, tab_sin):
 _MWC_A = 4164903690
 _MWC_M = _MWC_A * (1 << 32) - 1
 _states = []
+_states_lock = threading.Lock()
 
 
 def chunk_states(n_chunks):
     """uint64 numpy array of at least n_chunks chunk states (computed once, grown as needed)."""
+    with _states_lock:
+        return _grow_states(n_chunks)
+
+
+def _grow_states(n_chunks):
     if len(_states) < n_chunks:
         if not _states:
             s1 = 0xFFFFFFFF * _MWC_A + 0xFFFFFFFF
@@ -142,9 +150,13 @@ _device_states = {}
 
 
 def _device_chunk_states(cp, n_chunks):
-    key = cp.cuda.Device().id
+    # Per device and stream, as cvgpu.hough.lines keeps its tables: an array is uploaded and read on
+    # one stream only, so no kernel of another stream sees it half-written.
+    key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr)
     arr = _device_states.get(key)
     if arr is None or arr.size < n_chunks:
+        if len(_device_states) > 16:
+            _device_states.clear()
         arr = _device_states[key] = cp.asarray(chunk_states(n_chunks))
     return arr
 

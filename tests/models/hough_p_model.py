@@ -126,7 +126,8 @@ def compute_numangle(theta64):
 
 def sizes(rows, cols, rho, theta):
     """(numangle, numrho, rho32, theta32) for cv2's double rho and theta arguments."""
-    rho32, theta32 = np.float32(rho), np.float32(theta)
+    with np.errstate(all="ignore"):
+        rho32, theta32 = np.float32(rho), np.float32(theta)
     numangle = compute_numangle(float(theta32))
     span = wrap32(wrap32((cols + rows) * 2) + 1)
     with np.errstate(all="ignore"):

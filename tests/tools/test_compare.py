@@ -56,7 +56,7 @@ def test_command_module_does_not_shadow_cv2_compare():
 
 def test_accelerated_names_are_what_cvgpu_computes():
     names = compare.accelerated_names()
-    for name in ("HoughLines", "HoughLinesWithAccumulator", "ximgproc.RadonTransform",
+    for name in ("HoughLines", "HoughLinesP", "HoughLinesWithAccumulator", "ximgproc.RadonTransform",
                  "cuda.createHoughLinesDetector"):
         assert name in names
     for name in ("backend", "fallback_reason", "last_call_backend", "cuda.getCudaEnabledDeviceCount",
