@@ -50,6 +50,8 @@ register("linkruns", "cvgpu.bench.contours", "linkruns_bench_rows", "findContour
 register("contours-frames", "cvgpu.bench.frames", "bench_frames",
          "findContours on camera frames (photographs' masks, 640x480 to 3840x2160), with the floor")
 register("threads", "cvgpu.bench.threads", "bench_threads", "frames/s from 1 and 8 host threads, cv2 beside")
+register("hough-p", "cvgpu.bench.hough_p", "bench_hough_p",
+         "HoughLinesP: photographs' Canny edges 640x480 to 3840x2160, 1024x1024 segments")
 
 
 def _call_family(fn, quick, variants, progress):

@@ -35,6 +35,8 @@ CASES = [
     ("cell_count.py", ["--quick"], ["findContours"], r"^1 field\(s\) 1024x1024: \d+ objects, ", {}),
     ("ct_sinogram.py", ["--quick", "--synthetic", "--output", "sino.png"], ["ximgproc.RadonTransform"],
      r"^2 slices 256x256, 180 angles: sinograms 363x180, ", {"sino.png": None}),
+    ("lane_lines.py", ["--quick", "--synthetic", "--output", "lanes.png"], ["HoughLinesP"],
+     r"^3 frames 1280x720 \(synthetic\): \d+ segments, \d+ left, \d+ right", {"lanes.png": None}),
 ]
 
 
