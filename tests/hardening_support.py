@@ -2,6 +2,7 @@
 GPU part's calls. The tests themselves live with their families:
 
     tests/hough/test_hough_hardening.py         HoughLines, HoughLinesWithAccumulator
+    tests/hough/test_hough_lines_p_hardening.py HoughLinesP
     tests/cuda/test_cuda_hardening.py           cuda.createHoughLinesDetector and its detector
     tests/contours/test_contours_hardening.py   findContours, findContoursPacked, findContoursLinkRuns
     tests/ximgproc/test_radon_hardening.py      ximgproc.RadonTransform
@@ -335,6 +336,7 @@ def _gpu_calls():
         ("HoughLines", lines_img, lambda m, x: m.HoughLines(x, 1, np.pi / 180, 20), None),
         ("HoughLinesWithAccumulator", lines_img,
          lambda m, x: m.HoughLinesWithAccumulator(x, 1.5, np.pi / 90, 10), None),
+        ("HoughLinesP", lines_img, lambda m, x: m.HoughLinesP(x, 1, np.pi / 180, 10, None, 5, 2), None),
         ("findContours", blobs, lambda m, x: m.findContours(x, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE), None),
         ("findContours-ccomp-none", blobs,
          lambda m, x: m.findContours(x, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE, offset=(3, -2)), None),

@@ -50,6 +50,8 @@ def _concurrency_cases():
          lambda: cv2.HoughLines(edges[::-1], 2, 0.05, 10, min_theta=0.2, max_theta=2.0)),
         ("HoughLinesWithAccumulator", lambda: cvgpu.HoughLinesWithAccumulator(edges, 1, np.pi / 180, 15),
          lambda: cv2.HoughLinesWithAccumulator(edges, 1, np.pi / 180, 15)),
+        ("HoughLinesP", lambda: cvgpu.HoughLinesP(edges, 1, np.pi / 180, 15, None, 5, 2),
+         lambda: cv2.HoughLinesP(edges, 1, np.pi / 180, 15, None, 5, 2)),
         ("findContours TREE", lambda: cvgpu.findContours(blobs, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE),
          lambda: cv2.findContours(blobs, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)),
         ("findContours LIST", lambda: cvgpu.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE, offset=(1, 2)),

@@ -136,8 +136,10 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
     return v;
 }
 
-// Grid barrier (all blocks resident: the launch is cooperative). Writes before it are visible
-// after it (fences on both sides of the arrival).
+// Grid barrier (all blocks resident: the launch is cooperative), cooperative groups' grid.sync
+// pattern: a release (fence, then the arrival's atomic), a volatile spin on the generation, an
+// acquire fence, then the block's barrier; so every write before it, in any block, is visible to
+// every read after it (PTX memory model: fence-fence synchronization through the generation word).
 __device__ void hp_grid_sync(int* ctl)
 {
     __syncthreads();
@@ -696,7 +698,7 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
         wcur = end < wn ? 2 * end : 2 * wcur;
         wcur = wcur < HP_WMIN ? HP_WMIN : wcur;
         wcur = wcur > z.window ? z.window : wcur;
-        if (ncand == 0 && forward)
+        if (ncand == 0 && forward && !z.special)
             chunk = 4 * z.window;
     }
 }

@@ -224,3 +224,19 @@ def test_kernel_matches_models(lib, case):
         return
     assert same(par.run(s), ref)
     assert same(host_lines(lib, img, rho, theta, threshold, mll, mlg), ref)
+
+
+def test_nvcc_builds_for_sm90(tmp_path):
+    """The module NVRTC gets (cvgpu._kernels.kernel_source) compiles with nvcc for sm_90, as a
+    cooperative module is built (relocatable device code) and plain."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("no nvcc")
+    src = tmp_path / "probabilistic.cu"
+    src.write_text(_kernels.kernel_source(hp.FAMILY))
+    for extra in ([], ["-rdc=true"]):
+        out = subprocess.run([nvcc, "-cubin", "-arch=sm_90", "--std=c++14", "-ftz=false", "-prec-div=true",
+                              "-prec-sqrt=true", "-o", str(tmp_path / "hp.cubin"), str(src)] + extra,
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert "warning" not in out.stderr.lower(), out.stderr

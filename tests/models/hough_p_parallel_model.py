@@ -395,7 +395,7 @@ def run(s, window=1024, forward=4096, division="float", check=None, stats=None, 
             chunk = 0
         stats.rounds += 1
         had, traced = exact_round(st, stats, check, traced, division)
-        if not had and forward:
+        if not had and forward and s.max_start < s.threshold:
             chunk = 4 * st.window
     if check is not None:
         assert traced == len(check), ("triggers", traced, len(check))
