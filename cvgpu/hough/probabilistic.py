@@ -62,7 +62,14 @@ TUNING = Tuning(
     # Blocks per SM of the cooperative kernel (<= what fits): more threads for the votes, slower
     # grid barriers (bench rows: hough-p segments 1024x1024).
     blocks_per_sm=1,
+    # Dynamic shared memory for phase C's staging (bytes, at most what the device grants a block
+    # beside the kernel's 40 KB static): candidates beyond it read global memory in the serial part
+    # (bench rows: hough-p photo 1920x1080, threshold 50).
+    stage_bytes=64 << 10,
 )
+
+STATIC_SHARED = 4 * (4096 + 3 * 2048 + 1)   # the kernel's own shared memory (HP_HASH, HP_RECORDS)
+STAGE_TRIG = 1024                          # HP_STAGE_TRIG
 
 _INT_MAX = (1 << 31) - 1
 
@@ -245,11 +252,23 @@ def window_size(numangle, wrap):
     return int(max(1, min(TUNING.window, WINDOW_MAX, TUNING.window_pairs // max(1, numangle))))
 
 
+def stage_layout(numangle, stage_bytes):
+    """(stage_slots, stage_hot, dynamic shared bytes) of hough_p_main's phase C staging: a fixed part
+    (walk words, counts, offsets, the trig table up to STAGE_TRIG angles), then the cleared pixels
+    with their turns (2 ints each) and the hot pairs (3 ints each) sharing what is left."""
+    fixed = CMAX * (WALK_WORDS + 3) + 2 + (2 * numangle if numangle <= STAGE_TRIG else 0)
+    left = max(0, stage_bytes // 4 - fixed)
+    slots = left // 3
+    hot = (left - 2 * slots) // 3
+    return slots, hot, 4 * (fixed + 2 * slots + 3 * hot)
+
+
 def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold, line_length, line_gap,
-                wrap, mask, states):
-    """The argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, and the
-    (lines, ctl) arrays it writes. ``cp`` is CuPy (or the host tests' numpy stand-in)."""
+                wrap, mask, states, stage_bytes):
+    """(argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, dynamic
+    shared bytes, lines, ctl): ``cp`` is CuPy (or the host tests' numpy stand-in)."""
     window = window_size(numangle, wrap)
+    stage_slots, stage_hot, shared = stage_layout(numangle, stage_bytes)
     slot_cap = 2 * max(rows, cols) + 2
     cells = numangle * numrho
     i32 = cp.int32
@@ -265,7 +284,7 @@ def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thres
             mask,
             cp.zeros(max(cells, 1), dtype=i32),           # acc
             cp.empty(numangle * window, dtype=i32),       # rbin
-            cp.empty(2 * window * numangle, dtype=i32),   # hot
+            cp.empty(3 * window * numangle, dtype=i32),   # hot
             cp.empty(window, dtype=i32),                  # hot_cnt
             cp.empty(window, dtype=cp.uint64),            # best
             cp.empty(window, dtype=i32),                  # cleared_by
@@ -274,13 +293,13 @@ def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thres
             cp.empty(CMAX * slot_cap, dtype=i32),         # slot_tr
             np.int32(slot_cap),
             cp.empty(2 * CMAX * slot_cap, dtype=i32),     # commit_list
-            lines, ctl)
-    return args, lines, ctl
+            lines, ctl, np.int32(stage_slots), np.int32(stage_hot))
+    return args, shared, lines, ctl
 
 
-def _grid(fn):
+def _grid(fn, shared):
     num_sms, _ = _kernels.device_properties()
-    resident = _kernels.resident_blocks(fn, THREADS, 0) or 1
+    resident = _kernels.resident_blocks(fn, THREADS, shared) or 1
     return max(1, num_sms * max(1, min(TUNING.blocks_per_sm, resident)))
 
 
@@ -318,10 +337,12 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
         wrap = bool(wrap)
     mask = (d_img != 0).astype(cp.uint8).ravel()
     states = _device_chunk_states(cp, -(-n // DRAW_CHUNK))
-    args, lines, ctl = launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
-                                   line_length, line_gap, wrap, mask, states)
-    fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True)
-    fn((_grid(fn),), (THREADS,), args)
+    _, max_shared = _kernels.device_properties()
+    stage_bytes = max(0, min(TUNING.stage_bytes, max_shared - STATIC_SHARED - 1024))
+    args, shared, lines, ctl = launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
+                                           line_length, line_gap, wrap, mask, states, stage_bytes)
+    fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True, max_dynamic_shared=shared)
+    fn((_grid(fn, shared),), (THREADS,), args, shared_mem=shared)
     head = ctl.get()
     if stats is not None:
         stats.update(rounds=int(head[CTL_ROUNDS]), forward=int(head[CTL_FORWARD]),

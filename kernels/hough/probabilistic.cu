@@ -69,6 +69,7 @@
 #define HP_RECORDS 2048       // pixels phase C remembers as cleared, and corrections it keeps
 #define HP_HASH 4096          // open-addressing set of cleared pixels (load <= 1/2)
 #define HP_PERM_MAX 1000      // reservation rounds counted (O(log N): ~40 for 10^5 points)
+#define HP_HOST_STAGE_INTS (1 << 20)  // the host build's staging array
 #define HP_MWC_A 4164903690ull
 #define HP_INT_MAX 2147483647
 
@@ -97,7 +98,10 @@
 #define WALK_END 1        // 4 words: x0, y0, x1, y1 of cv2's line_end[0], line_end[1]
 #define WALK_GOOD 5
 #define WALK_COUNT 6      // mask-1 pixels in slot_px / slot_tr
+#define WALK_MAXN 7       // the speculative max_n the walk took
 #define WALK_WORDS 8
+#define HOT_WORDS 3       // a hot pair: angle, value, the point's bin at that angle
+#define HP_STAGE_TRIG 1024  // phase C keeps the trig table in shared memory up to this many angles
 
 // ---------------------------------------------------------------- execution model
 
@@ -109,7 +113,11 @@
 #define HP_LEAD true
 #define HP_WARP_ID 0
 #define HP_NWARPS 1
-#define HP_PHASE_C_WARP true
+#define HP_PHASE_C_BLOCK true
+#define HP_BLOCK_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
+#define HP_BLOCK_SYNC() ((void)0)
+#define HP_THREAD0 true
+#define HP_SERIAL_WARP true
 static inline unsigned hp_warp_or(unsigned v) { return v; }
 static inline int hp_warp_sum(int v) { return v; }
 static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
@@ -124,7 +132,11 @@ static inline void hp_grid_sync(int*) {}
 #define HP_LEAD ((threadIdx.x & 31u) == 0)
 #define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
 #define HP_NWARPS ((int)((gridDim.x * blockDim.x) >> 5))
-#define HP_PHASE_C_WARP (blockIdx.x == 0 && threadIdx.x < 32)
+#define HP_PHASE_C_BLOCK (blockIdx.x == 0)
+#define HP_BLOCK_FOR(i, n) for (long long i = threadIdx.x; i < (long long)(n); i += blockDim.x)
+#define HP_BLOCK_SYNC() __syncthreads()
+#define HP_THREAD0 (threadIdx.x == 0)
+#define HP_SERIAL_WARP (threadIdx.x < 32)
 __device__ __forceinline__ unsigned hp_warp_or(unsigned v) { return __reduce_or_sync(0xffffffffu, v); }
 __device__ __forceinline__ int hp_warp_sum(int v) { return __reduce_add_sync(0xffffffffu, v); }
 __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v)
@@ -316,6 +328,7 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
         const int ddx = ends[2] - ends[0], ddy = ends[3] - ends[1];
         o[WALK_GOOD] = (ddx < 0 ? -ddx : ddx) >= z.line_length || (ddy < 0 ? -ddy : ddy) >= z.line_length;
         o[WALK_COUNT] = count;
+        o[WALK_MAXN] = hp_key_n(best[k]);
     }
     HP_WARP_SYNC();
 }
@@ -373,117 +386,185 @@ __device__ __forceinline__ void hp_set_add(int* set, int px)
     }
 }
 
-// One warp: the round's candidates in turn order (see the header, C). Returns nothing; its results
-// are the ctl words END, CLEARED, DEC, the segments, commit_list and cleared_by.
+// Block 0: the round's candidates in turn order (see the header, C). First every thread of the block
+// copies what the candidates' steps read into shared memory (walk words, hot pairs, the cleared
+// pixels with their turns, the trig table), as far as `stage` holds them; then one warp takes the
+// candidates one after another from there (a candidate beyond the staged part reads global memory).
+// Results: the ctl words END, CLEARED, DEC, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
-                          const int* rbin, const int* hot, const int* hot_cnt, const unsigned long long* best,
-                          const int* walk, const int* slot_px, const int* slot_tr, int slot_cap, int* cleared_by,
-                          int* commit_list, long long dec_base, int* lines, int* ctl, int* set, int* rec_px,
-                          int* rec_tr, int* rec_te, int* rec_count)
+                          const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
+                          int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
+                          int* set, int* rec_px, int* rec_tr, int* rec_te, int* rec_count, int* stage,
+                          int stage_slots, int stage_hot)
 {
-    HP_LANE_FOR(i, HP_HASH) set[i] = 0;
-    if (HP_LEAD)
-        *rec_count = 0;
-    HP_WARP_SYNC();
     const int ncand = ctl[CTL_NCAND];
-    const long long window_end = T + wn;
-    int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0;
-    if (ncand > HP_CMAX)
-        end = ctl[CTL_CMAX_K];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
-    for (int r = 0; r < walked; ++r) {
-        const int* wk = walk + (long long)r * WALK_WORDS;
-        const int k = wk[WALK_K], count = wk[WALK_COUNT], good = wk[WALK_GOOD];
-        const long long tc = T + 1 + k;
-        const int* px = slot_px + (long long)r * slot_cap;
-        const int* tr = slot_tr + (long long)r * slot_cap;
-        if (hp_set_has(set, px[0]))
-            continue;   // cleared before its turn: it neither votes nor triggers
-        if (!z.special) {
-            unsigned long long key = 0;
-            HP_LANE_FOR(i, hot_cnt[k]) {
-                const int n = hot[2 * ((long long)k * z.numangle + i)];
-                int v = hot[2 * ((long long)k * z.numangle + i) + 1];
-                const int own = rbin[(long long)n * z.window + k];
-                for (int e = 0; e < nrec; ++e) {
-                    const int te2 = rec_te[e];
-                    const int weight = (te2 >> 1 < tc && rec_tr[e] > te2 >> 1 && rec_tr[e] < tc) + (te2 & 1);
-                    if (weight && hp_bin(z, tab_cos, tab_sin, rec_px[e] % z.width, rec_px[e] / z.width, n) == own)
-                        v -= weight;
+    const int trig_n = z.numangle <= HP_STAGE_TRIG ? z.numangle : 0;
+    int* st_walk = stage;                                   // HP_CMAX x WALK_WORDS
+    int* st_hot_cnt = st_walk + HP_CMAX * WALK_WORDS;       // HP_CMAX
+    int* st_slot_off = st_hot_cnt + HP_CMAX;                // HP_CMAX + 1
+    int* st_hot_off = st_slot_off + HP_CMAX + 1;            // HP_CMAX + 1
+    float* st_cos = (float*)(st_hot_off + HP_CMAX + 1);     // trig_n
+    float* st_sin = st_cos + trig_n;                        // trig_n
+    int* st_px = (int*)(st_sin + trig_n);                   // stage_slots
+    int* st_tr = st_px + stage_slots;                       // stage_slots
+    int* st_hot = st_tr + stage_slots;                      // stage_hot x HOT_WORDS
+    const float* cosp = trig_n ? st_cos : tab_cos;
+    const float* sinp = trig_n ? st_sin : tab_sin;
+
+    HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;
+    HP_BLOCK_FOR(i, (long long)walked * WALK_WORDS) st_walk[i] = walk[i];
+    HP_BLOCK_FOR(i, trig_n) {
+        st_cos[i] = tab_cos[i];
+        st_sin[i] = tab_sin[i];
+    }
+    if (HP_THREAD0)
+        *rec_count = 0;
+    HP_BLOCK_SYNC();
+    HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = z.special ? 0 : hot_cnt[st_walk[r * WALK_WORDS + WALK_K]];
+    HP_BLOCK_SYNC();
+    if (HP_THREAD0) {
+        st_slot_off[0] = st_hot_off[0] = 0;
+        for (int r = 0; r < walked; ++r) {
+            st_slot_off[r + 1] = st_slot_off[r] + st_walk[r * WALK_WORDS + WALK_COUNT];
+            st_hot_off[r + 1] = st_hot_off[r] + st_hot_cnt[r];
+        }
+    }
+    HP_BLOCK_SYNC();
+    // (entries of a rank that does not fit whole are copied in part and not used)
+    const int slots_in = st_slot_off[walked] < stage_slots ? st_slot_off[walked] : stage_slots;
+    const int hot_in = st_hot_off[walked] < stage_hot ? st_hot_off[walked] : stage_hot;
+    HP_BLOCK_FOR(e, slots_in) {
+        int lo = 0, hi = walked;   // the rank r with st_slot_off[r] <= e < st_slot_off[r + 1]
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) >> 1;
+            if (st_slot_off[mid] <= e)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const long long at = (long long)lo * slot_cap + (e - st_slot_off[lo]);
+        st_px[e] = slot_px[at];
+        st_tr[e] = slot_tr[at];
+    }
+    HP_BLOCK_FOR(e, hot_in) {
+        int lo = 0, hi = walked;
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) >> 1;
+            if (st_hot_off[mid] <= e)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const int k = st_walk[lo * WALK_WORDS + WALK_K];
+        const int* h = hot + HOT_WORDS * ((long long)k * z.numangle + (e - st_hot_off[lo]));
+        for (int w = 0; w < HOT_WORDS; ++w)
+            st_hot[HOT_WORDS * e + w] = h[w];
+    }
+    HP_BLOCK_SYNC();
+
+    if (HP_SERIAL_WARP) {
+        const long long window_end = T + wn;
+        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0;
+        if (ncand > HP_CMAX)
+            end = ctl[CTL_CMAX_K];
+        for (int r = 0; r < walked; ++r) {
+            const int* wk = st_walk + r * WALK_WORDS;
+            const int k = wk[WALK_K], count = wk[WALK_COUNT], good = wk[WALK_GOOD];
+            const long long tc = T + 1 + k;
+            const bool slots_staged = st_slot_off[r + 1] <= stage_slots;
+            const int* px = slots_staged ? st_px + st_slot_off[r] : slot_px + (long long)r * slot_cap;
+            const int* tr = slots_staged ? st_tr + st_slot_off[r] : slot_tr + (long long)r * slot_cap;
+            if (hp_set_has(set, px[0]))
+                continue;   // cleared before its turn: it neither votes nor triggers
+            if (!z.special) {
+                const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
+                                                              : hot + HOT_WORDS * ((long long)k * z.numangle);
+                unsigned long long key = 0;
+                HP_LANE_FOR(i, st_hot_cnt[r]) {
+                    const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
+                    int v = h[HOT_WORDS * i + 1];
+                    for (int e = 0; e < nrec; ++e) {
+                        const int te = rec_te[e] >> 1;
+                        const int weight = (rec_tr[e] > te && rec_tr[e] < tc) + (rec_te[e] & 1);
+                        if (weight && hp_bin(z, cosp, sinp, rec_px[e] % z.width, rec_px[e] / z.width, n) == own)
+                            v -= weight;
+                    }
+                    if (v >= z.threshold) {
+                        const unsigned long long kv = hp_key(v, n);
+                        key = kv > key ? kv : key;
+                    }
                 }
-                if (v >= z.threshold) {
-                    const unsigned long long kv = hp_key(v, n);
-                    key = kv > key ? kv : key;
+                key = hp_warp_max64(key);
+                if (key == 0)
+                    continue;   // no value left at the threshold: not a trigger (it still votes)
+                if (hp_key_n(key) != wk[WALK_MAXN]) {
+                    end = k;   // its maximum moved: its walk would differ
+                    break;
                 }
             }
-            key = hp_warp_max64(key);
-            if (key == 0)
-                continue;   // no value left at the threshold: not a trigger (it still votes)
-            if (hp_key_n(key) != hp_key_n(best[k])) {
-                end = k;   // its maximum moved: its walk would differ
+            unsigned hit = 0;
+            int keep = 0;
+            HP_LANE_FOR(i, count) {
+                hit |= (unsigned)hp_set_has(set, px[i]);
+                keep += good || (tr[i] > tc && tr[i] <= window_end);
+            }
+            if (hp_warp_or(hit)) {
+                end = k;   // its walk read a pixel an earlier commit cleared
+                break;
+            }
+            keep = hp_warp_sum(keep);
+            const bool full = cleared + count > HP_RECORDS || nrec + keep > HP_RECORDS;
+            if (full && commits > 0) {
+                end = k;
+                break;
+            }
+            // Commit: cv2's trigger at turn tc.
+            HP_LANE_FOR(i, count) {
+                if (!full)
+                    hp_set_add(set, px[i]);
+                commit_list[cleared + i] = px[i];
+                if (good)
+                    commit_list[dec_base + dec + i] = px[i];
+                if (tr[i] > T && tr[i] <= window_end)
+                    cleared_by[tr[i] - T - 1] = (int)tc;
+                if (!full && (good || (tr[i] > tc && tr[i] <= window_end))) {
+#ifdef HOUGH_P_HOST
+                    const int e = (*rec_count)++;
+#else
+                    const int e = atomicAdd(rec_count, 1);
+#endif
+                    rec_px[e] = px[i];
+                    rec_tr[e] = tr[i];
+                    rec_te[e] = (int)(tc * 2 + good);
+                }
+            }
+            if (HP_LEAD && good) {
+                const int line = ctl[CTL_LINES];
+                for (int e = 0; e < 4; ++e)
+                    lines[4LL * line + e] = wk[WALK_END + e];
+                ctl[CTL_LINES] = line + 1;
+            }
+            HP_WARP_SYNC();
+            cleared += count;
+            dec += good ? count : 0;
+            commits += 1;
+            nrec = *rec_count;
+            if (full) {
+                end = k + 1;   // a first commit larger than the buffers: alone in its round
                 break;
             }
         }
-        unsigned hit = 0;
-        int keep = 0;
-        HP_LANE_FOR(i, count) {
-            hit |= (unsigned)hp_set_has(set, px[i]);
-            keep += good || (tr[i] > tc && tr[i] <= window_end);
-        }
-        if (hp_warp_or(hit)) {
-            end = k;   // its walk read a pixel an earlier commit cleared
-            break;
-        }
-        keep = hp_warp_sum(keep);
-        const bool full = cleared + count > HP_RECORDS || nrec + keep > HP_RECORDS;
-        if (full && commits > 0) {
-            end = k;
-            break;
-        }
-        // Commit: cv2's trigger at turn tc.
-        HP_LANE_FOR(i, count) {
-            if (!full)
-                hp_set_add(set, px[i]);
-            commit_list[cleared + i] = px[i];
-            if (good)
-                commit_list[dec_base + dec + i] = px[i];
-            if (tr[i] > T && tr[i] <= window_end)
-                cleared_by[tr[i] - T - 1] = (int)tc;
-            if (!full && (good || (tr[i] > tc && tr[i] <= window_end))) {
-#ifdef HOUGH_P_HOST
-                const int e = (*rec_count)++;
-#else
-                const int e = atomicAdd(rec_count, 1);
-#endif
-                rec_px[e] = px[i];
-                rec_tr[e] = tr[i];
-                rec_te[e] = (int)(tc * 2 + good);
-            }
-        }
-        if (HP_LEAD && good) {
-            const int line = ctl[CTL_LINES];
-            for (int e = 0; e < 4; ++e)
-                lines[4LL * line + e] = wk[WALK_END + e];
-            ctl[CTL_LINES] = line + 1;
+        if (HP_LEAD) {
+            ctl[CTL_END] = end;
+            ctl[CTL_CLEARED] = cleared;
+            ctl[CTL_DEC] = dec;
+            ctl[CTL_COMMITS] += commits;
+            ctl[CTL_CANDIDATES] += ncand;
         }
         HP_WARP_SYNC();
-        cleared += count;
-        dec += good ? count : 0;
-        commits += 1;
-        nrec = *rec_count;
-        if (full) {
-            end = k + 1;   // a first commit larger than the buffers: alone in its round
-            break;
-        }
     }
-    if (HP_LEAD) {
-        ctl[CTL_END] = end;
-        ctl[CTL_CLEARED] = cleared;
-        ctl[CTL_DEC] = dec;
-        ctl[CTL_COMMITS] += commits;
-        ctl[CTL_CANDIDATES] += ncand;
-    }
-    HP_WARP_SYNC();
+    HP_BLOCK_SYNC();
 }
 
 // ---------------------------------------------------------------- the persistent kernel
@@ -493,7 +574,7 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
                        int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
                        int* commit_list, int* lines, int* ctl, int* set, int* rec_px, int* rec_tr, int* rec_te,
-                       int* rec_count)
+                       int* rec_count, int* stage, int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
     // 1. pick order: the draws, the swap targets, the reservation rounds.
@@ -641,8 +722,10 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
             const int v = a - later;
             if (v >= z.threshold) {
                 const int at = atomicAdd(hot_cnt + k, 1);
-                hot[2 * ((long long)k * z.numangle + at)] = n;
-                hot[2 * ((long long)k * z.numangle + at) + 1] = v;
+                int* h = hot + HOT_WORDS * ((long long)k * z.numangle + at);
+                h[0] = n;
+                h[1] = v;
+                h[2] = b;
                 atomicMax(best + k, hp_key(v, n));
             }
         }
@@ -669,10 +752,11 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
                 ctl[CTL_NCAND] = rank;
         }
         hp_grid_sync(ctl);
-        // C: one warp commits in turn order
-        if (HP_PHASE_C_WARP)
-            hp_commit(z, tab_cos, tab_sin, T, wn, rbin, hot, hot_cnt, best, walk, slot_px, slot_tr, slot_cap,
-                      cleared_by, commit_list, dec_base, lines, ctl, set, rec_px, rec_tr, rec_te, rec_count);
+        // C: block 0 stages the round's candidates, one warp commits in turn order
+        if (HP_PHASE_C_BLOCK)
+            hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
+                      commit_list, dec_base, lines, ctl, set, rec_px, rec_tr, rec_te, rec_count, stage, stage_slots,
+                      stage_hot);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -706,15 +790,21 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
 // Arguments: the points (x, y) in row-major order; cv2's float32 trig table; the sizes; the chunk
 // states of the draws (cvgpu/hough/probabilistic.py: chunk_states); scratch as sized by the host;
 // lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve and acc must be zero, mask the
-// image's nonzero pixels as 1.
+// image's nonzero pixels as 1. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 3) + 2 + 2 * trig_n +
+// 2 * stage_slots + HOT_WORDS * stage_hot) ints, trig_n = numangle up to HP_STAGE_TRIG, else 0.
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     const int2* __restrict__ xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
     const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int threshold, int line_length,
     int line_gap, int window, int forward, int wrap, const unsigned long long* __restrict__ chunk_states,
     int* targets, int* slots, unsigned long long* reserve, int* pix_turn, unsigned char* mask, int* acc, int* rbin,
     int* hot, int* hot_cnt, unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr,
-    int slot_cap, int* commit_list, int* lines, int* ctl)
+    int slot_cap, int* commit_list, int* lines, int* ctl, int stage_slots, int stage_hot)
 {
+#ifdef HOUGH_P_HOST
+    static int stage[HP_HOST_STAGE_INTS];
+#else
+    extern __shared__ int stage[];   // phase C's staging: sized by the host (stage_ints)
+#endif
     __shared__ int set[HP_HASH];
     __shared__ int rec_px[HP_RECORDS], rec_tr[HP_RECORDS], rec_te[HP_RECORDS];
     __shared__ int rec_count;
@@ -735,7 +825,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.cells = cells;
     hp_run(z, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
            hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_px, rec_tr,
-           rec_te, &rec_count);
+           rec_te, &rec_count, stage, stage_slots, stage_hot);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap

@@ -51,6 +51,7 @@ static inline unsigned long long atomicMax(unsigned long long* a, unsigned long 
 { unsigned long long o = *a; if (v > o) *a = v; return o; }
 """
 
+HOST_STAGE_INTS = 1 << 20   # kernels/hough/probabilistic.cu: HP_HOST_STAGE_INTS
 POINTEES = {"int2": np.int32, "int": np.int32, "float": np.float32, "unsigned long long": np.uint64,
             "unsigned char": np.uint8}
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
@@ -132,8 +133,10 @@ def host_lines(lib, img, rho, theta, threshold, mll=0.0, mlg=0.0, stats=None):
         wrap = bool(flags[1])
     mask = (img != 0).astype(np.uint8).ravel()
     states = hp.chunk_states(-(-n // hp.DRAW_CHUNK))
-    args, lines, ctl = hp.launch_args(np, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
-                                      seq.cv_round(mll), seq.cv_round(mlg), wrap, mask, states)
+    args, shared, lines, ctl = hp.launch_args(np, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
+                                              seq.cv_round(mll), seq.cv_round(mlg), wrap, mask, states,
+                                              hp.TUNING.stage_bytes)
+    assert shared <= 4 * HOST_STAGE_INTS
     call(lib, "hough_p_main", args)
     assert ctl[hp.CTL_ERROR] == 0, ctl[:16]
     if stats is not None:
@@ -169,10 +172,13 @@ def test_photographs(lib, name, threshold, mll, mlg):
     assert same(ours, cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg)), stats
 
 
-@pytest.mark.parametrize("window,forward", [(1, 0), (7, 64), (64, 0), (1024, 4096)])
-def test_window_sizes(lib, window, forward):
+@pytest.mark.parametrize("window,forward,stage", [(1, 0, 0), (7, 64, 64 << 10), (64, 0, 4096), (1024, 4096, 0),
+                                                  (1024, 4096, 6000), (1024, 4096, 64 << 10)])
+def test_window_sizes(lib, window, forward, stage):
+    """Forced windows and staging sizes (0: every candidate reads global memory; a few KB: some
+    staged, some not)."""
     img = photo_edges("camera", 180, 240)
-    with hp.TUNING.override(window=window, forward=forward):
+    with hp.TUNING.override(window=window, forward=forward, stage_bytes=stage):
         for threshold, mll, mlg in ((30, 20, 5), (5, 0, 0)):
             assert same(host_lines(lib, img, 1, math.pi / 180, threshold, mll, mlg),
                         cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg))
