@@ -212,7 +212,16 @@ def choose(family, key, on_device=False):
         return CV2
     state = _startup.state
     if state != "ready":
+        if state == "failed":
+            _backend.warn_fallback()  # once per process, at the user's line
+            return CV2
         if state == "cold":
+            reason = _backend.quick_unusable_reason()
+            if reason is not None:   # known without starting anything: cv2 computes, and says so once
+                _backend.mark_unusable(reason)
+                _startup.state = "failed"
+                _backend.warn_fallback()
+                return CV2
             if _backend.gpu_probed():
                 _startup.begin()       # the GPU was started by a forced call: ready at once
                 state = _startup.state
