@@ -244,6 +244,25 @@ class _Workspace:
         # Output memory for the next device-result call, allocated while the GPU runs the current one.
         self.spare_out = _graphs.SpareOutput()
         self.last_key = self.last_plan = None
+        self.up_bytes, self.up_host, self.up_dev = 0, None, None
+
+    def upload(self, image):
+        """A host image on the device through this thread's pinned buffer: numpy's copy into it and
+        an asynchronous copy up. A copy from pageable memory would make the driver stage it under a
+        lock of its own and wait for the stream, so threads calling at once would take turns. The
+        buffers are reused by the thread's next call, which starts after this one's result was
+        waited for (the kernels had read the image by then)."""
+        rows, cols = image.shape
+        n = rows * cols
+        cp = self.cp
+        if self.up_bytes < n:
+            pinned = cp.cuda.alloc_pinned_memory(n)
+            self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), cp.empty(n, cp.uint8), n
+        host = self.up_host[:n].reshape(rows, cols)
+        np.copyto(host, image)
+        cp.cuda.runtime.memcpyAsync(self.up_dev.data.ptr, host.ctypes.data, n, cp.cuda.runtime.memcpyHostToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+        return self.up_dev[:n].reshape(rows, cols)
 
     def array(self, name, size, dtype):
         arr = self.arrays.get((name, dtype))
@@ -345,8 +364,8 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
     lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
-    d_image = upload_2d(image)
     ws = _workspace(cp)
+    d_image = ws.upload(image) if to_host and type(image) is np.ndarray else upload_2d(image)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
                to_host, TUNING.generation)
