@@ -29,6 +29,9 @@ settings.register_profile("device-noshrink", parent=settings.get_profile("device
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The suite tests the GPU path: every call goes to the GPU (where there is one), as CVGPU_ENGINE=cuda
+# does; tests/test_engine.py switches the engine itself. CVGPU_TEST_ENGINE=auto runs it as users do.
+cvgpu.set_engine(os.environ.get("CVGPU_TEST_ENGINE", "cuda"))
 HAS_GPU = cvgpu.backend() == "cuda"
 if HAS_GPU and os.environ.get("CVGPU_TEST_NO_MEMORY_POOL"):
     # Under compute-sanitizer: one cudaMalloc per array, so memcheck sees each array's own bounds
