@@ -13,7 +13,7 @@ import threading
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _errors, _kernels
+from .. import _backend, _binding, _engine, _errors, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cv_floor, cv_round, wrap_int32
 from .._tuning import Tuning
@@ -365,11 +365,47 @@ def _on_device(*args, **kwargs):
     return _hough_p(args, kwargs)
 
 
+def _cv2_call(args, kwargs):
+    """cv2 computes the call as given (the engine's choice for host input): its result and errors."""
+    _backend.record("cv2")
+    return cv2.HoughLinesP(*args, **kwargs)
+
+
+def _engine_key(image, args, kwargs):
+    """What a call's cost depends on, for the engine's model: the image's size, the number of angles
+    and the threshold (cv2's triggers, the kernel's rounds and commits, fall as it rises)."""
+    theta = args[2] if len(args) > 2 else kwargs.get("theta")
+    threshold = args[3] if len(args) > 3 else kwargs.get("threshold")
+    try:
+        angles = int(math.log2(math.pi / float(theta)))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        angles = None
+    try:
+        level = int(math.log2(max(1, int(threshold))))
+    except (TypeError, ValueError, OverflowError):
+        level = None
+    return (_engine.size_bucket(image.size), angles, level)
+
+
 def HoughLinesP(*args, **kwargs):
     """HoughLinesP(image, rho, theta, threshold[, lines[, minLineLength[, maxLineGap]]]) -> lines
 
     cv2.HoughLinesP on the GPU: the same segments, int32 values and order as the installed cv2.
     ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
-    (CuPy out).
+    (CuPy out). Host input goes to the engine cvgpu._engine chooses (cv2 until the GPU is started
+    and faster).
     """
+    _backend.record(None)
+    image = args[0] if args else kwargs.get("image")
+    if type(image) is np.ndarray and _engine.get_engine() != _engine.CUDA:
+        return _engine.run("HoughLinesP", _engine_key(image, args, kwargs), False,
+                           lambda: _on_device(*args, **kwargs), lambda: _cv2_call(args, kwargs))
     return _on_device(*args, **kwargs)
+
+
+def _warm(cp):
+    """The engine's start-up: the kernel module loaded before the family's first GPU call."""
+    _kernels.preload(FAMILY, cooperative=True)
+
+
+_engine.register_warmup("hough-p", _warm)
