@@ -8,7 +8,6 @@ window sizes and the wrap mode. The bad-input fuzzing is tests/hough/test_hough_
 the kernels' logic on the CPU is tests/hough/test_hough_p_kernel_host.py.
 """
 import math
-import os
 import warnings
 
 import cv2
@@ -22,7 +21,7 @@ import hough_p_model as seq
 import hough_p_parallel_model as par
 from conftest import HAS_GPU, same
 from cvgpu.hough import probabilistic as hp
-from hough_p_cases import FAMILIES, cases, cv2_defined, photo_edges, segments
+from hough_p_cases import cases, cv2_defined, photo_edges, segments
 
 CV2_MAJOR = int(cv2.__version__.split(".")[0])
 DEVICE_PROFILE = settings.default.max_examples >= 10_000

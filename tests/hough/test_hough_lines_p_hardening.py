@@ -110,7 +110,8 @@ def test_hough_p_fuzz_matches_cv2(inp, rho, theta, thr, extra, form):
 
 @FUZZ
 @given(cols=st.one_of(st.integers(0, 2**30 - 1), st.integers(0, 5000), st.integers(0, 64)),
-       rho=st.one_of(st.floats(1e-9, 1.0), st.floats(0.1, 100.0), st.sampled_from([0.5, 1.0, 1.5, 0.3])).map(np.float32),
+       rho=st.one_of(st.floats(1e-9, 1.0), st.floats(0.1, 100.0),
+                     st.sampled_from([0.5, 1.0, 1.5, 0.3])).map(np.float32),
        theta=st.sampled_from([-0.1, -0.5, -1.0, -1e-3, -1e-6, -3.0]))
 def test_hough_p_wrapped_size_matches_cv2(cols, rho, theta):
     """numangle < 0 (negative theta) times numrho wraps the accumulator's size_t: cv2 reports the

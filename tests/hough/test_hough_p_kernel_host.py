@@ -17,7 +17,7 @@ import subprocess
 import cv2
 import numpy as np
 import pytest
-from hypothesis import assume, given, note, settings, strategies as st
+from hypothesis import assume, given, note, settings
 
 import hough_p_model as seq
 import hough_p_parallel_model as par
