@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from cvgpu._kernels import kernel_source
+from device_ops_host import HostOps
 from cvgpu.contours import _common
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
@@ -323,6 +324,7 @@ class HostGpu(_common.Gpu):
 
     def __init__(self, modules, grid_cap=_common.GRID_CAP):
         super().__init__(HostCupy())
+        self.ops = HostOps(self.cp)   # cvgpu._device_ops in numpy
         self.grid_cap = grid_cap
         self.modules = modules
         self.spaces = {}
