@@ -152,10 +152,7 @@ class DeviceOps:
         buf = cp.empty(max(total, 1), dtype=cp.uint8)
         for a, at in zip(arrays, places):
             if a.size:
-                if a.flags.c_contiguous:
-                    self._memcpy(buf.data.ptr + at, a.data.ptr, a.nbytes)
-                else:
-                    self._copy_raw(a, cp.ndarray(a.shape, a.dtype, buf.data + at))
+                self._memcpy(buf.data.ptr + at, self.contiguous(a).data.ptr, a.nbytes)
         host = buf.get()
         return [host[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, places)]
 

@@ -205,33 +205,40 @@ __device__ __forceinline__ long long strided_offset(long long i, long long d1, l
     return (i / d1) * s0 + i1 * s1 + i2 * s2 + i3 * s3;
 }
 
-#define STRIDED_PARAMS const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, \
-    long long s0, long long s1, long long s2, long long s3
-
 template <class T>
-__device__ __forceinline__ void copy_strided(STRIDED_PARAMS, T* __restrict__ out)
+__device__ __forceinline__ void copy_strided(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, T* __restrict__ out)
 {
     for (long long i = grid_start(); i < n; i += grid_step())
         out[i] = *(const T*)(src + strided_offset(i, d1, d2, d3, s0, s1, s2, s3));
 }
 
 // Element copies by size (the host passes 1 for elements it cannot read aligned).
-extern "C" __global__ void dops_copy_strided_1(STRIDED_PARAMS, unsigned char* __restrict__ out)
+extern "C" __global__ void dops_copy_strided_1(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, unsigned char* __restrict__ out)
 {
     copy_strided(src, n, d1, d2, d3, s0, s1, s2, s3, out);
 }
 
-extern "C" __global__ void dops_copy_strided_2(STRIDED_PARAMS, unsigned short* __restrict__ out)
+extern "C" __global__ void dops_copy_strided_2(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, unsigned short* __restrict__ out)
 {
     copy_strided(src, n, d1, d2, d3, s0, s1, s2, s3, out);
 }
 
-extern "C" __global__ void dops_copy_strided_4(STRIDED_PARAMS, unsigned int* __restrict__ out)
+extern "C" __global__ void dops_copy_strided_4(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, unsigned int* __restrict__ out)
 {
     copy_strided(src, n, d1, d2, d3, s0, s1, s2, s3, out);
 }
 
-extern "C" __global__ void dops_copy_strided_8(STRIDED_PARAMS, unsigned long long* __restrict__ out)
+extern "C" __global__ void dops_copy_strided_8(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, unsigned long long* __restrict__ out)
 {
     copy_strided(src, n, d1, d2, d3, s0, s1, s2, s3, out);
 }
@@ -274,27 +281,90 @@ template <> __device__ __forceinline__ float to_f32<Bool8>(Bool8 v) { return v.b
 template <> __device__ __forceinline__ float to_f32<Half16>(Half16 v) { return half_bits_to_float(v.h); }
 
 template <class S>
-__device__ __forceinline__ void cast_f32_strided(STRIDED_PARAMS, float* __restrict__ out)
+__device__ __forceinline__ void cast_f32_strided(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
 {
     for (long long i = grid_start(); i < n; i += grid_step())
         out[i] = to_f32(*(const S*)(src + strided_offset(i, d1, d2, d3, s0, s1, s2, s3)));
 }
 
-#define DOPS_CAST_F32(suffix, S) \
-    extern "C" __global__ void dops_f32_from_##suffix(STRIDED_PARAMS, float* __restrict__ out) \
-    { cast_f32_strided<S>(src, n, d1, d2, d3, s0, s1, s2, s3, out); }
+extern "C" __global__ void dops_f32_from_b1(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<Bool8>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
 
-DOPS_CAST_F32(b1, Bool8)
-DOPS_CAST_F32(u8, unsigned char)
-DOPS_CAST_F32(i8, signed char)
-DOPS_CAST_F32(u16, unsigned short)
-DOPS_CAST_F32(i16, short)
-DOPS_CAST_F32(u32, unsigned int)
-DOPS_CAST_F32(i32, int)
-DOPS_CAST_F32(u64, unsigned long long)
-DOPS_CAST_F32(i64, long long)
-DOPS_CAST_F32(f16, Half16)
-DOPS_CAST_F32(f64, double)
+extern "C" __global__ void dops_f32_from_u8(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<unsigned char>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_i8(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<signed char>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_u16(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<unsigned short>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_i16(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<short>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_u32(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<unsigned int>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_i32(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<int>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_u64(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<unsigned long long>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_i64(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<long long>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_f16(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<Half16>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
+
+extern "C" __global__ void dops_f32_from_f64(
+    const char* __restrict__ src, long long n, long long d1, long long d2, long long d3, long long s0, long long s1,
+    long long s2, long long s3, float* __restrict__ out)
+{
+    cast_f32_strided<double>(src, n, d1, d2, d3, s0, s1, s2, s3, out);
+}
 
 // astype(int32) of int64 values: the low 32 bits.
 extern "C" __global__ void dops_i32_from_i64(long long n, const long long* __restrict__ src, int* __restrict__ out)
@@ -368,17 +438,17 @@ extern "C" __global__ void dops_swap_halves_u64(long long n, const unsigned long
 // ------------------------------------------------------------------ tests into a flag
 // *flag (zero beforehand) becomes 1 where the test holds for some element: any(), not all().
 
-extern "C" __global__ void dops_any_differ_i32(long long n, const int* __restrict__ a, const int* __restrict__ b,
+extern "C" __global__ void dops_any_differ_i32(long long n, const int* __restrict__ x, const int* __restrict__ y,
                                                int* __restrict__ flag)
 {
     for (long long i = grid_start(); i < n; i += grid_step())
-        if (a[i] != b[i]) *flag = 1;
+        if (x[i] != y[i]) *flag = 1;
 }
 
-extern "C" __global__ void dops_any_equal_i32(long long n, const int* __restrict__ a, int value, int* __restrict__ flag)
+extern "C" __global__ void dops_any_equal_i32(long long n, const int* __restrict__ x, int value, int* __restrict__ flag)
 {
     for (long long i = grid_start(); i < n; i += grid_step())
-        if (a[i] == value) *flag = 1;
+        if (x[i] == value) *flag = 1;
 }
 
 // Some nonzero byte in a rows x cols image with row pitch `pitch` bytes.

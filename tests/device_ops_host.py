@@ -25,8 +25,10 @@ class HostOps:
         if out is None:
             if dtype == a.dtype and a.flags.c_contiguous:
                 return a
-            return self._dev(self._np(a).astype(dtype))
-        np.asarray(out)[...] = self._np(a).astype(dtype)
+            with np.errstate(over="ignore"):
+                return self._dev(self._np(a).astype(dtype))
+        with np.errstate(over="ignore"):   # float64 beyond float32's range: infinities, as on the GPU
+            np.asarray(out)[...] = self._np(a).astype(dtype)
         return out
 
     def copy(self, a):

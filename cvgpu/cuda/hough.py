@@ -545,7 +545,7 @@ class HoughLinesDetector:
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
-        """More than SMEM_CAP local maxima: ch_maxima left their keys (any order) for CuPy's sort."""
+        """More than SMEM_CAP local maxima: ch_maxima left their keys (any order) for Thrust's sort."""
         max_lines = self._max_lines
         count = 0 if max_lines <= 0 else min(total, max_lines)
         if count == 0:

@@ -57,7 +57,7 @@ _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, in
                                               ", bool" if HAS_USE_EDGEVAL else ""))
 
 # Lines sorted and written by hough_maxima_emit's last block in shared memory (its dynamic shared
-# memory, 8 bytes a key, and the pinned result's size); more go through CuPy's sort.
+# memory, 8 bytes a key, and the pinned result's size); more go through Thrust's sort.
 SORT_CAPACITY = 8192
 
 # The call words of the graphs (kernels/hough/lines.cu: LINES_WORD_*): the image's, then the
