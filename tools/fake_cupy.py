@@ -302,6 +302,27 @@ class Stream:
     def use(self):
         _current[0] = self
 
+    def wait_event(self, event):
+        pass
+
+    def record(self, event=None):
+        return event if event is not None else Event()
+
+
+class Event:
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+    @property
+    def done(self):
+        return True
+
 
 Stream.null = Stream(ptr=1)
 _current = [Stream.null]
@@ -433,14 +454,15 @@ def install(strict=False):
     STRICT[0] = bool(strict)
     me = sys.modules[__name__]
     cuda = types.ModuleType("cupy.cuda")
-    cuda.Stream, cuda.Device, cuda.get_current_stream = Stream, Device, get_current_stream
+    cuda.Stream, cuda.Device, cuda.get_current_stream, cuda.Event = Stream, Device, get_current_stream, Event
     cuda.alloc = MemoryPointer
     cuda.alloc_pinned_memory = alloc_pinned_memory
     cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0, memcpyHostToDevice=1,
                                          memcpyDeviceToHost=2, memcpyDeviceToDevice=3,
                                          memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n),
                                          memcpy2DAsync=_memcpy2d,
-                                         memsetAsync=lambda dst, value, n, stream: ctypes.memset(dst, value, n))
+                                         memsetAsync=lambda dst, value, n, stream: ctypes.memset(dst, value, n),
+                                         CUDARuntimeError=RuntimeError)
     cuda.thrust = _Thrust
     cuda.memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
 
@@ -450,3 +472,6 @@ def install(strict=False):
     me.cuda = cuda
     sys.modules["cupy"] = me
     sys.modules["cupy.cuda"] = cuda
+    cupyx = types.ModuleType("cupyx")
+    cupyx.empty_pinned = lambda shape, dtype=float: np.empty(shape, dtype)
+    sys.modules["cupyx"] = cupyx
