@@ -11,16 +11,20 @@ instead). Warp and block intrinsics (barriers, shuffles, ballots) compile to a c
 host test may launch only kernels whose threads are independent (tests that need a ballot emulate
 it in their own prelude)."""
 import ctypes
+import os
 import re
 import shutil
 import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
 
 from cvgpu._kernels import kernel_source
-from device_ops_host import HostOps
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (from any process)
+from device_ops_host import HostOps  # noqa: E402
 from cvgpu.contours import _common
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
