@@ -344,7 +344,10 @@ class DeviceOps:
         idx = cp.empty(n, dtype=cp.int64)
         if n:
             self._memcpy(data.data.ptr, keys.data.ptr, keys.nbytes)
-            thrust.argsort(keys.dtype, idx.data.ptr, data.data.ptr, 0, (n,))
+            try:
+                thrust.argsort(keys.dtype, idx.data.ptr, data.data.ptr, 0, (n,))
+            except TypeError:   # a binding that takes other arguments (not in CuPy 11 to 14)
+                return cp.argsort(keys)
         return idx
 
     def sort(self, keys):

@@ -115,7 +115,7 @@ PATHS = {
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
 }
 
-from .. import _backend, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
+from .. import _backend, _device_ops, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
 from .._arrays import as_device_array, on_input_device  # noqa: E402
 from . import _common, _labels, _linkruns, _suzuki  # noqa: E402
 from ._common import (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_EXTERNAL,  # noqa: E402,F401
@@ -385,9 +385,11 @@ def _device_views(cp, points, offsets, hier):
 
 
 def _warm(cp):
-    """The engine's start-up: the family's kernel modules loaded before its first GPU call."""
+    """The engine's start-up: the family's kernel modules loaded before its first GPU call (and
+    cvgpu._device_ops', which every pipeline launches)."""
     for module in ("suzuki", "ranking", "ranking_block", "tc89", "labels", "linkruns"):
         _kernels.preload("contours/" + module)
+    _kernels.preload(_device_ops.FAMILY)
 
 
 _engine.register_warmup("contours", _warm)
