@@ -31,12 +31,14 @@ def as_device_array(value):
 
 
 def upload_2d(array):
-    """A 2-D device array with unit column stride, from host or device input (copies only if needed)."""
+    """A 2-D device array with unit column stride, from host or device input (copies only if needed,
+    with cvgpu._device_ops: nothing compiled)."""
     cp = cupy_module()
     if isinstance(array, cp.ndarray):
         if array.ndim == 2 and array.strides[1] == array.itemsize and array.strides[0] >= array.shape[1]:
             return array
-        return cp.ascontiguousarray(array)
+        from ._device_ops import ops
+        return ops(cp).contiguous(array)
     return cp.asarray(np.ascontiguousarray(array))
 
 

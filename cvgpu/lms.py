@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from . import _backend, _binding, _errors, _kernels
+from . import _backend, _binding, _device_ops, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
 from ._cvmath import cdiv
 from ._tuning import Tuning
@@ -106,6 +106,9 @@ def _as_points(points, func):
     except _binding.ConversionError as exc:
         raise _errors.bad_argument(func, str(exc), "Expected Ptr<cv::UMat> for argument 'points'") from None
     shape = arr.shape
+    if dev is not None and len(shape) != 2 and not arr.flags.c_contiguous:
+        # A reshape of a strided device array that cannot be a view is a compiled copy in CuPy.
+        arr = _device_ops.ops(_backend.cupy_module()).contiguous(arr)
     # cv::Mat::checkVector(2): N x 2, N x 1 x 2, 1 x N x 2, or (2,) as one point.
     if len(shape) == 1 and shape[0] == 2:
         arr = arr.reshape(1, 2)
@@ -229,35 +232,45 @@ def fit_numpy(xy, code):
 
 # ---------------------------------------------------------------- GPU pipeline
 
-def _sample_count(xp, m):
+def _sample_count(m):
     """Candidates evaluated exactly per problem (kernels/lms/lms.cu sample_count, same arithmetic)."""
-    k = xp.floor(xp.sqrt(m.astype(xp.float64))).astype(xp.int64)
-    return xp.minimum(m, xp.maximum(k, 256))
+    k = np.floor(np.sqrt(m.astype(np.float64))).astype(np.int64)
+    return np.minimum(m, np.maximum(k, 256))
 
 
-def _run_problems(cp, pts, starts, counts, modes, choose, nout):
-    """Launch the LMS pipeline. pts: CuPy (P, 2) float32; starts/counts/modes: per problem, numpy
-    (metadata worked out here and uploaded once) or CuPy; choose: int32 (nout, 2), same kind.
+def _meta_words(nprob, nout):
+    """int64 words of the problems' metadata (see _run_problems); the last one is free."""
+    return 5 * nprob + 3 + 2 * nout
+
+
+def _host_meta(starts, counts, modes, choose, nout):
+    """The metadata of _run_problems worked out on the host (numpy int64 words), and the largest
+    candidate count."""
+    nprob = int(starts.shape[0])
+    m = counts.astype(np.int64) * (counts.astype(np.int64) + 1) // 2
+    sample_units = _sample_count(m)
+    decide_units = np.where(m > sample_units, (m + _THREADS - 1) // _THREADS, 0)
+    ints = np.zeros(_meta_words(nprob, nout), dtype=np.int64)
+    ints[:nprob] = starts
+    ints[nprob + 1:2 * nprob + 1] = np.cumsum(sample_units)
+    ints[2 * nprob + 2:3 * nprob + 2] = np.cumsum(decide_units)
+    small = ints[3 * nprob + 2:].view(np.int32)  # counts | modes | choose, int32
+    small[:nprob] = counts
+    small[nprob:2 * nprob] = modes
+    small[2 * nprob:2 * nprob + 2 * nout] = choose.reshape(-1)
+    return ints, int(m.max())
+
+
+def _run_problems(cp, pts, ints, nprob, nout, max_candidates):
+    """Launch the LMS pipeline. pts: CuPy (P, 2) float32; ints: the problems' metadata as int64 words
+    on the device, start[nprob] | sample unit offsets [nprob + 1] | decide unit offsets [nprob + 1]
+    | int32 count[nprob], mode[nprob], choose[2 nout] (_host_meta, or lms_refine_plan on the
+    device); max_candidates() the largest candidate count (read only for a list overflow).
     Returns device arrays (out_f = line (nout,4) | hw (nout,) | ext (nout,4), inliers (nout,)), the
     candidate-list counter and settle(count) for the rare list overflow."""
     num_sms, _ = _kernels.device_properties()
     blocks = num_sms * TUNING.blocks_per_sm
-    nprob = int(starts.shape[0])
-    xp = np if isinstance(starts, np.ndarray) else cp
-    m = counts.astype(xp.int64) * (counts.astype(xp.int64) + 1) // 2
-    sample_units = _sample_count(xp, m)
-    decide_units = xp.where(m > sample_units, (m + _THREADS - 1) // _THREADS, 0)
-    ints = xp.zeros(5 * nprob + 2 + 2 * nout, dtype=xp.int64)
-    ints[:nprob] = starts
-    ints[nprob + 1:2 * nprob + 1] = xp.cumsum(sample_units)
-    ints[2 * nprob + 2:3 * nprob + 2] = xp.cumsum(decide_units)
-    small = ints[3 * nprob + 2:].view(xp.int32)  # counts | modes | choose, int32
-    small[:nprob] = counts
-    small[nprob:2 * nprob] = modes
-    small[2 * nprob:2 * nprob + 2 * nout] = choose.reshape(-1)
-    if xp is np:
-        ints = cp.asarray(ints)  # the one upload of the metadata
-        small = ints[3 * nprob + 2:].view(cp.int32)
+    small = ints[3 * nprob + 2:].view(cp.int32)
     starts = ints[:nprob]
     sample_off, decide_off = ints[nprob:2 * nprob + 1], ints[2 * nprob + 1:3 * nprob + 2]
     counts, modes = small[:nprob], small[nprob:2 * nprob]
@@ -306,7 +319,7 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
             return False
         TUNING.ran("windowed")
         window = max(1, capacity // nprob)
-        for t_lo in range(0, int(m.max()), window):
+        for t_lo in range(0, max_candidates(), window):
             list_count.fill(0)
             decide_and_eval(t_lo, t_lo + window)
         finish()
@@ -337,12 +350,19 @@ def fitLineLMS(points, residual="auto"):
         r = fit_numpy(np.asarray(host, dtype=np.float32), code)
         return r["line"].reshape(4, 1), float(r["hw"])
     _backend.record("cuda")
-    d = cp.ascontiguousarray(cp.asarray(arr).astype(cp.float32, copy=False)).reshape(-1, 2)
+    d = _float_points(cp, arr)
     n = d.shape[0]
     lines, hws = _fit_gpu(cp, d, np.array([0], np.int64), np.array([n], np.int32), code, not on_device)
     if on_device:
         return lines[0], hws[0]
     return lines[0], float(hws[0])
+
+
+def _float_points(cp, arr, out=None):
+    """(N, 2) points on the device as a C-contiguous float32 array (astype(float32) on the device,
+    cvgpu._device_ops; into ``out`` when given)."""
+    dev = cp.asarray(arr) if isinstance(arr, np.ndarray) else arr
+    return _device_ops.ops(cp).contiguous(dev, np.float32, out=out).reshape(-1, 2)
 
 
 def _offsets(offsets, func):
@@ -389,11 +409,16 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
             hosts = [np.asarray(a if isinstance(a, np.ndarray) else a.get(), np.float32) for a, _ in sets]
         else:
             hosts = None
-            # C order, explicitly: the kernels read float2 pairs, and np.concatenate / cp.concatenate
-            # keep the Fortran order of Fortran-ordered inputs.
-            packed = cp.ascontiguousarray(
-                cp.concatenate([cp.asarray(a).astype(cp.float32, copy=False).reshape(-1, 2) for a, _ in sets])
-                if on_device else cp.asarray(np.concatenate(
+            # C order, explicitly: the kernels read float2 pairs, and np.concatenate keeps the
+            # Fortran order of Fortran-ordered inputs.
+            if on_device:
+                packed = cp.empty((int(counts.sum()), 2), dtype=cp.float32)
+                at = 0
+                for (a, _), c in zip(sets, counts.tolist()):
+                    _float_points(cp, a, out=packed[at:at + c])
+                    at += c
+            else:
+                packed = cp.asarray(np.ascontiguousarray(np.concatenate(
                     [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a, _ in sets])))
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     else:
@@ -412,7 +437,7 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
             host = np.asarray(arr if isinstance(arr, np.ndarray) else arr.get(), np.float32)
             hosts = [host[s:s + c] for s, c in zip(starts, counts)]
         else:
-            packed = cp.ascontiguousarray(cp.asarray(arr).astype(cp.float32, copy=False))
+            packed = _float_points(cp, arr)
     if cp is None:
         _backend.warn_fallback()
         _backend.record("numpy")
@@ -426,13 +451,13 @@ def fitLineLMSBatch(points, offsets=None, residual="auto"):
 def _fit_gpu(cp, packed, starts, counts, code, to_host):
     nset = len(counts)
     set_of, modes, choose = _problems(counts, code)
+    ints, max_m = _host_meta(np.asarray(starts, np.int64)[set_of], np.asarray(counts, np.int64)[set_of],
+                             modes, choose, nset)
     out_f, out_n, list_count, settle = _run_problems(
-        cp, packed, np.asarray(starts, np.int64)[set_of], np.asarray(counts, np.int64)[set_of],
-        modes, choose, nset)
+        cp, packed, cp.asarray(ints), len(set_of), nset, lambda: max_m)  # the one upload of the metadata
     if to_host:
-        both = cp.concatenate([out_f[:5 * nset], list_count.view(cp.float32)])
-        host = both.get()  # the one sync
-        if settle(host[-1:].view(np.uint32)[0]):
+        host, count = _device_ops.ops(cp).download(out_f[:5 * nset], list_count)  # the one sync
+        if settle(count[0]):
             host = out_f[:5 * nset].get()
         return host[:4 * nset].reshape(nset, 4, 1).copy(), host[4 * nset:5 * nset].copy()
     settle(int(list_count.get()[0]))  # one small sync: has the candidate list overflowed?
@@ -509,14 +534,19 @@ def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_sup
     if nlines == 0:
         out = np.zeros((0, 1, 4 if segments else 2), np.int32 if segments else np.float32)
         return cp.asarray(out) if on_device else out
-    d_img = cp.ascontiguousarray(cp.asarray(img))
-    d_lines = cp.ascontiguousarray(cp.asarray(ln).reshape(-1, 2))
-    pts, starts, n_per = _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols)
-    th = d_lines[:, 1]
-    modes = cp.where(cp.abs(cp.sin(th)) >= cp.abs(cp.cos(th)), 0, 1).astype(cp.int32)
-    choose = cp.stack([cp.arange(nlines, dtype=cp.int32), cp.full(nlines, -1, cp.int32)], 1)
-    # Sets with no point still need a valid start (their best stays "none": line kept).
-    out_f, out_n, list_count, settle = _run_problems(cp, pts, starts, n_per, modes, choose, nlines)
+    ops = _device_ops.ops(cp)
+    d_img = ops.contiguous(cp.asarray(img))
+    d_lines = ops.contiguous(cp.asarray(ln)).reshape(-1, 2)
+    pts, offsets, nsplit = _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols)
+    # One problem a line, its metadata worked out on the device (lms_refine_plan). Sets with no
+    # point still need a valid start (their best stays "none": line kept).
+    words = _meta_words(nlines, nlines)
+    ints = cp.zeros(words, dtype=cp.int64)
+    _kernels.get_function(_KERNELS, "lms_refine_plan")(
+        (1,), (1024,), (offsets, np.int32(nsplit), np.int32(nlines), d_lines, np.int32(_THREADS), np.int64(words),
+                        ints))
+    out_f, out_n, list_count, settle = _run_problems(cp, pts, ints, nlines, nlines,
+                                                     lambda: int(ints[words - 1:].get()[0]))
     fit = out_f[:4 * nlines]
     ext = out_f[5 * nlines:]
     polar = cp.empty(2 * nlines, dtype=cp.float32)
@@ -534,33 +564,30 @@ def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_sup
         if settle(list_count.get()[0]):  # one small sync: has the candidate list overflowed?
             to_polar()
         return result
-    flat = result.reshape(-1)
-    both = cp.concatenate([flat.view(cp.uint32), list_count])
-    host = both.get()  # the one sync
-    if settle(host[-1]):
+    host, count = ops.download(result, list_count)  # the one sync
+    if settle(count[0]):
         to_polar()
-        host = cp.concatenate([flat.view(cp.uint32), list_count]).get()
-    return host[:-1].view(np.int32 if segments else np.float32).reshape(result.shape).copy()
+        host = result.get()
+    return host.copy()
 
 
 def _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols):
-    """Each line's support, packed in raster order: (points (capacity, 2) float32, starts, counts)."""
+    """Each line's support, packed in raster order: (points (capacity, 2) float32, offsets, nsplit):
+    line k's points are points[offsets[k * nsplit]:offsets[(k + 1) * nsplit]]."""
     rows, cols = d_img.shape
     nlines = int(d_lines.shape[0])
     nsplit = max(1, min(TUNING.gather_splits_max, max(rows, cols) // TUNING.gather_split_px))
     counts = cp.empty(nlines * nsplit, dtype=cp.int32)
-    offsets = cp.zeros(nlines * nsplit + 1, dtype=cp.int64)
+    offsets = cp.empty(nlines * nsplit + 1, dtype=cp.int64)
     capacity = nlines * max(rows * w_rows, cols * w_cols)
     pts = cp.empty((capacity, 2), dtype=cp.float32)
     gather = _kernels.get_function(_KERNELS, "lms_gather")
     common = (d_img, np.int32(rows), np.int32(cols), np.int64(d_img.strides[0]), d_lines, np.int32(nlines),
               np.float32(bt), np.float32(br), np.int32(w_rows), np.int32(w_cols))
     gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(0)))
-    offsets[1:] = cp.cumsum(counts, dtype=cp.int64)
+    _device_ops.ops(cp).offsets(counts, out=offsets)
     gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(1)))
-    starts = offsets[:-1:nsplit][:nlines]
-    ends = offsets[nsplit::nsplit][:nlines]
-    return pts, starts, (ends - starts).astype(cp.int32)
+    return pts, offsets, nsplit
 
 
 def support_points(image, lines, rho, theta, band=0.5):
@@ -575,9 +602,10 @@ def support_points(image, lines, rho, theta, band=0.5):
         x, y = xs.astype(np.float64), ys.astype(np.float64)
         return [np.stack([x[m], y[m]], 1).astype(np.float32)
                 for m in (_supports_numpy(x, y, float(r), float(t), bt, br) for r, t in ln)]
-    pts, starts, n_per = _gather_gpu(cp, cp.asarray(np.ascontiguousarray(image)), cp.asarray(ln), bt, br,
-                                     w_rows, w_cols)
-    starts, n_per = starts.get(), n_per.get()
+    pts, offsets, nsplit = _gather_gpu(cp, cp.asarray(np.ascontiguousarray(image)), cp.asarray(ln), bt, br,
+                                       w_rows, w_cols)
+    off = offsets.get()
+    starts, n_per = off[:-1:nsplit][:len(ln)], np.diff(off[::nsplit])[:len(ln)]
     total = int(starts[-1] + n_per[-1]) if len(starts) else 0
     host = pts[:total].get()
     return [host[s:s + c] for s, c in zip(starts, n_per)]

@@ -11,6 +11,11 @@ publishes its line count, so that the host code after them runs its normal path.
 
     import sys; sys.path.insert(0, "tools"); import fake_cupy; fake_cupy.install()
     import cvgpu   # computes "on the GPU" from here on
+
+``install(strict=True)`` also makes every operation that real CuPy compiles a kernel for at run
+time (NVRTC: casts, copies into or out of strided arrays, item assignment, comparisons, fill with a
+value other than 0, sort / count_nonzero, ...) raise ``CompiledByCupy`` when cvgpu's own code calls
+it (tests/test_no_jit.py, issue 40); arithmetic operators are missing from the fake altogether.
 """
 import ctypes
 import re
@@ -21,6 +26,23 @@ import numpy as np
 
 LOG = []     # one dict per collection / maxima kernel run: what it read
 LINES = [6]  # lines the maxima kernels publish (the benchmark's 1024^2 segments give 6)
+STRICT = [False]
+CVGPU_DIR = __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.dirname(
+    __import__("os").path.abspath(__file__))), "cvgpu")
+
+
+class CompiledByCupy(AssertionError):
+    """cvgpu called an operation for which real CuPy compiles a kernel at run time."""
+
+
+def _compiles(what, depth=2):
+    """In strict mode, raise when the caller ``depth`` frames up is cvgpu's code."""
+    if not STRICT[0]:
+        return
+    frame = sys._getframe(depth)
+    if frame.f_code.co_filename.startswith(CVGPU_DIR):
+        raise CompiledByCupy("%s (compiled by CuPy at run time) at %s:%d" % (
+            what, frame.f_code.co_filename, frame.f_lineno))
 
 int8, uint8, int32, uint32, int64, uint64, float32, float64 = (
     np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)
@@ -90,10 +112,18 @@ class ndarray:
     def shape(self, value):
         self._a.shape = value
 
+    @property
+    def flags(self):
+        return self._a.flags
+
     def __getitem__(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, (ndarray, np.ndarray, list)) for k in keys):
+            _compiles("fancy indexing")
         return _wrap(self._a[key], self._mem)
 
     def __setitem__(self, key, value):
+        _compiles("item assignment")
         self._a[key] = value._a if isinstance(value, ndarray) else value
 
     def reshape(self, *shape):
@@ -103,27 +133,43 @@ class ndarray:
         return _wrap(self._a.view(dtype), self._mem)
 
     def fill(self, v):
+        if v != 0 or not self._a.flags.c_contiguous:
+            _compiles("fill with %r" % (v,))
         self._a.fill(v)
 
-    def get(self, stream=None):
+    def get(self, stream=None, out=None):
+        if not self._a.flags.c_contiguous:
+            _compiles("get of a strided array")
+        if out is not None:
+            out[...] = self._a
+            return out
         return self._a.copy()
 
     def set(self, host, stream=None):
         self._a[...] = host
 
     def copy(self):
+        _compiles("copy")
         return _wrap(self._a.copy(), None)
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=True):
+        if copy or np.dtype(dtype) != self._a.dtype:
+            _compiles("astype")
         return _wrap(self._a.astype(dtype), None)
+
+    def sort(self):
+        """In place: Thrust's precompiled sort."""
+        self._a.sort(kind="stable")
 
     def __len__(self):
         return len(self._a)
 
     def __eq__(self, other):
+        _compiles("==")
         return _wrap(self._a == (other._a if isinstance(other, ndarray) else other), None)
 
     def all(self):
+        _compiles("all")
         return bool(self._a.all())
 
     def __bool__(self):
@@ -147,8 +193,14 @@ def empty(shape, dtype=float):
     return _wrap(np.zeros(shape, dtype), None)
 
 
+def empty_like(a):
+    return empty(a.shape, a.dtype)
+
+
 def asarray(x, dtype=None):
     if isinstance(x, ndarray):
+        if dtype is not None and np.dtype(dtype) != x.dtype:
+            _compiles("asarray with a cast")
         return x
     if hasattr(x, "__cuda_array_interface__"):
         i = x.__cuda_array_interface__
@@ -159,19 +211,59 @@ def asarray(x, dtype=None):
 
 
 def ascontiguousarray(x):
+    if isinstance(x, ndarray) and not x._a.flags.c_contiguous:
+        _compiles("ascontiguousarray of a strided array")
     return _wrap(np.ascontiguousarray(x._a if isinstance(x, ndarray) else x), None)
 
 
 def asnumpy(x, stream=None):
+    if isinstance(x, ndarray) and not x._a.flags.c_contiguous:
+        _compiles("asnumpy of a strided array")
     return x._a.copy() if isinstance(x, ndarray) else np.asarray(x)
 
 
 def count_nonzero(x):
+    _compiles("count_nonzero")
     return np.count_nonzero(x._a)
 
 
 def sort(x):
+    _compiles("sort (a compiled copy, then Thrust)")
     return _wrap(np.sort(x._a), None)
+
+
+def argsort(x):
+    _compiles("argsort (a compiled copy, then Thrust)")
+    return _wrap(np.argsort(x._a, kind="stable"), None)
+
+
+def _host_view(ptr, nbytes, dtype=np.uint8):
+    return np.frombuffer((ctypes.c_char * max(1, nbytes)).from_address(ptr), np.uint8)[:nbytes].view(dtype)
+
+
+class _Thrust:
+    """cupy.cuda.thrust: the precompiled sorts on raw pointers."""
+
+    @staticmethod
+    def argsort(dtype, idx_ptr, data_ptr, keys_ptr, shape):
+        n = int(np.prod(shape))
+        dtype = np.dtype(dtype)
+        data = _host_view(data_ptr, n * dtype.itemsize, dtype)
+        order = np.argsort(data, kind="stable")
+        data[...] = data[order]
+        _host_view(idx_ptr, 8 * n, np.int64)[...] = order
+
+    @staticmethod
+    def sort(dtype, data_ptr, keys_ptr, shape):
+        n = int(np.prod(shape))
+        dtype = np.dtype(dtype)
+        data = _host_view(data_ptr, n * dtype.itemsize, dtype)
+        data.sort(kind="stable")
+
+
+def _memcpy2d(dst, dpitch, src, spitch, width, height, kind, stream):
+    for r in range(height):
+        ctypes.memmove(dst + r * dpitch, src + r * spitch, width)
 
 
 def from_dlpack(x):
@@ -209,6 +301,27 @@ class Stream:
 
     def use(self):
         _current[0] = self
+
+    def wait_event(self, event):
+        pass
+
+    def record(self, event=None):
+        return event if event is not None else Event()
+
+
+class Event:
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+    @property
+    def done(self):
+        return True
 
 
 Stream.null = Stream(ptr=1)
@@ -336,15 +449,21 @@ class RawModule:
 
 # ---------------------------------------------------------------- the module
 
-def install():
-    """Make ``import cupy`` give this module (before cvgpu is imported)."""
+def install(strict=False):
+    """Make ``import cupy`` give this module (before cvgpu is imported); ``strict``: see above."""
+    STRICT[0] = bool(strict)
     me = sys.modules[__name__]
     cuda = types.ModuleType("cupy.cuda")
-    cuda.Stream, cuda.Device, cuda.get_current_stream = Stream, Device, get_current_stream
+    cuda.Stream, cuda.Device, cuda.get_current_stream, cuda.Event = Stream, Device, get_current_stream, Event
     cuda.alloc = MemoryPointer
     cuda.alloc_pinned_memory = alloc_pinned_memory
     cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0, memcpyHostToDevice=1,
-                                         memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))
+                                         memcpyDeviceToHost=2, memcpyDeviceToDevice=3,
+                                         memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n),
+                                         memcpy2DAsync=_memcpy2d,
+                                         memsetAsync=lambda dst, value, n, stream: ctypes.memset(dst, value, n),
+                                         CUDARuntimeError=RuntimeError)
+    cuda.thrust = _Thrust
     cuda.memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
 
     def occupancy(*args):
@@ -353,3 +472,6 @@ def install():
     me.cuda = cuda
     sys.modules["cupy"] = me
     sys.modules["cupy.cuda"] = cuda
+    cupyx = types.ModuleType("cupyx")
+    cupyx.empty_pinned = lambda shape, dtype=float: np.empty(shape, dtype)
+    sys.modules["cupyx"] = cupyx

@@ -62,7 +62,7 @@ TUNING = Tuning(
     # device's argsort, gathers and scan; "contours" noisy 1232x1028 LIST / EXTERNAL SIMPLE.
     host_sort_max=16384,
     # RETR_EXTERNAL's selection runs in one block (external_select, no host sync) up to this many
-    # borders, CuPy's flatnonzero (a sync) above: "contours" EXTERNAL rows at 1232x1028 to
+    # borders, a flatnonzero (cvgpu._device_ops, a sync) above: "contours" EXTERNAL rows at 1232x1028 to
     # 4928x4112 (compat_matrix/raw/contours-ext-select-ab.txt).
     device_select_max=16384,
     # Host images go up as bits packed by up to upload_threads threads, one per upload_band pixels
@@ -71,10 +71,11 @@ TUNING = Tuning(
     upload_threads=4,
     upload_band=1 << 21,
     # Up to this many contours the offsets come from one block's scan (offsets_scan), above from
-    # CuPy's cumsum; the kernel replaced cumsum on the "contours" rows at 1232x1028 to 4928x4112
-    # (compat_matrix/raw/contours-upload-scan-ab.txt), the bound itself is not measured.
+    # the device-wide scan (cvgpu._device_ops); the kernel replaced CuPy's cumsum on the "contours"
+    # rows at 1232x1028 to 4928x4112 (compat_matrix/raw/contours-upload-scan-ab.txt), the bound
+    # itself is not measured.
     offsets_scan_max=16384,
-    # Up to this many borders the tree order's sort is tree_sort_small (one block), above CuPy's
+    # Up to this many borders the tree order's sort is tree_sort_small (one block), above Thrust's
     # argsort: the kernel's limit (14 bits of index); chosen with offsets_scan_max.
     tree_sort_small_max=16384,
     # Label images: fixed-point rounds of lab_events before one thread replays the events in order
@@ -102,11 +103,11 @@ PATHS = {
     "jump_cooperative": "a list ranked in one cooperative launch (rank_jump_inplace)",
     "jump_launches": "a list ranked with one launch a round (rank_jump: no cooperative launch)",
     "tree_sort_small": "the tree order sorted in one block (tree_sort_small_max)",
-    "tree_argsort": "the tree order sorted by CuPy's argsort",
+    "tree_argsort": "the tree order sorted by Thrust's argsort",
     "offsets_scan": "the offsets by one block's scan (offsets_scan_max)",
-    "offsets_cumsum": "the offsets by CuPy's cumsum",
+    "offsets_cumsum": "the offsets by the device-wide scan (cvgpu._device_ops)",
     "external_select": "RETR_EXTERNAL selected in one block (device_select_max)",
-    "external_flatnonzero": "RETR_EXTERNAL selected by CuPy's flatnonzero",
+    "external_flatnonzero": "RETR_EXTERNAL selected by a flatnonzero (cvgpu._device_ops)",
     "upload_bits": "a host image packed to bits by the calling thread",
     "upload_bands": "a host image packed to bits in bands on several threads (upload_threads, upload_band)",
     "lab_rounds": "label images: the trace events settled by fixed-point rounds",
@@ -114,7 +115,7 @@ PATHS = {
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
 }
 
-from .. import _backend, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
+from .. import _backend, _device_ops, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
 from .._arrays import as_device_array, on_input_device  # noqa: E402
 from . import _common, _labels, _linkruns, _suzuki  # noqa: E402
 from ._common import (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_EXTERNAL,  # noqa: E402,F401
@@ -384,9 +385,11 @@ def _device_views(cp, points, offsets, hier):
 
 
 def _warm(cp):
-    """The engine's start-up: the family's kernel modules loaded before its first GPU call."""
+    """The engine's start-up: the family's kernel modules loaded before its first GPU call (and
+    cvgpu._device_ops', which every pipeline launches)."""
     for module in ("suzuki", "ranking", "ranking_block", "tc89", "labels", "linkruns"):
         _kernels.preload("contours/" + module)
+    _kernels.preload(_device_ops.FAMILY)
 
 
 _engine.register_warmup("contours", _warm)

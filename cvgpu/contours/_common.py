@@ -7,7 +7,7 @@ import re
 import cv2
 import numpy as np
 
-from .. import _backend, _errors, _kernels
+from .. import _backend, _device_ops, _errors, _kernels
 from .._arrays import as_device_array
 from . import TUNING
 
@@ -44,7 +44,7 @@ def host(v):
     if v is None or isinstance(v, np.ndarray):
         return v
     d = as_device_array(v)
-    return d.get() if d is not None else v
+    return _device_ops.ops(_backend.cupy_module()).to_host(d) if d is not None else v
 
 
 def cv2_call(function, args, kwargs):
@@ -108,14 +108,16 @@ class Gpu:
     kernels/contours/<module>.cu), ``workspace(family)`` (the calling thread's scratch), ``grid(n)``
     (the grid of a grid-stride launch over n elements), ``cooperative(module, name, threads)`` (a
     kernel for cooperative launches and its blocks resident at once, None where there is none),
-    ``cooperative_failed()`` and ``shared_memory()`` (opt-in shared memory per block). Tests stand
-    in another object with the same members (tests/contours/kernel_host.py: HostGpu, kernels built
-    for the host)."""
+    ``cooperative_failed()``, ``shared_memory()`` (opt-in shared memory per block) and ``ops`` (the
+    generic array operations, cvgpu._device_ops: nothing the pipelines run is compiled by CuPy).
+    Tests stand in another object with the same members (tests/contours/kernel_host.py: HostGpu,
+    kernels built for the host)."""
 
     grid_cap = GRID_CAP
 
     def __init__(self, cp):
         self.cp = cp
+        self.ops = _device_ops.ops(cp)
 
     def fn(self, module, name, max_dynamic_shared=None, cooperative=False):
         return _kernels.get_function("contours/" + module, name, max_dynamic_shared=max_dynamic_shared,

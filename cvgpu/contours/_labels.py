@@ -61,7 +61,7 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     n = w2 * h2
     if isinstance(image, cp.ndarray):
         ok = image.strides[1] == 4 and image.strides[0] > 0 and image.strides[0] % 4 == 0
-        src = image if ok else cp.ascontiguousarray(image)
+        src = image if ok else gpu.ops.contiguous(image)
     else:
         src = cp.asarray(np.ascontiguousarray(image))
     pitch = src.strides[0] // 4 if src.shape[0] > 1 else w
@@ -69,8 +69,8 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     fn("labels", "lab_pad")(gpu.grid(n), (BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f))
     fl = cp.empty(n, dtype=cp.uint8)
     fn("labels", "lab_flags")(gpu.grid(n), (BLOCK,), (f, i32(w2), i32(h), i32(n), fl))
-    bpix = cp.flatnonzero(fl & 1).astype(cp.int32)
-    epos = cp.flatnonzero(fl & 2).astype(cp.int32)
+    # flatnonzero(fl & 1), flatnonzero(fl & 2) as int32, their counts read in one wait.
+    bpix, epos = gpu.ops.select(("mask", fl, 1, np.int32), ("mask", fl, 2, np.int32))
     e_count, k_edges = int(bpix.size), int(epos.size)
     if k_edges == 0:
         return empty(cp)
@@ -79,8 +79,8 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
         # path's check_counts: -211 through _common.retrying, before the walk arrays are allocated.
         raise TooLarge("cvgpu: the label image has %d border pixels; their %d walk states and ids exceed the "
                         "%d that the GPU kernels index with int32" % (e_count, 9 * e_count, (1 << 31) - 256))
-    pmap = cp.full(n, -1, dtype=cp.int32)
-    pmap[bpix] = cp.arange(e_count, dtype=cp.int32)
+    pmap = gpu.ops.full_i32(n, -1)
+    gpu.ops.scatter_iota(bpix, pmap)                  # pmap[bpix] = arange(e_count)
     slots = 8 * e_count
     gs = (-(-slots // BLOCK),)
     nxt = cp.empty(slots, dtype=cp.int32)
@@ -108,32 +108,32 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     st, st2 = jump_rounds(gpu, slots, rounds, st, st2)
 
     ids = slots + e_count
-    t_old = cp.full(ids, LAB_INF, dtype=cp.int32)
+    t_old = gpu.ops.full_i32(ids, LAB_INF)
     t_new = cp.empty(ids, dtype=cp.int32)
     gk = (-(-k_edges // BLOCK),)
     ev_fn = fn("labels", "lab_events")
     for _ in range(TUNING.lab_max_rounds):
-        t_new.fill(LAB_INF)
+        gpu.ops.fill_i32(t_new, LAB_INF)
         ev_fn(gk, (BLOCK,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader, i32(slots), t_old, t_new))
-        if bool((t_new == t_old).all()):
+        if not int(gpu.ops.any_differ(t_new, t_old).get()[0]):   # (t_new == t_old).all()
             TUNING.ran("lab_rounds")
             break
         t_old, t_new = t_new, t_old
     else:
         TUNING.ran("lab_serial")
-        t_new.fill(LAB_INF)
+        gpu.ops.fill_i32(t_new, LAB_INF)
         fn("labels", "lab_events_serial")((1,), (1,), (f, i32(w2), i32(n), i32(k_edges), epos, pmap, sdir, leader,
                                                         i32(slots), t_new))
-    traced = cp.flatnonzero(t_new < LAB_INF)
+    traced, = gpu.ops.select(("below", t_new, LAB_INF, np.int32))   # flatnonzero(t_new < LAB_INF)
     m = int(traced.size)
     if m == 0:
         return empty(cp)
-    times = t_new[traced]
-    srt = cp.argsort(times)
-    cyc_of = traced[srt].astype(cp.int32)
-    ev = times[srt].astype(cp.int32)
+    times = gpu.ops.gather(t_new, traced)
+    srt = gpu.ops.argsort(times)
+    cyc_of = gpu.ops.gather(traced, srt)
+    ev = gpu.ops.gather(times, srt)
     gm = (-(-m // BLOCK),)
-    cycle_border = cp.full(ids, -1, dtype=cp.int32)
+    cycle_border = gpu.ops.full_i32(ids, -1)
     hole = cp.empty(m, dtype=cp.uint8)
     head = cp.empty(m, dtype=cp.int32)
     origin = cp.empty(m, dtype=cp.int32)
@@ -150,28 +150,26 @@ def gpu_labels(gpu, image, method, ox, oy, grouped=False):
     out_node, hier = tree_order(gpu, m, parent)
     counts = cp.empty(m, dtype=cp.int32)
     fn("labels", "lab_counts")(gm, (BLOCK,), (i32(m), out_node, head, leader, st, counts))
-    undefined = (parent == -2).any()
+    undefined = gpu.ops.any_equal(parent, -2)       # (parent == -2).any(), on the device
     if grouped and m >= TUNING.grouped_min and method not in TC89:
         TUNING.ran("grouped")
         # Points laid out by (length, output index), as gpu_contours does for assemble_grouped; the
         # hierarchy and the undefined-case flag come along (one download).
-        ride = cp.concatenate((hier.ravel(), undefined.astype(cp.int32).reshape(1)))
-        order, lengths, dst, total, ride = grouped_layout(gpu, counts, m, ride)
-        if ride[-1]:
+        order, lengths, dst, total, (hier, undefined_h) = grouped_layout(gpu, counts, m, (hier, undefined))
+        if undefined_h[0]:
             raise undefined_error()
-        layout, hier, offsets = (order, lengths), ride[:-1].reshape(m, 4), None
+        layout, offsets = (order, lengths), None
     else:
         TUNING.ran("flat")
         offsets = offsets_of(gpu, counts, m)
         # One download for the offsets and the undefined-case check.
-        both = cp.concatenate([offsets, undefined.astype(cp.int64).reshape(1)]).get()
-        if both[-1]:
+        layout, undefined_h = gpu.ops.download(offsets, undefined)
+        if undefined_h[0]:
             raise undefined_error()
-        layout = both[:-1]
         total = int(layout[-1])
         dst = offsets
     border_out = cp.empty(m, dtype=cp.int32)
-    border_out[out_node] = cp.arange(m, dtype=cp.int32)
+    gpu.ops.scatter_iota(out_node, border_out)        # border_out[out_node] = arange(m)
     points = cp.empty((total, 2), dtype=cp.int32)
     fn("labels", "lab_emit")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, sdir, leader, st, simple, cycle_border,
                                             border_out, head, dst, i32(ox), i32(oy), points))

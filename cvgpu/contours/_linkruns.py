@@ -92,7 +92,7 @@ def linkruns_gpu(gpu, image, grouped=False):
     fn = gpu.fn
     h, w = image.shape
     if isinstance(image, cp.ndarray):
-        src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+        src = image if image.strides[1] == 1 else gpu.ops.contiguous(image)
     else:
         src = cp.asarray(np.ascontiguousarray(image))
     pitch = src.strides[0]
@@ -102,7 +102,7 @@ def linkruns_gpu(gpu, image, grouped=False):
     flags = ws.grown("flags", npix, cp.uint8)
     cs = ws.grown("cs", npix, cp.int32)
     fn("linkruns", "lr_flags")(gpu.grid(npix), (BLOCK,), (src, i64(pitch), i32(h), i32(w), flags))
-    cp.cumsum(flags[:npix], dtype=cp.int32, out=cs[:npix])
+    gpu.ops.inclusive_scan(flags[:npix], cs[:npix])
     runs = int(cs[npix - 1:npix].get()[0])
     if runs == 0:
         return empty(cp)
@@ -124,13 +124,13 @@ def linkruns_gpu(gpu, image, grouped=False):
     nodes = a
     is_head = ws.grown("is_head", n, cp.int32)
     lens = ws.grown("lens", n, cp.int32)
-    is_head[:n].fill(0)
-    lens[:n].fill(0)
+    gpu.ops.fill_i32(is_head[:n], 0)
+    gpu.ops.fill_i32(lens[:n], 0)
     fn("linkruns", "lr_heads")(gn, (BLOCK,), (i32(n), i32(runs), link, nodes, is_head, lens))
     order = ws.grown("order", n, cp.int32)
     ends = ws.grown("ends", n, cp.int32)
-    cp.cumsum(is_head[:n], out=order[:n])
-    cp.cumsum(lens[:n], out=ends[:n])
+    gpu.ops.inclusive_scan(is_head[:n], order[:n])
+    gpu.ops.inclusive_scan(lens[:n], ends[:n])
     m = int(order[n - 1:n].get()[0])
     offsets = cp.empty(m + 1, dtype=cp.int64)
     hier = cp.empty((m, 4), dtype=cp.int32)
@@ -139,7 +139,7 @@ def linkruns_gpu(gpu, image, grouped=False):
     if grouped and m >= TUNING.grouped_min:
         TUNING.ran("grouped")
         # Contours ordered by (length, index), as findContours' numpy path (see assemble_grouped).
-        by_length, lengths, base, _, _ = grouped_layout(gpu, (offsets[1:] - offsets[:-1]).astype(cp.int32), m)
+        by_length, lengths, base, _, _ = grouped_layout(gpu, gpu.ops.lengths(offsets), m)
         layout, offsets = (by_length, lengths), None
     else:
         TUNING.ran("flat")

@@ -73,7 +73,7 @@ def tree_sort(gpu, m, parent):
     key = cp.empty(m, dtype=cp.uint16 if narrow else cp.uint32)
     gpu.fn("ranking", "tree_sort_keys16" if narrow else "tree_sort_keys32")(
         (-(-m // BLOCK),), (BLOCK,), (i32(m), parent, key))
-    return cp.argsort(key)  # stable (see tree_sort_keys)
+    return gpu.ops.argsort(key)  # stable (see tree_sort_keys)
 
 
 def tree_order(gpu, m, parent):
@@ -83,7 +83,7 @@ def tree_order(gpu, m, parent):
     i32 = np.int32
     gm = (-(-m // BLOCK),)
     order = tree_sort(gpu, m, parent)
-    first_child = cp.full(m + 1, -1, dtype=cp.int32)
+    first_child = gpu.ops.full_i32(m + 1, -1)
     next_sib = cp.empty(m, dtype=cp.int32)
     prev_sib = cp.empty(m, dtype=cp.int32)
     gpu.fn("ranking", "sibling_links")(gm, (BLOCK,), (order, i32(m), parent, first_child, next_sib, prev_sib))
@@ -101,7 +101,8 @@ def tree_order(gpu, m, parent):
 
 def offsets(gpu, counts, k):
     """(k + 1,) int64 device offsets of k contours from their int32 point counts: one block's scan
-    up to TUNING.offsets_scan_max contours (offsets_scan), CuPy's cumsum above."""
+    up to TUNING.offsets_scan_max contours (offsets_scan), the device-wide scan above (path
+    "offsets_cumsum", cvgpu._device_ops: three launches)."""
     cp = gpu.cp
     if k <= TUNING.offsets_scan_max:
         TUNING.ran("offsets_scan")
@@ -109,27 +110,24 @@ def offsets(gpu, counts, k):
         gpu.fn("ranking_block", "offsets_scan")((1,), (1024,), (np.int32(k), counts, out))
     else:
         TUNING.ran("offsets_cumsum")
-        out = cp.zeros(k + 1, dtype=cp.int64)
-        cp.cumsum(counts, out=out[1:])
+        out = gpu.ops.offsets(counts)
     return out
 
 
-def grouped_layout(gpu, counts, k, ride=None, counts_h=None):
+def grouped_layout(gpu, counts, k, ride=(), counts_h=None):
     """The layout of assemble_grouped for the k contours of ``counts`` (int32 lengths in output
     order, on the device): (order, lengths, dst, total, ride_host), order and lengths on the host,
-    dst (k,) int64 on the device (each contour's first point), ``total`` the points, and
-    ``ride`` (a 1-D int32 device array, e.g. the hierarchy) downloaded in the same transfer. One
-    host sync. Ordered on the host up to TUNING.host_sort_max contours (path "host_sort"; numpy's
-    radix sort of 16-bit keys), on the device above ("device_sort"). ``counts_h``: the lengths
-    already on the host (no download; always the host's sort)."""
+    dst (k,) int64 on the device (each contour's first point), ``total`` the points, and the
+    device arrays of ``ride`` (e.g. the hierarchy) downloaded in the same transfer (ride_host: a
+    list of numpy arrays). One host sync. Ordered on the host up to TUNING.host_sort_max contours
+    (path "host_sort"; numpy's radix sort of 16-bit keys), on the device above ("device_sort").
+    ``counts_h``: the lengths already on the host (no download; always the host's sort)."""
     cp = gpu.cp
     if counts_h is not None or k <= TUNING.host_sort_max:
         TUNING.ran("host_sort")
+        rides = []
         if counts_h is None:
-            host = (counts if ride is None else cp.concatenate((counts, ride))).get()
-            counts_h = host[:k]
-        else:
-            host = counts_h
+            counts_h, *rides = gpu.ops.download(counts, *ride)
         # Keys capped at 16 bits keep numpy's radix sort; longer contours share the last key and
         # stay in output order, which is still a valid layout (runs are cut where lengths change).
         order = np.argsort(np.minimum(counts_h, 0xFFFF).astype(np.uint16), kind="stable")
@@ -138,18 +136,15 @@ def grouped_layout(gpu, counts, k, ride=None, counts_h=None):
         np.cumsum(lengths[:-1], out=starts[1:])
         first = np.empty(k, dtype=np.int64)
         first[order] = starts
-        return order, lengths, cp.asarray(first), int(starts[-1]) + int(lengths[-1]), host[k:]
+        return order, lengths, cp.asarray(first), int(starts[-1]) + int(lengths[-1]), rides
     TUNING.ran("device_sort")
-    perm = cp.argsort(counts)  # stable: equal lengths stay in output order
-    extra = 0 if ride is None else int(ride.size)
-    ps = cp.empty(2 * k + extra, dtype=cp.int32)
-    ps[:k] = perm
-    ps[k:2 * k] = counts[perm]
-    if extra:
-        ps[2 * k:] = ride
-    goff = offsets(gpu, ps[k:2 * k], k)
+    perm = gpu.ops.argsort(counts)  # stable: equal lengths stay in output order
+    ps = cp.empty(2 * k, dtype=cp.int32)
+    gpu.ops.i32_from_i64(perm, out=ps[:k])
+    gpu.ops.gather(counts, perm, out=ps[k:])   # the lengths in sorted order
+    goff = offsets(gpu, ps[k:], k)
     dst = cp.empty(k, dtype=cp.int64)
-    dst[perm] = goff[:-1]
-    host = ps.get()
-    order, lengths = host[:k], host[k:2 * k]
-    return order, lengths, dst, int(lengths.sum(dtype=np.int64)), host[2 * k:]
+    gpu.ops.scatter(goff[:-1], perm, dst)       # dst[perm] = goff[:-1]
+    host, *rides = gpu.ops.download(ps, *ride)
+    order, lengths = host[:k], host[k:]
+    return order, lengths, dst, int(lengths.sum(dtype=np.int64)), rides

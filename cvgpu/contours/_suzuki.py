@@ -125,11 +125,10 @@ def _selected_layout(gpu, counts, m, hier, k_dev):
     out as gpu_contours lays out k contours (by length from TUNING.grouped_min on, see
     grouped_layout; else in output order). The padding rows count no points, so offsets[:k + 1] are
     the real ones."""
-    cp = gpu.cp
     offsets = offsets_of(gpu, counts, m)
-    host = cp.concatenate((offsets, hier.ravel().view(cp.int64), k_dev)).get()
-    k = int(host[-1])
-    layout, hier_h = host[:k + 1], host[m + 1:m + 1 + 2 * k].view(np.int32).reshape(k, 4)
+    layout, hier_h, k_h = gpu.ops.download(offsets, hier, k_dev)
+    k = int(k_h[0])
+    layout, hier_h = layout[:k + 1], hier_h[:k]
     if k >= TUNING.grouped_min:
         TUNING.ran("grouped")
         order, lengths, dst, total, _ = grouped_layout(gpu, None, k, counts_h=np.diff(layout))
@@ -153,7 +152,7 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
     ws = gpu.workspace()
     pad = "pad_init"
     if isinstance(image, cp.ndarray):
-        src = image if image.strides[1] == 1 else cp.ascontiguousarray(image)
+        src = image if image.strides[1] == 1 else gpu.ops.contiguous(image)
         pitch = src.strides[0]
     else:
         src, pitch, pad = upload_bits(cp, ws, image), w, "pad_init_bits"
@@ -196,9 +195,9 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
             TUNING.ran("external_flatnonzero")
             flag = cp.empty(m, dtype=cp.uint8)
             fn("suzuki", "external_flags")(gm, (BLOCK,), (i32(m), hole, parent, flag))
-            sel = cp.flatnonzero(flag)
+            sel, = gpu.ops.select(("mask", flag, 0xFF, np.int64))   # flatnonzero(flag)
         else:
-            sel = cp.arange(m, dtype=cp.int64)
+            sel = gpu.ops.iota_i64(m)
         k = int(sel.size)
         if k == 0:
             return empty(cp)
@@ -243,20 +242,19 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
         # Contours ordered by (length, output index), so the host can cut each run of equal lengths
         # into views with one C-level iteration (see assemble_grouped); the hierarchy comes along.
         TUNING.ran("grouped")
-        order, lengths, dst, total, hier = grouped_layout(gpu, counts, k, hier.ravel())
-        layout, hier, offsets = (order, lengths), hier.reshape(k, 4), None
+        order, lengths, dst, total, (hier,) = grouped_layout(gpu, counts, k, (hier,))
+        layout, offsets = (order, lengths), None
     else:
         TUNING.ran("flat")
         offsets = dst = offsets_of(gpu, counts, k)
         if grouped and method not in TC89:
             # Host output: the hierarchy comes along with the offsets (one download).
-            both = cp.concatenate((offsets, hier.ravel().view(cp.int64))).get()
-            layout, hier = both[:k + 1], both[k + 1:].view(np.int32).reshape(k, 4)
+            layout, hier = gpu.ops.download(offsets, hier)
         elif k_dev is None:
             layout = offsets.get()
         else:
-            layout = cp.concatenate((offsets, k_dev)).get()
-            k = int(layout[-1])
+            layout, k_h = gpu.ops.download(offsets, k_dev)
+            k = int(k_h[0])
             if k == 0:
                 return empty(cp)
             layout, offsets, hier = layout[:k + 1], offsets[:k + 1], hier[:k]
@@ -281,7 +279,7 @@ def _rank_by_rulers(gpu, ws, slots, k, st, sdir, head_of, head_slot, rid, rloc):
     rflag = ws.grown("rflag", nblk, cp.int32)
     rank = ws.grown("rank", nblk, cp.int32)
     gpu.fn("suzuki", "ruler_flags")(gb, (BLOCK,), (i32(slots), i32(nblk), sdir, head_of, rflag))
-    cp.cumsum(rflag[:nblk], out=rank[:nblk])
+    gpu.ops.inclusive_scan(rflag[:nblk], rank[:nblk])
     nr = nblk + k                                   # bound on the rulers (k + rank[nblk - 1] live)
     rj = ws.grown("rj", 2 * nr, cp.int32)
     rj2 = ws.grown("rj2", 2 * nr, cp.int32)

@@ -41,7 +41,7 @@ def tc89(gpu, points, offsets, total, k, method):
         fn("tc89", "tc89_nms_round")(gp, (BLOCK,), (offsets, i32(k), i64(total), sv, kv, st, i32(r == rounds - 1),
                                                    pend))
     if rounds == 0:
-        pend.fill(1)
+        gpu.ops.fill_i32(pend, 1)
     fn("tc89", "tc89_nms_finish")(gk, (BLOCK,), (offsets, i32(k), sv, kv, st, pend))
     fn("tc89", "tc89_apply")(gp, (BLOCK,), (offsets, i32(k), i64(total), i32(2), st, sv, gone))
     fn("tc89", "tc89_pass3")(gp, (BLOCK,), (offsets, i32(k), i64(total), sv, kv, gone, st))
@@ -51,13 +51,13 @@ def tc89(gpu, points, offsets, total, k, method):
         rs = ws.grown("tc89_rs", slots, cp.int32)
         re = ws.grown("tc89_re", slots, cp.int32)
         fn("tc89", "tc89_runflag")(gs, (BLOCK,), (offsets, i32(k), i64(slots), gone, used, start4, cut4, fl))
-        cp.cumsum(fl, out=rid)
+        gpu.ops.inclusive_scan(fl, rid)
         fn("tc89", "tc89_runends")(gs, (BLOCK,), (offsets, i32(k), i64(slots), gone, used, start4, cut4, fl, rid, rs,
                                                  re))
         fn("tc89", "tc89_cleanup")(gs, (BLOCK,), (offsets, i32(k), i64(slots), sv, kv, gone, used, start4, cut4, rid,
                                                  rs, re))
     fn("tc89", "tc89_keep")(gs, (BLOCK,), (offsets, i32(k), i64(slots), gone, used, cut4, fl))
-    cp.cumsum(fl, out=rid)
+    gpu.ops.inclusive_scan(fl, rid)
     new_off = cp.zeros(k + 1, dtype=cp.int64)
     fn("tc89", "tc89_offsets")(gk, (BLOCK,), (offsets, i32(k), rid, new_off))
     layout = new_off.get()

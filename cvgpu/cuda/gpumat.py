@@ -11,7 +11,7 @@ builds without CUDA raise (code -216, "The library is compiled without CUDA supp
 import cv2
 import numpy as np
 
-from .. import _backend, _errors
+from .. import _backend, _device_ops, _errors
 
 # OpenCV's type encoding: depth + ((channels - 1) << CN_SHIFT); CN_SHIFT is 3 in 4.x, 5 in 5.x.
 CN_SHIFT = int(cv2.CV_8UC2).bit_length() - 1
@@ -128,7 +128,7 @@ class GpuMat:
                                    "GpuMat")
         if arr3.strides[2] != arr3.itemsize or (arr3.shape[1] > 1 and
                                                 arr3.strides[1] != arr3.itemsize * arr3.shape[2]):
-            arr3 = cp.ascontiguousarray(arr3)
+            arr3 = _device_ops.ops(cp).contiguous(arr3)
         self._arr = arr3 if arr3.size else None
         self._type = make_type(depth, arr3.shape[2])
         self._host_mirror = None
@@ -262,7 +262,7 @@ class GpuMat:
         cp = _cupy()
         cur = self._current()
         with _stream_context(stream):
-            host = cp.asnumpy(cur, stream=_cupy_stream(stream))
+            host = _device_ops.ops(cp).to_host(cur)
         if dst is not None and isinstance(dst, np.ndarray) and dst.shape == host.shape and dst.dtype == host.dtype:
             dst[...] = host
             return dst
@@ -281,8 +281,7 @@ class GpuMat:
             return out
         cp = _cupy()
         with _stream_context(stream):
-            copy = cp.empty(self._arr.shape, dtype=self._arr.dtype)
-            copy[...] = self._arr
+            copy = _device_ops.ops(cp).copy(self._arr)
         out._arr, out._type, out._host_mirror = copy, self._type, None
         return out
 
@@ -305,7 +304,8 @@ class GpuMat:
             info = np.iinfo(dtype)
             values = np.clip(np.rint(values), info.min, info.max)
         with _stream_context(stream):
-            self._arr[...] = cp.asarray(values.astype(dtype))
+            # Every element's channels set to values: one element's bytes repeated along each row.
+            _device_ops.ops(cp).fill_rows(self._arr, values.astype(dtype))
         self._host_mirror = None
         return self
 

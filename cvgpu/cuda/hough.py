@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from .. import _backend, _binding, _errors, _graphs, _kernels
+from .. import _backend, _binding, _device_ops, _errors, _graphs, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
 from .._cvmath import INT_MIN, cdiv, cv_round
 from .._graphs import CALL, Kernel, Word, await_published
@@ -300,7 +300,7 @@ class HoughLinesDetector:
         if numangle <= 0 or numrho <= 0:
             # OpenCV checks this only once it has found points.
             with _stream_context(stream):
-                has_points = int(cp.count_nonzero(image)) > 0
+                has_points = int(_device_ops.ops(cp).any_nonzero_2d(image).get()[0]) > 0
             if has_points:
                 raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
                                        "hough_lines.cpp", 0)
@@ -545,18 +545,18 @@ class HoughLinesDetector:
         return self._host_path(cp, buf, -status - 1, numrho)
 
     def _host_path(self, cp, buf, total, numrho):
-        """More than SMEM_CAP local maxima: ch_maxima left their keys (any order) for CuPy's sort."""
+        """More than SMEM_CAP local maxima: ch_maxima left their keys (any order) for Thrust's sort."""
         max_lines = self._max_lines
         count = 0 if max_lines <= 0 else min(total, max_lines)
         if count == 0:
             return GpuMat()
         keys = buf.keys[:total]
         _ran("sort-host")
+        ops = _device_ops.ops(cp)
         if self._do_sort or total > count:
-            keys = cp.sort(keys)[:count]  # the strongest first (ties in raster order)
+            keys = ops.sort(keys)[:count]  # the strongest first (ties in raster order)
         if not self._do_sort:
-            swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))  # raster order
-            keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
+            keys = ops.swap_halves(ops.sort(ops.swap_halves(keys)))  # raster order
         out = cp.empty((2, count, 2), dtype=cp.float32)
         _kernels.get_function(FAMILY, "ch_emit", buf.options)(
             (max(1, min(cdiv(count, 256), 1024)),), (256,),
@@ -608,7 +608,7 @@ class HoughLinesDetector:
         else:
             cp = _cupy()
             with _stream_context(stream):
-                both = cp.asnumpy(d_lines._arr)
+                both = _device_ops.ops(cp).to_host(d_lines._arr)
             lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
             votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         return _into(lines_h, h_lines), _into(votes_h, h_votes)

@@ -18,7 +18,7 @@ from threading import get_ident as _get_ident
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _engine, _errors, _graphs, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
 from .._graphs import CALL, NULL, Kernel, Word, await_published
@@ -57,7 +57,7 @@ _CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, in
                                               ", bool" if HAS_USE_EDGEVAL else ""))
 
 # Lines sorted and written by hough_maxima_emit's last block in shared memory (its dynamic shared
-# memory, 8 bytes a key, and the pinned result's size); more go through CuPy's sort.
+# memory, 8 bytes a key, and the pinned result's size); more go through Thrust's sort.
 SORT_CAPACITY = 8192
 
 # The call words of the graphs (kernels/hough/lines.cu: LINES_WORD_*): the image's, then the
@@ -454,9 +454,9 @@ def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
         if prepared is not None and prepared.shape == shape:
             return prepared
         return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev)
-    # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
+    # More lines than one block sorts: Thrust's radix sort over the keys, then a wide emit.
     _ran("sort-host")
-    sorted_keys = cp.sort(plan.keys[:count])
+    sorted_keys = _device_ops.ops(cp).sort(plan.keys[:count])
     out = cp.empty(count * per_line, dtype=cp.float32)
     _kernels.get_function(FAMILY, "hough_emit", plan.options)(
         (min(cdiv(count, 256), plan.num_sms * 8),), (256,),

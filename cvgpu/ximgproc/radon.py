@@ -27,7 +27,7 @@ import threading
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _engine, _errors, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cdiv, cv_ceil, cv_round
 from .._tuning import Tuning
@@ -314,7 +314,7 @@ def _gpu_radon_u8_tex(cp, plan, theta, start, crop):
         if isinstance(image, np.ndarray):
             arr.copy_from(np.ascontiguousarray(image), stream=cp.cuda.get_current_stream())
         else:
-            arr.copy_from(cp.ascontiguousarray(image), stream=cp.cuda.get_current_stream())
+            arr.copy_from(_device_ops.ops(cp).contiguous(image), stream=cp.cuda.get_current_stream())
         name, ou, ov = "radon_u8_tex_t", float(plan.oy + 1), float(plan.ox + 1)
         # Transposed: sample x runs along the src rows (ov), sample y along its columns (ou).
         box = (-ov, plan.rows - ov + 1.0, -ou, plan.cols - ou + 1.0)
@@ -368,7 +368,7 @@ def _gpu_radon_plain(cp, plan, theta, start, crop):
         image = image.reshape(image.shape[0], image.shape[1])
     d_src = upload_2d(image)
     if d_src.strides[0] % d_src.itemsize:
-        d_src = cp.ascontiguousarray(d_src)
+        d_src = _device_ops.ops(cp).contiguous(d_src)
     n, a_count, dtype = plan.n, plan.col_num, plan.dtype
     suffix = _SUFFIX[dtype]
     img = cp.empty((n, n), dtype=dtype)
@@ -394,7 +394,8 @@ def _gpu_radon_plain(cp, plan, theta, start, crop):
 
 def _normalize(cp, out, plan):
     n, a_count = plan.n, plan.col_num
-    vmin, vmax = out.min(), out.max()
+    minmax = _device_ops.ops(cp).minmax(out)   # out.min(), out.max(), on the device
+    vmin, vmax = minmax[0:1], minmax[1:2]
     res = cp.empty((n, a_count), dtype=cp.uint8)
     count = n * a_count
     name = "radon_norm_i32" if plan.out_dtype == np.int32 else "radon_norm_f64"
@@ -436,7 +437,7 @@ def _cv2_computes(a):
     on_device = isinstance(mat, _DeviceMat)
     src = mat.array
     if on_device:
-        src = src.get()
+        src = _device_ops.ops(_backend.cupy_module()).to_host(src)
     elif isinstance(src, np.ndarray):
         src = src.copy()
     result = ximgproc.RadonTransform(src, None, a["theta"], a["start_angle"], a["end_angle"], a["crop"],

@@ -27,6 +27,8 @@
 // Expected list length is about (#candidates / K): the sampled minimum is beaten by a fraction
 // 1/(K+1) of the candidates on average, whatever the data.
 
+#include "block_scan.cuh"
+
 #define LMS_THREADS 256
 #define FULL_MASK 0xffffffffu
 #define LMS_TILE 2048
@@ -526,6 +528,61 @@ extern "C" __global__ void lms_gather(
         __syncthreads();
     }
     if (threadIdx.x == 0 && pass == 0) counts[(long long)k * nsplit + split] = running;
+}
+
+// refineHoughLines' problems, one per line, from the support lms_gather found (offsets: nsplit
+// slices a line): the metadata cvgpu/lms.py's _run_problems reads from `ints`, laid out as
+//   start[n] | sample_off[n + 1] | decide_off[n + 1] | int32 count[n], mode[n], choose[2 n] | ...
+// and the largest candidate count M in ints[words - 1]. A line's count is its slices' points; its
+// mode is y on x where |sin theta| >= |cos theta| (float32, as the host's CuPy expression did);
+// its output is its own problem (choose = (i, -1)); the unit offsets are exclusive prefix sums of
+// sample_count(M) and, where M exceeds it, ceil(M / threads) (lms_sample / lms_decide units). One
+// block; the host zeroes ints first.
+extern "C" __global__ void __launch_bounds__(1024) lms_refine_plan(
+    const long long* __restrict__ offsets, int nsplit, int n, const float* __restrict__ lines, int threads,
+    long long words, long long* __restrict__ ints)
+{
+    __shared__ unsigned long long max_m;
+    long long* const start = ints;
+    long long* const sample_off = ints + n;
+    long long* const decide_off = ints + 2 * (long long)n + 1;
+    int* const small = (int*)(ints + 3 * (long long)n + 2);
+    if (threadIdx.x == 0) {
+        sample_off[0] = 0;
+        decide_off[0] = 0;
+        max_m = 0;
+    }
+    __syncthreads();
+    long long carry_s = 0, carry_d = 0;
+    for (int base = 0; base < n; base += blockDim.x) {
+        const int i = base + (int)threadIdx.x;
+        long long su = 0, du = 0;
+        if (i < n) {
+            const long long s = offsets[(long long)i * nsplit], e = offsets[(long long)(i + 1) * nsplit];
+            const int c = (int)(e - s);
+            const long long M = (long long)c * ((long long)c + 1) / 2;
+            su = sample_count(M);
+            du = M > su ? (M + threads - 1) / threads : 0;
+            start[i] = s;
+            small[i] = c;
+            const float th = lines[2 * i + 1];
+            small[n + i] = fabsf(sinf(th)) >= fabsf(cosf(th)) ? 0 : 1;
+            small[2 * n + 2 * i] = i;
+            small[2 * n + 2 * i + 1] = -1;
+            atomicMax(&max_m, (unsigned long long)M);
+        }
+        long long ts, td;
+        const long long es = block_exclusive_sum(su, &ts);
+        const long long ed = block_exclusive_sum(du, &td);
+        if (i < n) {
+            sample_off[i + 1] = carry_s + es + su;
+            decide_off[i + 1] = carry_d + ed + du;
+        }
+        carry_s += ts;
+        carry_d += td;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ints[words - 1] = (long long)max_m;
 }
 
 // Refined (rho, theta) from [vx, vy, x0, y0], in the representation nearest the input theta.

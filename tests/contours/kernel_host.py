@@ -11,15 +11,20 @@ instead). Warp and block intrinsics (barriers, shuffles, ballots) compile to a c
 host test may launch only kernels whose threads are independent (tests that need a ballot emulate
 it in their own prelude)."""
 import ctypes
+import os
 import re
 import shutil
 import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
 
 from cvgpu._kernels import kernel_source
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (from any process)
+from device_ops_host import HostOps  # noqa: E402
 from cvgpu.contours import _common
 
 SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_int64)}
@@ -323,6 +328,7 @@ class HostGpu(_common.Gpu):
 
     def __init__(self, modules, grid_cap=_common.GRID_CAP):
         super().__init__(HostCupy())
+        self.ops = HostOps(self.cp)   # cvgpu._device_ops in numpy
         self.grid_cap = grid_cap
         self.modules = modules
         self.spaces = {}
