@@ -167,6 +167,17 @@ def hough_calls():
         out.append((fn + " sort", sorted_on_device))
     if hough_lines.HAS_USE_EDGEVAL:
         out.append(("HoughLines use_edgeval", lambda: cvgpu.HoughLines(EDGES, 1, THETA, 40, use_edgeval=True)))
+    out.append(("HoughLinesP", lambda: cvgpu.HoughLinesP(EDGES, 1, THETA, 30, None, 20, 5)))
+    out.append(("HoughLinesP device", lambda: cvgpu.HoughLinesP(cp.asarray(EDGES), 1, THETA, 30, None, 20, 5)))
+    out.append(("HoughLinesP strided", lambda: cvgpu.HoughLinesP(strided(EDGES), 1, THETA, 30, None, 20, 5)))
+    out.append(("HoughLinesP wrap mode", lambda: cvgpu.HoughLinesP(EDGES[:30, :40], 60.0, THETA, 3)))
+
+    def hough_p_forced():
+        from cvgpu.hough.probabilistic import TUNING as P
+        for values in (dict(window=7, forward=0, stage_bytes=0), dict(window=64, forward=64, stage_bytes=4096)):
+            with P.override(**values):
+                cvgpu.HoughLinesP(EDGES, 1, THETA, 5, None, 0, 0)
+    out.append(("HoughLinesP forced", hough_p_forced))
 
     def detector(do_sort, image):
         det = cvgpu.cuda.createHoughLinesDetector(1, THETA, 40, do_sort)

@@ -4,7 +4,8 @@ cv2's probabilistic transform is a sequential loop whose every step depends on t
 (a fixed-seed random pick order, votes, walks, removals). ``kernels/hough/probabilistic.cu`` computes
 it in one cooperative persistent kernel (its header says how, tests/models/hough_p_parallel_model.py
 proves it phase by phase); the host works out cv2's sizes and trig table, compacts the edge points
-(one sync: the point count sizes the scratch), launches, and reads the segment count back.
+(cvgpu._device_ops: one sync, the point count sizes the scratch), launches, and reads the segment
+count back. Nothing on the way makes CuPy compile a kernel (issue 40).
 """
 import functools
 import math
@@ -13,7 +14,7 @@ import threading
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _engine, _errors, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cv_floor, cv_round, wrap_int32
 from .._tuning import Tuning
@@ -109,19 +110,25 @@ def trig_table(numangle, rho32, theta32):
     return tab_cos, tab_sin
 
 
-def corner_bins(rows, cols, numangle, numrho, tab_cos, tab_sin):
-    """(lowest, highest) rho bin (before the row offset) over the image, per angle: float32
-    j * cos + i * sin is monotone in j and in i, so the corners hold the extremes."""
+def corner_bins_numpy(rows, cols, numangle, numrho, tab_cos, tab_sin):
+    """(lowest, highest) rho bin (before the row offset) over the image, per angle (numpy arrays),
+    or None when a corner's value is beyond int: float32 j * cos + i * sin is monotone in j and in i,
+    so the corners hold the extremes."""
     xs = np.array([0, cols - 1, 0, cols - 1], dtype=np.float32)[:, None]
     ys = np.array([0, 0, rows - 1, rows - 1], dtype=np.float32)[:, None]
     with np.errstate(all="ignore"):
         v = xs * tab_cos[None, :] + ys * tab_sin[None, :]  # two float32 products, a float32 sum
-    if not np.all(np.abs(v) < 2.0 ** 30):
+    if numrho < 1 or not np.all(np.abs(v) < 2.0 ** 30):
         return None
-    r = np.rint(v).astype(np.int64) + (numrho - 1) // 2 if numrho >= 1 else None
-    if r is None:
-        return None
+    r = np.rint(v).astype(np.int64) + (numrho - 1) // 2
     return r.min(axis=0), r.max(axis=0)
+
+
+def rows_hold_every_bin_numpy(rows, cols, numangle, numrho, tab_cos, tab_sin):
+    """Whether every pixel's rho bin lies in its angle's row (decided from the corners): then no
+    point check is needed and the kernel runs without wrap mode."""
+    extremes = corner_bins_numpy(rows, cols, numangle, numrho, tab_cos, tab_sin)
+    return extremes is not None and int(extremes[0].min()) >= 0 and int(extremes[1].max()) < numrho
 
 
 # The MWC states at every DRAW_CHUNK-th draw of cv::RNG((uint64)-1) (kernels/hough/probabilistic.cu,
@@ -263,8 +270,8 @@ def stage_layout(numangle, stage_bytes):
     return slots, hot, 4 * (fixed + 2 * slots + 3 * hot)
 
 
-def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold, line_length, line_gap,
-                wrap, mask, states, stage_bytes):
+def launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold, line_length, line_gap,
+                wrap, states, stage_bytes):
     """(argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, dynamic
     shared bytes, lines, ctl): ``cp`` is CuPy (or the host tests' numpy stand-in)."""
     window = window_size(numangle, wrap)
@@ -274,14 +281,14 @@ def launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thres
     i32 = cp.int32
     lines = cp.empty(4 * n, dtype=i32)
     ctl = cp.zeros(CTL_WORDS, dtype=i32)
-    args = (xy, np.int32(n), np.int32(cols), np.int32(rows), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+    args = (pix, cp.empty(2 * n, dtype=i32), np.int32(n), np.int32(cols), np.int32(rows), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
             np.int64(cells), np.int32(threshold), np.int32(line_length), np.int32(line_gap), np.int32(window),
             np.int32(TUNING.forward), np.int32(1 if wrap else 0), states,
             cp.empty(n, dtype=i32),                       # targets
             cp.empty(n, dtype=i32),                       # slots
             cp.zeros(n, dtype=cp.uint64),                 # reserve
             cp.empty(rows * cols, dtype=i32),             # pix_turn
-            mask,
+            cp.zeros(rows * cols, dtype=cp.uint8),        # mask
             cp.zeros(max(cells, 1), dtype=i32),           # acc
             cp.empty(numangle * window, dtype=i32),       # rbin
             cp.empty(3 * window * numangle, dtype=i32),   # hot
@@ -306,11 +313,16 @@ def _grid(fn, shared):
 def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_length, line_gap, to_host=True,
               stats=None):
     """The segments of a 2-D uint8 image (host or device): numpy or CuPy (N, 4) int32, or None.
-    ``stats``: a dict that receives the kernel's counters (rounds, commits, ...)."""
+    ``stats``: a dict that receives the kernel's counters (rounds, commits, ...). Nothing here makes
+    CuPy compile a kernel (cvgpu._device_ops for the point list)."""
     rows, cols = image.shape
-    d_img = upload_2d(image)
-    ys, xs = cp.nonzero(d_img)   # row-major: cv2's point order
-    n = int(xs.size)
+    if rows * cols >= (1 << 31) - 1:
+        raise _errors.cv_error(_errors.BAD_VALUE, "an image of %d pixels: cvgpu.HoughLinesP takes up to 2^31 - 2"
+                               % (rows * cols), "HoughLinesProbabilistic", "hough.cpp", 0)
+    ops = _device_ops.ops(cp)
+    flat = ops.contiguous(upload_2d(image)).reshape(rows * cols)
+    pix = ops.select(("mask", flat, 0xFF, np.int32))[0]   # row-major: cv2's point order (one sync)
+    n = int(pix.size)
     if n == 0:
         return None
     special = threshold == -(1 << 31)  # threshold - 1 wraps: every live point triggers at angle 0
@@ -322,32 +334,30 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
         raise _errors.out_of_memory(numangle * numrho * 4)
     host_cos, host_sin = trig_table(numangle, rho32, theta32)
     tab_cos, tab_sin = cp.asarray(host_cos), cp.asarray(host_sin)
-    xy = cp.stack([xs, ys], axis=1).astype(cp.int32)
     wrap = False
-    extremes = corner_bins(rows, cols, numangle, numrho, host_cos, host_sin)
-    if numrho < 1 or extremes is None or extremes[0].min() < 0 or extremes[1].max() >= numrho:
+    if not rows_hold_every_bin_numpy(rows, cols, numangle, numrho, host_cos, host_sin):
         flags = cp.zeros(2, dtype=cp.int32)
         check = _kernels.get_function(FAMILY, "hough_p_check")
         check((max(1, min(4096, -(-n * numangle // THREADS))),), (THREADS,),
-              (xy, np.int32(n), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
+              (pix, np.int32(n), np.int32(cols), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
                np.int64(numangle * numrho), flags))
         bad, wrap = (int(v) for v in flags.get())
         if bad:
             raise undefined_error("a vote falls outside its accumulator")
         wrap = bool(wrap)
-    mask = (d_img != 0).astype(cp.uint8).ravel()
     states = _device_chunk_states(cp, -(-n // DRAW_CHUNK))
     _, max_shared = _kernels.device_properties()
     stage_bytes = max(0, min(TUNING.stage_bytes, max_shared - STATIC_SHARED - 1024))
-    args, shared, lines, ctl = launch_args(cp, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
-                                           line_length, line_gap, wrap, mask, states, stage_bytes)
+    args, shared, lines, ctl = launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
+                                           line_length, line_gap, wrap, states, stage_bytes)
     fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True, max_dynamic_shared=shared)
     fn((_grid(fn, shared),), (THREADS,), args, shared_mem=shared)
     head = ctl.get()
     if stats is not None:
         stats.update(rounds=int(head[CTL_ROUNDS]), forward=int(head[CTL_FORWARD]),
                      forward_back=int(head[CTL_FORWARD_BACK]), permutation_rounds=int(head[CTL_PERM_ROUNDS]),
-                     commits=int(head[CTL_COMMITS]), candidates=int(head[CTL_CANDIDATES]), window=int(args[12]))
+                     commits=int(head[CTL_COMMITS]), candidates=int(head[CTL_CANDIDATES]),
+                     window=window_size(numangle, wrap), wrap=wrap)
     if head[CTL_ERROR] == 1:
         raise undefined_error("a vote falls outside its accumulator")
     if head[CTL_ERROR]:

@@ -569,7 +569,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
 
 // ---------------------------------------------------------------- the persistent kernel
 
-__device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, const float* tab_sin, int forward,
+__device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* tab_cos, const float* tab_sin, int forward,
                        const unsigned long long* chunk_states, int* targets, int* slots, unsigned long long* reserve,
                        int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
@@ -577,6 +577,12 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
                        int* rec_count, int* stage, int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
+    // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
+    HP_GRID_FOR(i, N) {
+        const int p = pix[i];
+        xy[i] = make_int2(p % z.width, p / z.width);
+        mask[p] = 1;
+    }
     // 1. pick order: the draws, the swap targets, the reservation rounds.
     HP_GRID_FOR(c, (N + HP_DRAW_CHUNK - 1) / HP_DRAW_CHUNK) {
         unsigned long long s = chunk_states[c];
@@ -787,13 +793,13 @@ __device__ void hp_run(const HpSize& z, const int2* xy, const float* tab_cos, co
     }
 }
 
-// Arguments: the points (x, y) in row-major order; cv2's float32 trig table; the sizes; the chunk
-// states of the draws (cvgpu/hough/probabilistic.py: chunk_states); scratch as sized by the host;
-// lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve and acc must be zero, mask the
-// image's nonzero pixels as 1. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 3) + 2 + 2 * trig_n +
+// Arguments: the edge pixels' row-major indices, ascending (cv2's point order); cv2's float32 trig
+// table; the sizes; the chunk states of the draws (cvgpu/hough/probabilistic.py: chunk_states);
+// scratch as sized by the host; lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve, acc
+// and mask (height x width bytes) must be zero. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 3) + 2 + 2 * trig_n +
 // 2 * stage_slots + HOT_WORDS * stage_hot) ints, trig_n = numangle up to HP_STAGE_TRIG, else 0.
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
-    const int2* __restrict__ xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
+    const int* __restrict__ pix, int2* xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
     const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int threshold, int line_length,
     int line_gap, int window, int forward, int wrap, const unsigned long long* __restrict__ chunk_states,
     int* targets, int* slots, unsigned long long* reserve, int* pix_turn, unsigned char* mask, int* acc, int* rbin,
@@ -823,7 +829,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.window = window;
     z.wrap = wrap;
     z.cells = cells;
-    hp_run(z, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
+    hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
            hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_px, rec_tr,
            rec_te, &rec_count, stage, stage_slots, stage_hot);
 }
@@ -831,13 +837,13 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap
 // mode), for images whose corners do not rule both out (cvgpu/hough/probabilistic.py).
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_check(
-    const int2* __restrict__ xy, int n_points, const float* __restrict__ tab_cos, const float* __restrict__ tab_sin,
-    int numangle, int numrho, long long cells, int* flags)
+    const int* __restrict__ pix, int n_points, int width, const float* __restrict__ tab_cos,
+    const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int* flags)
 {
     HP_GRID_FOR(i, (long long)n_points * numangle) {
-        const int2 q = xy[i / numangle];
+        const int p = pix[i / numangle];
         const int n = (int)(i % numangle);
-        const float v = f32_add(f32_mul((float)q.x, tab_cos[n]), f32_mul((float)q.y, tab_sin[n]));
+        const float v = f32_add(f32_mul((float)(p % width), tab_cos[n]), f32_mul((float)(p / width), tab_sin[n]));
         if (!(v > -1073741824.0f && v < 1073741824.0f)) {
             flags[0] = 1;
             continue;

@@ -86,7 +86,7 @@ def test_corner_rule_bounds_every_pixel(rows, cols, rho, theta):
     numangle, numrho, rho32, theta32 = hp.sizes(rows, cols, rho, theta)
     assume(numangle >= 1 and numrho >= 1 and numangle * rows * cols <= 2_000_000)
     tab_cos, tab_sin = hp.trig_table(numangle, rho32, theta32)
-    lo_hi = hp.corner_bins(rows, cols, numangle, numrho, tab_cos, tab_sin)
+    lo_hi = hp.corner_bins_numpy(rows, cols, numangle, numrho, tab_cos, tab_sin)
     assume(lo_hi is not None)
     ys, xs = np.mgrid[0:rows, 0:cols]
     bins = seq.vote_bins(xs.ravel(), ys.ravel(), tab_cos, tab_sin, numrho) - np.arange(numangle) * numrho

@@ -35,6 +35,7 @@ PRELUDE = r"""
 #include <algorithm>
 #define HOUGH_P_HOST 1
 struct int2 { int x, y; };
+static inline int2 make_int2(int x, int y) { int2 r; r.x = x; r.y = y; return r; }
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -66,8 +67,9 @@ def lib(tmp_path_factory):
     d = tmp_path_factory.mktemp("hough_p_host")
     cpp, so = d / "hp.cpp", d / "hp.so"
     cpp.write_text(PRELUDE + src)
-    subprocess.run([cxx, "-O2", "-std=c++14", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", str(so),
-                    str(cpp)], check=True, capture_output=True, text=True)
+    built = subprocess.run([cxx, "-O2", "-std=c++14", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o",
+                            str(so), str(cpp)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
     out = ctypes.CDLL(str(so))
     out.signatures = signatures(src)
     return out
@@ -111,8 +113,8 @@ def host_lines(lib, img, rho, theta, threshold, mll=0.0, mlg=0.0, stats=None):
     numangle, numrho, rho32, theta32 = hp.sizes(rows, cols, rho, theta)
     if numangle < 0 or numrho < 0:
         raise seq.OutOfMemory(numangle * numrho * 4)
-    ys, xs = np.nonzero(img)
-    n = len(xs)
+    pix = np.flatnonzero(img).astype(np.int32)   # DeviceOps.select's result
+    n = len(pix)
     threshold = int(threshold)
     if n == 0:
         return None
@@ -121,20 +123,17 @@ def host_lines(lib, img, rho, theta, threshold, mll=0.0, mlg=0.0, stats=None):
             raise seq.Undefined("empty table")
         return None
     tab_cos, tab_sin = hp.trig_table(numangle, rho32, theta32)
-    xy = np.ascontiguousarray(np.stack([xs, ys], axis=1).astype(np.int32))
     wrap = False
-    ext = hp.corner_bins(rows, cols, numangle, numrho, tab_cos, tab_sin)
-    if numrho < 1 or ext is None or ext[0].min() < 0 or ext[1].max() >= numrho:
+    if not hp.rows_hold_every_bin_numpy(rows, cols, numangle, numrho, tab_cos, tab_sin):
         flags = np.zeros(2, np.int32)
-        call(lib, "hough_p_check", (xy, np.int32(n), tab_cos, tab_sin, np.int32(numangle), np.int32(numrho),
-                                    np.int64(numangle * numrho), flags))
+        call(lib, "hough_p_check", (pix, np.int32(n), np.int32(cols), tab_cos, tab_sin, np.int32(numangle),
+                                    np.int32(numrho), np.int64(numangle * numrho), flags))
         if flags[0]:
             raise seq.Undefined("vote outside")
         wrap = bool(flags[1])
-    mask = (img != 0).astype(np.uint8).ravel()
     states = hp.chunk_states(-(-n // hp.DRAW_CHUNK))
-    args, shared, lines, ctl = hp.launch_args(np, xy, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
-                                              seq.cv_round(mll), seq.cv_round(mlg), wrap, mask, states,
+    args, shared, lines, ctl = hp.launch_args(np, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
+                                              seq.cv_round(mll), seq.cv_round(mlg), wrap, states,
                                               hp.TUNING.stage_bytes)
     assert shared <= 4 * HOST_STAGE_INTS
     call(lib, "hough_p_main", args)
