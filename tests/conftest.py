@@ -14,20 +14,40 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import Phase, settings
+from hypothesis.internal.conjecture import engine as _hypothesis_engine
 
 import cvgpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
-settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
-                          suppress_health_check=list(HealthCheck))
-settings.register_profile("device", max_examples=10_000, deadline=None,
-                          suppress_health_check=list(HealthCheck))
+# Examples of a property in the device profile: the compat matrix's rows that the README calls exact
+# need at least 10,000 cases each whose reference answer is non-empty (see ``examples``).
+DEVICE_EXAMPLES = 10_000
+
+# Health checks are on in every profile; a test that needs one off says why beside its settings.
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
+settings.register_profile("device", max_examples=DEVICE_EXAMPLES, deadline=None)
 # Triage of a slow device run: the device profile without shrinking (a failure is reported at once).
 settings.register_profile("device-noshrink", parent=settings.get_profile("device"),
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Bounded shrinking: a failing property reports its (partly shrunk) example after at most this many
+# seconds of shrinking (hypothesis' own cap is 300 s, and 500 successful shrinks; both are documented
+# as settable). The device run's properties take up to tens of milliseconds an example, so a minute
+# of shrinking is thousands of tries; a device call is 10 minutes in all.
+SHRINK_SECONDS = int(os.environ.get("CVGPU_SHRINK_SECONDS", "60"))
+_hypothesis_engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS
+
+
+def examples(device_count):
+    """``max_examples`` of a property whose device-profile count is set by its compat row:
+    ``device_count`` under a profile of at least DEVICE_EXAMPLES examples, the profile's own count
+    (ci: 40) when that is fewer. Read when the test module is imported (after the profile is loaded)."""
+    default = settings.default.max_examples
+    return device_count if default >= DEVICE_EXAMPLES else min(default, device_count)
+
 
 HAS_GPU = cvgpu.backend() == "cuda"
 if HAS_GPU and os.environ.get("CVGPU_TEST_NO_MEMORY_POOL"):
