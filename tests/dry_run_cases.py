@@ -1,0 +1,170 @@
+"""Dry run of the device profile's case generators, without a GPU: what the compat rows will hold.
+
+For each GPU property that feeds a compat row the README calls exact, draws examples from its
+strategy the way hypothesis does in a test (generation phase, health checks on), builds the case as
+the test does, calls cv2 (the reference) on it and counts: cases whose reference answer is non-empty
+("non-trivial"), cases whose long side exceeds 256 pixels, distinct inputs (the recorder's digest),
+and the CPU time of building the case and of cv2's calls. Per row, from the properties' device
+example counts (conftest.examples), the expected cases, non-trivial cases and share above 256 px,
+and an estimate of the file's device time:
+
+    PYTHONPATH=$PWD python tests/dry_run_cases.py [--n 300] [--device-speedup 2.5] [row-prefix ...]
+
+The estimate is this machine's per-case CPU time (generation + cv2 + ``--gpu-ms`` for cvgpu's call
+and the comparison) times the device examples, divided by ``--device-speedup`` (a device core
+against one of this machine's) and by the workers of the file's pytest (run_device.sh's TESTS).
+"""
+import argparse
+import collections
+import os
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for sub in ("", "models", "hough", "contours", "ximgproc", "cuda"):
+    sys.path.insert(0, os.path.join(HERE, sub))
+os.environ.setdefault("HYPOTHESIS_PROFILE", "device")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+from hypothesis import Phase, given, settings  # noqa: E402
+
+import conftest  # noqa: E402,F401  (profiles, tests/models on sys.path)
+from conftest import _input_facts, _trivial  # noqa: E402
+
+warnings.simplefilter("ignore")
+
+
+class Probe:
+    """One property: a strategy, how the test builds a case from a drawn value and what cv2 returns
+    (a list of (reference result, inputs) pairs, one per compat row it feeds)."""
+
+    def __init__(self, row, name, strategy, run, device_examples, file):
+        self.row, self.name, self.strategy, self.run = row, name, strategy, run
+        self.device_examples, self.file = device_examples, file
+
+
+def probes():
+    out = []
+    out += hough_probes()
+    out += contours_probes()
+    out += radon_probes()
+    return out
+
+
+# ---------------------------------------------------------------- HoughLines
+
+def hough_probes():
+    import test_hough_lines as t
+    from hough_cases import build, call, cases, inputs
+
+    def both(c):
+        img, c = build(c)
+        return [(call(cv2, fn, img, c), inputs(img, c)) for fn in ("HoughLines", "HoughLinesWithAccumulator")]
+
+    def edgeval(c):
+        return both(dict(c, use_edgeval=True))
+
+    def acc(c):
+        img, c = build(c)
+        return [(call(cv2, "HoughLinesWithAccumulator", img, c), inputs(img, c))]
+
+    f = "tests/hough"
+    n = _examples_of
+    return [
+        Probe("HoughLines standard", "noise_and_extremes", cases(families=("noise", "empty", "full")), both,
+              n(t.test_gpu_noise_and_extremes), f),
+        Probe("HoughLines standard", "drawn_lines_and_shapes", cases(families=("lines", "shapes")), both,
+              n(t.test_gpu_drawn_lines_and_shapes), f),
+        Probe("HoughLines standard", "photo_edges_and_segments", cases(families=("photo", "photo", "segments")),
+              both, n(t.test_gpu_photo_edges_and_segments), f),
+        Probe("HoughLines standard", "tiny_images", cases(max_side=16), both, n(t.test_gpu_tiny_images), f),
+        Probe("HoughLines use_edgeval", "use_edgeval",
+              cases(families=("photo", "photo", "lines", "shapes", "segments", "noise", "full")), edgeval,
+              n(t.test_gpu_use_edgeval), f),
+        Probe("HoughLinesWithAccumulator vote-shared/global (each)", "both_voting_variants",
+              cases(families=t.VOTE_FAMILIES, max_side=1024), acc, n(t.test_gpu_both_voting_variants), f),
+        Probe("HoughLinesWithAccumulator vote-grid (5 grids)", "forced_voting_grids",
+              cases(families=t.VOTE_FAMILIES, max_side=1024), acc, 5 * n(t.test_gpu_forced_voting_grids), f),
+    ]
+
+
+def contours_probes():
+    return []
+
+
+def radon_probes():
+    return []
+
+
+def _examples_of(test):
+    return test._hypothesis_internal_use_settings.max_examples
+
+
+# ---------------------------------------------------------------- the run
+
+def measure(probe, n):
+    stats = collections.Counter()
+    digests, sides, gen_cpu = set(), [], []
+
+    @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None)
+    @given(probe.strategy)
+    def draw(value):
+        t0 = time.process_time()
+        pairs = probe.run(value)
+        stats["cpu"] += time.process_time() - t0
+        stats["cases"] += 1
+        result, inputs = pairs[0]
+        digest, side = _input_facts(inputs)
+        digests.add(digest)
+        sides.append(side or 0)
+        stats["nontrivial"] += not _trivial(result)
+
+    draw()
+    stats["distinct"] = len(digests)
+    stats["big"] = sum(s > 256 for s in sides)
+    stats["side_max"] = max(sides) if sides else 0
+    return stats
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=300, help="examples drawn per property")
+    ap.add_argument("--device-speedup", type=float, default=2.5)
+    ap.add_argument("--gpu-ms", type=float, default=1.0, help="cvgpu's call and the comparison, per case (ms)")
+    ap.add_argument("--workers", default="tests/hough=6,tests/cuda=2,tests/ximgproc=3,tests/contours=8")
+    ap.add_argument("rows", nargs="*")
+    a = ap.parse_args(argv)
+    workers = dict((k, int(v)) for k, v in (kv.split("=") for kv in a.workers.split(",")))
+    rows = collections.defaultdict(lambda: collections.Counter())
+    files = collections.Counter()
+    print("%-52s %-28s %6s %6s %6s %6s %7s %9s" % ("row", "property", "drawn", "nontr", ">256", "dist",
+                                                  "cpu ms", "device n"))
+    for p in probes():
+        if a.rows and not any(p.row.startswith(r) for r in a.rows):
+            continue
+        s = measure(p, a.n)
+        k = s["cases"]
+        ms = 1e3 * s["cpu"] / k + a.gpu_ms
+        print("%-52s %-28s %6d %5.0f%% %5.0f%% %6d %7.2f %9d" % (p.row, p.name, k, 100 * s["nontrivial"] / k,
+                                                               100 * s["big"] / k, s["distinct"], ms,
+                                                               p.device_examples))
+        r = rows[p.row]
+        r["cases"] += p.device_examples
+        r["nontrivial"] += p.device_examples * s["nontrivial"] / k
+        r["big"] += p.device_examples * s["big"] / k
+        files[p.file] += p.device_examples * ms / 1e3
+    print()
+    print("%-52s %9s %12s %7s" % ("row (device profile, expected)", "cases", "non-trivial", ">256"))
+    for name, r in rows.items():
+        print("%-52s %9d %12d %6.0f%%" % (name, r["cases"], r["nontrivial"], 100 * r["big"] / r["cases"]))
+    print()
+    for f, cpu in files.items():
+        w = workers.get(f, 1)
+        print("%s: these properties %.0f s of this machine's CPU; on the device ~%.0f s with %d workers"
+              % (f, cpu, cpu / a.device_speedup / w, w))
+
+
+if __name__ == "__main__":
+    main()
