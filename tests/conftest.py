@@ -122,6 +122,12 @@ def _trivial(result):
     return size == 0 if size is not None else False
 
 
+def kind_of(result):
+    """The recorder's kind of a reference answer: "empty" (None, or only empty arrays: a findContours
+    result without contours) or "result"."""
+    return "empty" if _trivial(result) else "result"
+
+
 def _input_facts(inputs):
     """(digest, long side) of a case's inputs: arrays by shape, dtype and bytes, other values by repr;
     the long side is the largest of the arrays' two leading dimensions (None without an array)."""
@@ -163,11 +169,13 @@ class CompatRecorder:
         with open("%s.%s" % (self.path, worker), "a") as fh:
             fh.write(json.dumps(row) + "\n")
 
-    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None, inputs=None):
-        """Record and assert cv2-exact equality of one case."""
+    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None, inputs=None,
+              kind=None):
+        """Record and assert cv2-exact equality of one case. ``kind``: the reference's kind of answer
+        when ``reference_result`` is a digest of it (e.g. findContours' signature array: pass
+        ``kind_of`` of cv2's own result); by default the kind of ``reference_result``."""
         exact = same(ours, reference_result)
-        self.record(function, variant, exact, reference, backend,
-                    "empty" if _trivial(reference_result) else "result", inputs)
+        self.record(function, variant, exact, reference, backend, kind or kind_of(reference_result), inputs)
         assert exact, "%s/%s differs from %s:\nours=%r\nref=%r" % (function, variant, reference, ours,
                                                                     reference_result)
 

@@ -91,7 +91,59 @@ def hough_probes():
 
 
 def contours_probes():
-    return []
+    import test_find_contours as t
+    import test_find_contours_labels as tl
+    import test_find_contours_linkruns as tr
+    from hypothesis import strategies as st
+
+    probes = []
+    for mode_name, mode in t.MODES.items():
+        for method_name, method in t.METHODS.items():
+            def run(value, mode=mode, method=method):
+                case, offset = value
+                img = case.build()
+                kw = {} if offset is None else {"offset": offset}
+                ref = cv2.findContours(img, mode, method, **kw)
+                t.signature(ref)  # (the test builds it twice: ours and cv2's)
+                return [(ref, (img, mode, method, offset))]
+            probes.append(Probe("findContours %s/%s" % (mode_name, method_name), "matches_cv2",
+                                st.tuples(t.images(), t.offsets), run, _examples_of(t.test_matches_cv2),
+                                "tests/contours/test_find_contours.py"))
+    for mode_name, mode in tl.MODES.items():
+        for method_name, method in t.METHODS.items():
+            def run(case, mode=mode, method=method):
+                img, offset = case.build()
+                if img.size <= 64 * 64 and not tl.defined(img, offset or (0, 0)):
+                    return [(None, ("undefined",))]
+                kw = {} if offset is None else {"offset": offset}
+                ref = cv2.findContours(img, mode, method, **kw)
+                t.signature(ref)
+                return [(ref, (img, mode, method, offset))]
+            probes.append(Probe("findContours labels-%s-%s" % (mode_name, method_name), "labels matches_cv2",
+                                tl.label_cases(), run, _examples_of(tl.test_matches_cv2),
+                                "tests/contours/test_find_contours_labels.py"))
+    for signed in (False, True):
+        def run(case, signed=signed):
+            img = case.build()
+            img = img.view(np.int8) if signed else img
+            ref = cv2.findContoursLinkRuns(img)
+            t.signature(ref)
+            return [(ref, (img, "host"))]
+        probes.append(Probe("findContoursLinkRuns %s" % ("CV_8SC1" if signed else "CV_8UC1"), "linkruns matches_cv2",
+                            t.images(), run, _examples_of(tr.test_matches_cv2), "tests/contours/test_find_contours_linkruns.py"))
+
+    def device(value):
+        case, view = value
+        views = [lambda a: a, lambda a: a[::2, ::3], lambda a: a[:, :, None], lambda a: a.view(np.int8),
+                 lambda a: a[::-1]]
+        img = views[view](case.build())
+        ref = cv2.findContoursLinkRuns(img)
+        t.signature(ref)
+        return [(ref, (img, "device"))]
+    probes.append(Probe("findContoursLinkRuns device input", "linkruns device_input",
+                        st.tuples(t.images(), st.integers(0, 4)), device,
+                        _examples_of(tr.test_device_input_matches_cv2), "tests/contours/test_find_contours_linkruns.py"))
+    return probes
 
 
 def radon_probes():

@@ -12,7 +12,7 @@ image and resolves its threshold. What the cases are made to be (issue 39):
   empty. Rule "line": a fraction of the longest row or column of edge points (what one straight
   line would collect), empty when no line is that long. Rule "absolute": the old fixed numbers,
   often empty or a flood of lines. Empty answers stay a covered minority.
-* large: the long side is above 256 pixels in about 45 % of the cases, up to 2048;
+* large: the long side is above 256 pixels in about half of the cases, up to 2048;
 * real: crops of photographs' Canny edges (tests/photo_cases.py) beside drawn lines, shapes,
   segments and noise; uniform, empty and tiny images in their own properties;
 * affordable: cv2's transform (the reference, serial) costs about points x angles + cells; the
@@ -114,14 +114,15 @@ def _make_image(family, rng, h, w, photo):
 # Tiers of the long side, drawn with sampled_from: hypothesis draws a wide integer range's low end
 # far more often than uniformly (a tier decided by integers(0, 99) followed by other draws gave
 # long sides <= 64 in 50 % of the examples, not 15 %).
-SIDE_TIERS = [(1, 64)] * 3 + [(65, 256)] * 8 + [(257, 1024)] * 8 + [(1025, 2048)]
+SIDE_TIERS = [(1, 64)] * 3 + [(65, 256)] * 6 + [(257, 1024)] * 9 + [(1025, 2048)] * 2
 ASPECTS = [(0.3, 1.0)] * 4 + [(0.0, 1.0)]
 
 
 @st.composite
 def image_sizes(draw, max_side=2048, tiers=SIDE_TIERS):
-    """(h, w): the long side 1-64 (15 %), 65-256 (40 %), 257-1024 (40 %), 1025-2048 (5 %), capped at
-    max_side; the short side a drawn fraction of it (thin images included)."""
+    """(h, w): the long side 1-64 (15 %), 65-256 (30 %), 257-1024 (45 %), 1025-2048 (10 %), capped at
+    max_side; the short side a drawn fraction of it (thin images included). (Within one run of a
+    test the share above 256 px drifts: 30-55 % in runs of 300.)"""
     lo, hi = draw(st.sampled_from(tiers))
     long = min(draw(st.integers(lo, hi)), max_side)
     aspect = draw(st.floats(*draw(st.sampled_from(ASPECTS))))
