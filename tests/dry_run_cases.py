@@ -147,7 +147,30 @@ def contours_probes():
 
 
 def radon_probes():
-    return []
+    if not hasattr(cv2, "ximgproc"):
+        return []
+    import test_radon as t
+
+    def run(case):
+        img, kw = case
+        return [(t.cv2_radon(img, **kw), (img, "host") + tuple(sorted(kw.items())))]
+
+    f = "tests/ximgproc"
+    n = _examples_of
+    return [
+        Probe("RadonTransform uint8", "uint8", t.radon_case(dtypes=(np.uint8,), crop=False, norm=False), run,
+              n(t.test_gpu_uint8), f),
+        Probe("RadonTransform uint8", "uint8_plain_kernel_and_cutover", t.radon_case(dtypes=(np.uint8,), max_side=40),
+              run, n(t.test_gpu_uint8_plain_kernel_and_cutover), f),
+        Probe("RadonTransform float32", "float32", t.radon_case(dtypes=(np.float32,), crop=False, norm=False), run,
+              n(t.test_gpu_float32), f),
+        Probe("RadonTransform float64", "float64", t.radon_case(dtypes=(np.float64,), crop=False, norm=False), run,
+              n(t.test_gpu_float64), f),
+        Probe("RadonTransform crop", "crop", t.radon_case(crop=True, norm=False), run, n(t.test_gpu_crop), f),
+        Probe("RadonTransform norm", "norm", t.radon_case(norm=True), run, n(t.test_gpu_norm), f),
+        Probe("RadonTransform cupy-io", "device_io", t.radon_case(max_side=24, max_angles=60), run,
+              n(t.test_gpu_device_io), f),
+    ]
 
 
 def _examples_of(test):
