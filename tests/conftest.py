@@ -41,12 +41,16 @@ SHRINK_SECONDS = int(os.environ.get("CVGPU_SHRINK_SECONDS", "60"))
 _hypothesis_engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS
 
 
+def device_profile():
+    """Whether the loaded hypothesis profile is the device run's (at least DEVICE_EXAMPLES examples)."""
+    return settings.default.max_examples >= DEVICE_EXAMPLES
+
+
 def examples(device_count):
     """``max_examples`` of a property whose device-profile count is set by its compat row:
     ``device_count`` under a profile of at least DEVICE_EXAMPLES examples, the profile's own count
     (ci: 40) when that is fewer. Read when the test module is imported (after the profile is loaded)."""
-    default = settings.default.max_examples
-    return device_count if default >= DEVICE_EXAMPLES else min(default, device_count)
+    return device_count if device_profile() else min(settings.default.max_examples, device_count)
 
 
 HAS_GPU = cvgpu.backend() == "cuda"

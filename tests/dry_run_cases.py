@@ -50,7 +50,19 @@ def probes():
     out += hough_probes()
     out += contours_probes()
     out += radon_probes()
+    out += detector_probes()
     return out
+
+
+def detector_probes():
+    import test_cuda_hough as t
+    from cuda_hough_model import model_detect
+
+    def run(c):
+        img, params = t.build_detector_case(c)
+        return [(model_detect(img, *params), (img,) + params)]
+    return [Probe("cuda.HoughLinesDetector standard (model)", "property_equals_model", t.detector_cases(), run,
+                  _examples_of(t.test_property_equals_model), "tests/cuda")]
 
 
 # ---------------------------------------------------------------- HoughLines
@@ -88,6 +100,9 @@ def hough_probes():
         Probe("HoughLinesWithAccumulator vote-grid (5 grids)", "forced_voting_grids",
               cases(families=t.VOTE_FAMILIES, max_side=1024), acc, 5 * n(t.test_gpu_forced_voting_grids), f),
     ]
+
+
+LINKRUNS = "tests/contours/test_find_contours_linkruns.py"
 
 
 def contours_probes():
@@ -130,7 +145,7 @@ def contours_probes():
             t.signature(ref)
             return [(ref, (img, "host"))]
         probes.append(Probe("findContoursLinkRuns %s" % ("CV_8SC1" if signed else "CV_8UC1"), "linkruns matches_cv2",
-                            t.images(), run, _examples_of(tr.test_matches_cv2), "tests/contours/test_find_contours_linkruns.py"))
+                            t.images(), run, _examples_of(tr.test_matches_cv2), LINKRUNS))
 
     def device(value):
         case, view = value
@@ -142,7 +157,7 @@ def contours_probes():
         return [(ref, (img, "device"))]
     probes.append(Probe("findContoursLinkRuns device input", "linkruns device_input",
                         st.tuples(t.images(), st.integers(0, 4)), device,
-                        _examples_of(tr.test_device_input_matches_cv2), "tests/contours/test_find_contours_linkruns.py"))
+                        _examples_of(tr.test_device_input_matches_cv2), LINKRUNS))
     return probes
 
 

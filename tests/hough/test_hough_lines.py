@@ -341,7 +341,7 @@ def test_gpu_tiny_images(compat, c):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_EDGEVAL, reason="this cv2 has no use_edgeval")
-@settings(max_examples=examples(12_500))
+@settings(max_examples=examples(13_500))
 @given(cases(families=("photo", "photo", "lines", "shapes", "segments", "noise", "full")))
 def test_gpu_use_edgeval(compat, c):
     img, c = build(dict(c, use_edgeval=True))
