@@ -253,10 +253,10 @@ def build_detector_case(c):
     return img, (c["rho"], c["theta"], threshold, c["do_sort"], c["max_lines"])
 
 
-# ~85 % of the cases have lines (tests/dry_run_cases.py): 13,000 device examples make the row's
+# ~85 % of the cases have lines (tests/dry_run_cases.py): 14,000 device examples make the row's
 # 10,000 non-trivial cases.
 @gpu
-@settings(max_examples=examples(13_000))
+@settings(max_examples=examples(14_000))
 @given(detector_cases())
 def test_property_equals_model(compat, c):
     img, params = build_detector_case(c)
