@@ -3,29 +3,51 @@
 Functions cvgpu implements run in its own CUDA kernels and return what cv2 returns, bit for bit.
 Every other name (functions, constants, classes, ``error``, ``__version__``) is cv2's own,
 forwarded untouched, so existing code keeps working.
+
+Importing cvgpu starts nothing and imports no family: each family's module is imported when one of
+its names is first used, and the GPU is started by the engine (cvgpu/_engine.py) when a call would
+gain from it, so ``import cvgpu`` costs a script no more than ``import cv2``.
 """
+import importlib
+
 import cv2 as _cv2
 
-from . import cuda, ximgproc
 from ._backend import (CvgpuFallbackWarning, CvgpuVersionWarning, backend, fallback_reason, last_call_backend,
                        warn_if_unvalidated_opencv)
-from .cuda import GpuMat as cuda_GpuMat, Stream as cuda_Stream
-from .contours import findContours, findContoursLinkRuns, findContoursPacked
-from .hough import HoughLines, HoughLinesWithAccumulator
-from .lms import fitLineLMS, fitLineLMSBatch, refineHoughLines
+from ._engine import get_engine, set_engine
 
 # cvgpu's own version; ``cvgpu.__version__`` is cv2's, as code checking cv2's version expects.
 cvgpu_version = "0.1.0"
 
 warn_if_unvalidated_opencv(_cv2.__version__)
 
-_OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
-        "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat",
-        "cuda_Stream", "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch",
-        "refineHoughLines"}
+# Names a family provides: imported from its module on first use.
+_LAZY = {
+    "HoughLines": ("hough", "HoughLines"),
+    "HoughLinesWithAccumulator": ("hough", "HoughLinesWithAccumulator"),
+    "findContours": ("contours", "findContours"),
+    "findContoursLinkRuns": ("contours", "findContoursLinkRuns"),
+    "findContoursPacked": ("contours", "findContoursPacked"),
+    "fitLineLMS": ("lms", "fitLineLMS"),
+    "fitLineLMSBatch": ("lms", "fitLineLMSBatch"),
+    "refineHoughLines": ("lms", "refineHoughLines"),
+    "cuda": ("cuda", None),
+    "ximgproc": ("ximgproc", None),
+    "cuda_GpuMat": ("cuda.gpumat", "GpuMat"),
+    "cuda_Stream": ("cuda.gpumat", "Stream"),
+}
+
+_OWN = set(_LAZY) | {"backend", "fallback_reason", "last_call_backend", "CvgpuFallbackWarning",
+                     "CvgpuVersionWarning", "cvgpu_version", "get_engine", "set_engine"}
 
 
 def __getattr__(name):
+    spec = _LAZY.get(name)
+    if spec is not None:
+        module = importlib.import_module("." + spec[0], __name__)
+        value = module if spec[1] is None else getattr(module, spec[1])
+        globals()[name] = value
+        return value
     try:
         return getattr(_cv2, name)
     except AttributeError:

@@ -4,6 +4,7 @@ The no-GPU fallback is explicit: it warns once (``CvgpuFallbackWarning``, filter
 ``cvgpu.backend()`` answers ``"cv2"``. ``CVGPU_BACKEND=cv2`` forces it, for comparisons.
 """
 import os
+import sys
 import threading
 import warnings
 
@@ -81,6 +82,18 @@ def cupy_module():
     return _state["cupy"]
 
 
+def quick_unusable_reason():
+    """Why no GPU can be used, when that is known without starting anything (CVGPU_BACKEND=cv2, or
+    CuPy not installed); else None."""
+    if os.environ.get("CVGPU_BACKEND", "").lower() == "cv2":
+        return "CVGPU_BACKEND=cv2 is set"
+    if not _state["checked"]:
+        import importlib.util
+        if importlib.util.find_spec("cupy") is None:
+            return "CuPy is not installed"
+    return None
+
+
 def gpu_probed():
     """True once the GPU has been probed (started, or found unusable) in this process."""
     return _state["checked"]
@@ -102,11 +115,23 @@ def fallback_reason():
     return _state["reason"]
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def caller_stacklevel():
+    """The ``stacklevel`` of warnings.warn (called by the function calling this one) that names the
+    first frame outside the cvgpu package: the user's line, whatever the depth of cvgpu's calls."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def warn_fallback():
     if not _state["warned"]:
         _state["warned"] = True
         warnings.warn("cvgpu: no usable GPU (%s); results are computed by cv2 on the CPU"
-                      % fallback_reason(), CvgpuFallbackWarning, stacklevel=4)
+                      % fallback_reason(), CvgpuFallbackWarning, stacklevel=caller_stacklevel())
 
 
 def record(engine):

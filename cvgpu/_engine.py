@@ -9,10 +9,10 @@ alone, made per call:
    first call as cvgpu always did; ``CVGPU_ENGINE=cv2`` sends every call to cv2. Benchmarks and the
    GPU test suite pin ``cuda``. The default is ``auto``.
 3. In ``auto``, ``import cvgpu`` starts nothing. The GPU (CuPy's import, the CUDA context, the memory
-   pool, the kernels of the families called so far) is started in a background thread once the
-   process has spent ``START_AFTER_MS`` of cv2 time in calls cvgpu can accelerate: a script that
-   makes a few small calls never pays for a GPU start-up it cannot win back. Until the GPU is
-   ready, calls are computed by cv2.
+   pool, the kernels of the families called so far) is started in a background thread once calls
+   that would gain from it (cv2 took at least ``qualify_ms`` on each) have taken ``start_after_ms``
+   of cv2 time: a script that makes only small calls never pays for a GPU start-up it cannot win
+   back. Until the GPU is ready, calls are computed by cv2.
 4. Once the GPU is ready, each call's engine is chosen by a cost model measured in this process:
    per family and per key (image size in half-octaves of pixels and the settings that change the
    work, e.g. mode and method), the median-like running estimate of each engine's wall time for a
@@ -41,17 +41,21 @@ MODES = ("auto", CUDA, CV2)
 
 TUNING = Tuning(
     "engine",
-    # cv2 time (ms) spent in accelerable calls before the GPU is started in the background; a script
-    # below it never starts the GPU (bench: `cvgpu compare` on examples/, the short scripts' rows).
-    start_after_ms=150.0,
+    # A call "would gain from the GPU" when cv2 took at least qualify_ms on it (below, the GPU's fixed
+    # costs of a call are not won back); the GPU is started once such calls have taken start_after_ms
+    # of cv2 time (`cvgpu compare` on examples/: the short scripts never start it, the long ones
+    # start within their first frames).
+    qualify_ms=1.0,
+    start_after_ms=20.0,
     # the GPU is first tried on a key once cv2 time on that key reaches this multiple of the GPU's
     # expected first-use cost for the family (ski rental: at most 1/EXPLORE_FACTOR lost on a key
     # that ends right after the switch).
     explore_factor=2.0,
     # the slower engine of a key is measured again after this many calls
     reprobe_every=64,
-    # first-use cost (ms) assumed for a family before one has been measured in this process
-    first_use_ms=20.0,
+    # first-use cost (ms) assumed for a family before one has been measured in this process (plans,
+    # captured graphs and allocations of a new size; kernels ship compiled)
+    first_use_ms=10.0,
     # weight of a new measurement in an engine's running estimate
     ewma=0.25,
 )
@@ -104,6 +108,10 @@ class _Startup:
 
     def _run(self):
         t0 = time.perf_counter()
+        # The driver's initialisation and the primary context (~0.2 s, no GIL needed) run beside
+        # CuPy's import (~0.25 s, mostly under the GIL) instead of after it.
+        driver = threading.Thread(target=_driver_init, name="cvgpu-cuda-init", daemon=True)
+        driver.start()
         try:
             cp = _backend.cupy_module()   # import CuPy, make the context, a first allocation
             if cp is None:
@@ -114,6 +122,7 @@ class _Startup:
         except BaseException:             # a broken driver must never break the caller
             self.state = "failed"
         finally:
+            driver.join()
             self.seconds = time.perf_counter() - t0
 
     def _warm(self, cp):
@@ -128,6 +137,21 @@ class _Startup:
         thread = self.thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout)
+
+
+def _driver_init():
+    """cuInit and device 0's primary context through the driver API (ctypes releases the GIL), so
+    that CuPy finds them made. Any failure is left for CuPy's own start to report."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        if lib.cuInit(0) != 0:
+            return
+        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+        if lib.cuDeviceGet(ctypes.byref(dev), 0) == 0:
+            lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+    except Exception:
+        pass
 
 
 _startup = _Startup()
@@ -212,7 +236,16 @@ def choose(family, key, on_device=False):
         return CV2
     state = _startup.state
     if state != "ready":
+        if state == "failed":
+            _backend.warn_fallback()  # once per process, at the user's line
+            return CV2
         if state == "cold":
+            reason = _backend.quick_unusable_reason()
+            if reason is not None:   # known without starting anything: cv2 computes, and says so once
+                _backend.mark_unusable(reason)
+                _startup.state = "failed"
+                _backend.warn_fallback()
+                return CV2
             if _backend.gpu_probed():
                 _startup.begin()       # the GPU was started by a forced call: ready at once
                 state = _startup.state
@@ -244,7 +277,8 @@ def observe(family, key, engine, ms):
             k = _keys[(family, key)] = _Key()
         w = TUNING.ewma
         if engine == CV2:
-            _accelerable_cv2_ms[0] += ms
+            if ms >= TUNING.qualify_ms:
+                _accelerable_cv2_ms[0] += ms
             k.cv2_total += ms
             k.cv2_ms = ms if k.cv2_ms is None else k.cv2_ms + w * (min(ms, 4 * k.cv2_ms) - k.cv2_ms)
             k.cv2_n += 1

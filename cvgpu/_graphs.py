@@ -23,6 +23,8 @@ the base of what a family keeps of a call whose repeat may skip its argument lay
 """
 import ctypes
 import struct
+from threading import active_count as _active_count
+from time import sleep as _sleep
 
 import numpy as np
 
@@ -268,13 +270,24 @@ def await_published(flag_view, unset, stream):
     the flag, fenced (__threadfence_system), so the host may go on as soon as the flag changes,
     before the stream could report completion. Every 4096 polls the stream is asked: a finished
     stream that left the flag unset (a failed launch) is synchronised, which raises its error; if
-    none is raised the flag is still ``unset`` and the caller reports it."""
+    none is raised the flag is still ``unset`` and the caller reports it.
+
+    A thread spinning here holds the GIL, and Python hands it to another thread only every switch
+    interval (5 ms): with several threads calling cvgpu, one waiting thread would stall all the
+    others. So where other threads exist the wait releases the GIL every 32 polls (time.sleep(0));
+    alone, it spins without a system call."""
+    if flag_view[0] != unset:
+        return
+    shared = _active_count() > 1
     polls = 0
     while flag_view[0] == unset:
         polls += 1
-        if polls & 4095 == 0 and stream.done:
-            stream.synchronize()
-            return
+        if polls & 31 == 0:
+            if shared:
+                _sleep(0)
+            if polls & 4095 == 0 and stream.done:
+                stream.synchronize()
+                return
 
 
 # ---------------------------------------------------------------- programmatic dependent launches

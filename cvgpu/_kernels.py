@@ -132,6 +132,23 @@ def module_origins():
     return dict(_origins)
 
 
+def _module(cp, mkey):
+    """The loaded module of (device, family, options, cooperative); the caller holds _lock."""
+    module = _modules.get(mkey)
+    if module is None:
+        module, _origins[mkey] = _load_module(cp, mkey[1], mkey[2], mkey[3])
+        _modules[mkey] = module
+    return module
+
+
+def preload(family, options=(), cooperative=False):
+    """Load a module on the current device now (the engine's background start-up warms the
+    families a process has called), so that its first call does not pay for it."""
+    cp = cupy_module()
+    with _lock:
+        _module(cp, (cp.cuda.Device().id, family, tuple(options), bool(cooperative))).module  # noqa: B018 (loads)
+
+
 def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=False):
     """A ``cupy.RawKernel`` for ``name`` from ``kernels/<family>.cu`` on the current device.
     ``cooperative``: from a module of its own whose kernels CuPy launches with
@@ -144,13 +161,7 @@ def get_function(family, name, options=(), max_dynamic_shared=None, cooperative=
         with _lock:
             fn = _functions.get(fkey)
             if fn is None:
-                mkey = fkey[:4]
-                module = _modules.get(mkey)
-                if module is None:
-                    module, _origins[mkey] = _load_module(cp, family, options, cooperative)
-                    _modules[mkey] = module
-                fn = module.get_function(name)
-                _functions[fkey] = fn
+                fn = _functions[fkey] = _module(cp, fkey[:4]).get_function(name)
     if max_dynamic_shared is not None and fn.max_dynamic_shared_size_bytes < max_dynamic_shared:
         fn.max_dynamic_shared_size_bytes = max_dynamic_shared
     return fn

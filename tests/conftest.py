@@ -46,13 +46,24 @@ def device_profile():
     return settings.default.max_examples >= DEVICE_EXAMPLES
 
 
+# Triage or timing of a device run: CVGPU_EXAMPLES_SCALE=0.1 runs a tenth of every property's
+# device-profile examples (the rows then miss their 10,000 cases).
+EXAMPLES_SCALE = float(os.environ.get("CVGPU_EXAMPLES_SCALE", "1"))
+
+
 def examples(device_count):
     """``max_examples`` of a property whose device-profile count is set by its compat row:
-    ``device_count`` under a profile of at least DEVICE_EXAMPLES examples, the profile's own count
-    (ci: 40) when that is fewer. Read when the test module is imported (after the profile is loaded)."""
-    return device_count if device_profile() else min(settings.default.max_examples, device_count)
+    ``device_count`` (times CVGPU_EXAMPLES_SCALE) under a profile of at least DEVICE_EXAMPLES examples,
+    the profile's own count (ci: 40) when that is fewer. Read when the test module is imported (after
+    the profile is loaded)."""
+    if device_profile():
+        return max(1, int(device_count * EXAMPLES_SCALE))
+    return min(settings.default.max_examples, device_count)
 
 
+# The suite tests the GPU path: every call goes to the GPU (where there is one), as CVGPU_ENGINE=cuda
+# does; tests/test_engine.py switches the engine itself. CVGPU_TEST_ENGINE=auto runs it as users do.
+cvgpu.set_engine(os.environ.get("CVGPU_TEST_ENGINE", "cuda"))
 HAS_GPU = cvgpu.backend() == "cuda"
 if HAS_GPU and os.environ.get("CVGPU_TEST_NO_MEMORY_POOL"):
     # Under compute-sanitizer: one cudaMalloc per array, so memcheck sees each array's own bounds

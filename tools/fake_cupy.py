@@ -343,7 +343,8 @@ def install():
     cuda.Stream, cuda.Device, cuda.get_current_stream = Stream, Device, get_current_stream
     cuda.alloc = MemoryPointer
     cuda.alloc_pinned_memory = alloc_pinned_memory
-    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0)
+    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0, memcpyHostToDevice=1,
+                                         memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))
     cuda.memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
 
     def occupancy(*args):

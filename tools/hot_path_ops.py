@@ -28,6 +28,8 @@ import numpy as np  # noqa: E402
 
 import cvgpu  # noqa: E402
 
+cvgpu.set_engine("cuda")  # the GPU path of every call is what is counted
+
 CVGPU = os.path.join(ROOT, "cvgpu") + os.sep
 FAKE = os.path.join(HERE, "fake_cupy.py")
 

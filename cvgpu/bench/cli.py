@@ -128,6 +128,9 @@ def build_parser():
     parser.add_argument("--from-json", metavar="PATH",
                         help="do not run: re-render the table/report from a saved --json or DIR/bench.json")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--engine", choices=("cuda", "auto"), default="cuda",
+                        help="cvgpu's engine for the timed calls: cuda (default: the GPU path, every call) or "
+                        "auto (the per-call choice a user gets)")
     return parser
 
 
@@ -170,6 +173,8 @@ def run_families(names, quick=False, variants=False, show_progress=True):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    from .. import _engine
+    _engine.set_engine(args.engine)
     failed = []
     if args.from_json:
         with open(args.from_json) as fh:

@@ -114,7 +114,7 @@ PATHS = {
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
 }
 
-from .. import _backend  # noqa: E402  (the modules below read TUNING)
+from .. import _backend, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
 from .._arrays import as_device_array, on_input_device  # noqa: E402
 from . import _common, _labels, _linkruns, _suzuki  # noqa: E402
 from ._common import (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_EXTERNAL,  # noqa: E402,F401
@@ -174,13 +174,32 @@ def _run(func, gpu, image, mode, method, ox, oy, grouped=False):
                                lambda: _suzuki.gpu_contours(gpu, image, mode, method, ox, oy, grouped=grouped))
 
 
+def _engine_key(arr, mode, method):
+    """What a call's cost depends on, for the engine's model: size, type, mode and method."""
+    return (_engine.size_bucket(arr.size), arr.dtype.char, mode, method)
+
+
+def _by_engine(func, arr, on_device, key, gpu_call, cv2_call):
+    """Host input: the call on the engine cvgpu._engine chooses; device input: the GPU."""
+    if on_device or _engine.get_engine() == _engine.CUDA:
+        return gpu_call()
+    return _engine.run(func, key, False, gpu_call, cv2_call)
+
+
 @on_input_device(0, "image")
 def findContours(*args, **kwargs):
     """cv2.findContours(image, mode, method[, contours[, hierarchy[, offset]]]) -> contours, hierarchy"""
+    _backend.record(None)
     try:
         arr, on_device, mode, method, ox, oy = _bind(args, kwargs)
     except Forward:
         return _common.cv2_call("findContours", args, kwargs)
+    return _by_engine("findContours", arr, on_device, _engine_key(arr, mode, method),
+                      lambda: _find_gpu(args, kwargs, arr, on_device, mode, method, ox, oy),
+                      lambda: _common.cv2_call("findContours", args, kwargs))
+
+
+def _find_gpu(args, kwargs, arr, on_device, mode, method, ox, oy):
     gpu = _common.current_gpu()
     if gpu is None:
         _backend.warn_fallback()
@@ -201,6 +220,7 @@ def findContours(*args, **kwargs):
 def findContoursPacked(image, mode, method, offset=None):
     """cvgpu extension: findContours as (points (P,2) int32, offsets (M+1,) int64, hierarchy (M,4)
     int32). CuPy arrays for device input, numpy for host input."""
+    _backend.record(None)
     args = (image, mode, method, None, None, offset)
     try:
         arr, on_device, mode_, method_, ox, oy = _bind(args, {})
@@ -210,13 +230,19 @@ def findContoursPacked(image, mode, method, offset=None):
             cp = _backend.cupy_module()
             return tuple(cp.asarray(a) for a in res)
         return res
+    return _by_engine("findContours", arr, on_device, _engine_key(arr, mode_, method_),
+                      lambda: _packed_gpu(args, arr, on_device, mode_, method_, ox, oy),
+                      lambda: pack(*_common.cv2_call("findContours", args, {})))
+
+
+def _packed_gpu(args, arr, on_device, mode, method, ox, oy):
     gpu = _common.current_gpu()
     if gpu is None:
         _backend.warn_fallback()
         return pack(*_common.cv2_call("findContours", args, {}))
     _common.check_image_size(arr.shape, "findContoursPacked")
     _backend.record("cuda")
-    points, offsets, offsets_h, hier = _run("findContoursPacked", gpu, arr, mode_, method_, ox, oy)
+    points, offsets, offsets_h, hier = _run("findContoursPacked", gpu, arr, mode, method, ox, oy)
     if on_device:
         return points, offsets, hier
     return points.get(), offsets_h, hier.get()
@@ -225,11 +251,18 @@ def findContoursPacked(image, mode, method, offset=None):
 @on_input_device(0, "image")
 def findContoursLinkRuns(*args, **kwargs):
     """cv2.findContoursLinkRuns(image[, contours[, hierarchy]]) -> contours, hierarchy"""
+    _backend.record(None)
     try:
         arr, on_device = _linkruns.image_of(args, kwargs)
     except Forward:
         image = args[0] if args else kwargs.get("image")
         return _linkruns_cv2(args, kwargs, as_device_array(image) is not None)
+    return _by_engine("findContoursLinkRuns", arr, on_device, (_engine.size_bucket(arr.size), arr.dtype.char),
+                      lambda: _linkruns_gpu_call(args, kwargs, arr, on_device),
+                      lambda: _linkruns_cv2(args, kwargs, False))
+
+
+def _linkruns_gpu_call(args, kwargs, arr, on_device):
     gpu = _common.current_gpu()
     if gpu is None:
         _backend.warn_fallback()
@@ -348,3 +381,12 @@ def _device_views(cp, points, offsets, hier):
     lengths = np.diff(offsets).tolist()
     nd, i32 = cp.ndarray, cp.int32
     return tuple([nd((n, 1, 2), i32, base + o) for n, o in zip(lengths, starts)]), hier.reshape(1, m, 4)
+
+
+def _warm(cp):
+    """The engine's start-up: the family's kernel modules loaded before its first GPU call."""
+    for module in ("suzuki", "ranking", "ranking_block", "tc89", "labels", "linkruns"):
+        _kernels.preload("contours/" + module)
+
+
+_engine.register_warmup("contours", _warm)

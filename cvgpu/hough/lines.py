@@ -18,7 +18,7 @@ from threading import get_ident as _get_ident
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _errors, _graphs, _kernels
+from .. import _backend, _binding, _engine, _errors, _graphs, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
 from .._graphs import CALL, NULL, Kernel, Word, await_published
@@ -185,9 +185,10 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
     if cp is None:
         _backend.warn_fallback()
         return _deliver(_forward_to_cv2(func_name, a, args[0] if args else kwargs.get("image")), a["lines"])
-    _backend.record("cuda")
     if numangle <= 0 or numrho <= 0 or rows <= 0 or cols <= 0 or mat.array is None:
+        _backend.record("none")
         return None  # no cell can be voted for (cv2 allocates, votes nothing, finds nothing)
+    _backend.record("cuda")
     image = mat.array
     if image.ndim != 2:
         image = image.reshape(rows, cols)
@@ -243,6 +244,25 @@ class _Workspace:
         # Output memory for the next device-result call, allocated while the GPU runs the current one.
         self.spare_out = _graphs.SpareOutput()
         self.last_key = self.last_plan = None
+        self.up_bytes, self.up_host, self.up_dev = 0, None, None
+
+    def upload(self, image):
+        """A host image on the device through this thread's pinned buffer: numpy's copy into it and
+        an asynchronous copy up. A copy from pageable memory would make the driver stage it under a
+        lock of its own and wait for the stream, so threads calling at once would take turns. The
+        buffers are reused by the thread's next call, which starts after this one's result was
+        waited for (the kernels had read the image by then)."""
+        rows, cols = image.shape
+        n = rows * cols
+        cp = self.cp
+        if self.up_bytes < n:
+            pinned = cp.cuda.alloc_pinned_memory(n)
+            self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), cp.empty(n, cp.uint8), n
+        host = self.up_host[:n].reshape(rows, cols)
+        np.copyto(host, image)
+        cp.cuda.runtime.memcpyAsync(self.up_dev.data.ptr, host.ctypes.data, n, cp.cuda.runtime.memcpyHostToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+        return self.up_dev[:n].reshape(rows, cols)
 
     def array(self, name, size, dtype):
         arr = self.arrays.get((name, dtype))
@@ -344,8 +364,8 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
     lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
-    d_image = upload_2d(image)
     ws = _workspace(cp)
+    d_image = ws.upload(image) if to_host and type(image) is np.ndarray else upload_2d(image)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
                to_host, TUNING.generation)
@@ -595,6 +615,41 @@ def _hough_lines_acc_on_device(*args, **kwargs):
     return _hough("HoughLinesWithAccumulator", True, args, kwargs)
 
 
+def _gpu_hough(with_votes, args, kwargs):
+    """The GPU path: the fast path for the common call, else the full argument layer."""
+    if len(args) == 4 and not kwargs:
+        lines = _fast_hough(with_votes, args)
+        if lines is not _NOT_FAST:
+            return lines
+    return (_hough_lines_acc_on_device if with_votes else _hough_lines_on_device)(*args, **kwargs)
+
+
+def _cv2_hough(func_name, args, kwargs):
+    """cv2 computes the call as given (the engine's choice for host input): its result and errors."""
+    _backend.record("cv2")
+    return getattr(cv2, func_name)(*args, **kwargs)
+
+
+def _engine_key(with_votes, image, args, kwargs):
+    """What a call's cost depends on, for the engine's model: the image's size and the number of
+    angles (cv2's work grows with both)."""
+    theta = args[2] if len(args) > 2 else kwargs.get("theta")
+    try:
+        angles = int(math.log2(math.pi / float(theta)))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        angles = None
+    return (with_votes, _engine.size_bucket(image.size), angles)
+
+
+def _hough_call(func_name, with_votes, args, kwargs):
+    _backend.record(None)
+    image = args[0] if args else kwargs.get("image")
+    if type(image) is np.ndarray and _engine.get_engine() != _engine.CUDA:
+        return _engine.run(func_name, _engine_key(with_votes, image, args, kwargs), False,
+                           lambda: _gpu_hough(with_votes, args, kwargs), lambda: _cv2_hough(func_name, args, kwargs))
+    return _gpu_hough(with_votes, args, kwargs)
+
+
 # The fast path comes before the device switch of on_input_device: it takes arrays of the current
 # device only, the others go through the decorated full path.
 def HoughLines(*args, **kwargs):
@@ -602,13 +657,14 @@ def HoughLines(*args, **kwargs):
 
     cv2.HoughLines on the GPU: the same lines, float32 values and order as the installed cv2.
     ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
-    (CuPy out). srn/stn != 0 (multi-scale) is computed by cv2.
+    (CuPy out). srn/stn != 0 (multi-scale) is computed by cv2. Host input goes to the engine
+    cvgpu._engine chooses (cv2 until the GPU is started and faster).
     """
-    if len(args) == 4 and not kwargs:
-        lines = _fast_hough(False, args)
+    if len(args) == 4 and not kwargs and type(args[0]) is not np.ndarray:
+        lines = _fast_hough(False, args)  # device input's fast path: records "cuda" before computing
         if lines is not _NOT_FAST:
             return lines
-    return _hough_lines_on_device(*args, **kwargs)
+    return _hough_call("HoughLines", False, args, kwargs)
 
 
 def HoughLinesWithAccumulator(*args, **kwargs):
@@ -616,11 +672,19 @@ def HoughLinesWithAccumulator(*args, **kwargs):
 
     As cvgpu.HoughLines, each line carrying its accumulator value as a third float32.
     """
-    if len(args) == 4 and not kwargs:
+    if len(args) == 4 and not kwargs and type(args[0]) is not np.ndarray:
         lines = _fast_hough(True, args)
         if lines is not _NOT_FAST:
             return lines
-    return _hough_lines_acc_on_device(*args, **kwargs)
+    return _hough_call("HoughLinesWithAccumulator", True, args, kwargs)
+
+
+def _warm(cp):
+    """The engine's start-up: this family's kernels loaded before its first GPU call."""
+    _kernels.preload(FAMILY)
+
+
+_engine.register_warmup("hough", _warm)
 
 
 def uses_gpu(srn=0, stn=0):

@@ -27,7 +27,7 @@ import threading
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _errors, _kernels
+from .. import _backend, _binding, _engine, _errors, _kernels
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cdiv, cv_ceil, cv_round
 from .._tuning import Tuning
@@ -457,6 +457,7 @@ def RadonTransform(*args, **kwargs):
     Beside an OpenCV older than 5 (``CV2_MAJOR < 5``) cv2.ximgproc computes instead and
     ``cvgpu.last_call_backend()`` says ``"cv2"``: cvgpu's kernels follow 5.0's warp arithmetic.
     """
+    _backend.record(None)
     a = _parse(args, kwargs)
     pending = a.pop(_binding.PENDING, None)
     result = _radon(a)
@@ -469,10 +470,19 @@ def _radon(a):
     if CV2_MAJOR < 5:
         return _deliver(_cv2_computes(a), a["dst"])
     plan = _plan(a)
-    cp = _backend.cupy_module()
     if plan is None:
-        _backend.record("cuda" if cp is not None else "cv2")
+        _backend.record("none")  # nothing to compute (no angle): cv2's None, from the argument layer
         return None
+    if isinstance(a["src"], _DeviceMat) or _engine.get_engine() == _engine.CUDA:
+        return _radon_gpu(a, plan)
+    key = (_engine.size_bucket(plan.n * plan.n), str(plan.out_dtype), _engine.size_bucket(plan.col_num),
+           bool(a["crop"]), bool(a["norm"]))
+    return _engine.run("RadonTransform", key, False, lambda: _radon_gpu(a, plan),
+                       lambda: _deliver(_cv2_computes(a), a["dst"]))
+
+
+def _radon_gpu(a, plan):
+    cp = _backend.cupy_module()
     if cp is None:
         return _deliver(_fallback(plan, a, None), a["dst"])
     _backend.record("cuda")
@@ -497,3 +507,10 @@ def _radon(a):
 def uses_gpu():
     return _backend.backend() == "cuda"
 
+
+def _warm(cp):
+    """The engine's start-up: the family's kernels loaded before its first GPU call."""
+    _kernels.preload(_KERNELS)
+
+
+_engine.register_warmup("radon", _warm)

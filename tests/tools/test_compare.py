@@ -283,11 +283,13 @@ def test_a_fallback_that_imports_cv2_late_does_not_recurse(tmp_path, monkeypatch
 
 @pytest.mark.gpu
 def test_compare_on_gpu(tmp_path, monkeypatch):
-    """On a GPU the second run computes in cvgpu's kernels, and every output is still cv2's."""
+    """On a GPU, with the engine pinned to it, the second run computes in cvgpu's kernels, and every
+    output is still cv2's."""
+    monkeypatch.setenv("CVGPU_ENGINE", "cuda")
     rc, result = _compare([EXAMPLES / "detect_lines.py", tmp_path / "l.png", "--synthetic", "--pages", "3"],
                           tmp_path, monkeypatch)
     assert rc == 0
-    assert result["runs"]["cvgpu"]["backend"] == "cuda" and result["runs"]["cvgpu"]["gpu_start"] == "ready"
+    assert result["runs"]["cvgpu"]["backend"] == "cuda" and result["runs"]["cvgpu"]["engine_mode"] == "cuda"
     by = {f["function"]: f for f in result["functions"]}
     assert by["HoughLines"]["identical"] is True
     assert by["HoughLines"]["engines"] == {"cuda": by["HoughLines"]["cvgpu"]["calls"]}
@@ -296,6 +298,16 @@ def test_compare_on_gpu(tmp_path, monkeypatch):
     detect = {f["function"]: f for f in result["functions"]}["cuda.createHoughLinesDetector().detect"]
     assert detect["cvgpu"]["calls"] == 3 and detect["engines"] == {"cuda": 3}
     assert detect["identical"] is None
+
+
+@pytest.mark.gpu
+def test_compare_on_gpu_in_auto_mode_keeps_every_output(tmp_path, monkeypatch):
+    """The engine as users get it: whichever engine computes each call, the outputs are cv2's."""
+    monkeypatch.setenv("CVGPU_ENGINE", "auto")
+    rc, result = _compare([EXAMPLES / "detect_lines.py", tmp_path / "l.png", "--synthetic", "--pages", "12"],
+                          tmp_path, monkeypatch)
+    assert rc == 0 and result["identical"] is True
+    assert result["runs"]["cvgpu"]["engine_mode"] == "auto"
 
 
 def test_factory_objects_get_their_compute_methods_timed(tmp_path):
