@@ -8,11 +8,16 @@ and the CPU time of building the case and of cv2's calls. Per row, from the prop
 example counts (conftest.examples), the expected cases, non-trivial cases and share above 256 px,
 and an estimate of the file's device time:
 
-    PYTHONPATH=$PWD python tests/dry_run_cases.py [--n 300] [--device-speedup 2.5] [row-prefix ...]
+    PYTHONPATH=$PWD python tests/dry_run_cases.py [--n 300] [--device-speedup 2.5] [--call-ms 6]
+                                                  [--workers FILE=N,...] [row-prefix ...]
 
-The estimate is this machine's per-case CPU time (generation + cv2 + ``--gpu-ms`` for cvgpu's call
-and the comparison) times the device examples, divided by ``--device-speedup`` (a device core
-against one of this machine's) and by the workers of the file's pytest (run_device.sh's TESTS).
+The estimate of a case's device worker time is this machine's CPU time for it (building the case,
+cv2's calls, the model's where a model is the reference) divided by ``--device-speedup`` (a device
+core against one of this machine's), plus ``--call-ms`` for each cvgpu call the test makes (its
+numpy in and out, plan building, the comparison, hypothesis and the recorder: 6 ms a call is what
+the previous device run of tests/hough took beyond cv2, 249 s on 6 workers for 170,000 calls). A
+file's time is its properties' worker time over the workers of its pytest (run_device.sh's TESTS);
+the tests that are no properties of a row come on top.
 """
 import argparse
 import collections
@@ -102,6 +107,8 @@ def hough_probes():
     ]
 
 
+FIND_CONTOURS = "tests/contours/test_find_contours.py"
+LABELS = "tests/contours/test_find_contours_labels.py"
 LINKRUNS = "tests/contours/test_find_contours_linkruns.py"
 
 
@@ -123,7 +130,7 @@ def contours_probes():
                 return [(ref, (img, mode, method, offset))]
             probes.append(Probe("findContours %s/%s" % (mode_name, method_name), "matches_cv2",
                                 st.tuples(t.images(), t.offsets), run, _examples_of(t.test_matches_cv2),
-                                "tests/contours/test_find_contours.py"))
+                                FIND_CONTOURS))
     for mode_name, mode in tl.MODES.items():
         for method_name, method in t.METHODS.items():
             def run(case, mode=mode, method=method):
@@ -136,7 +143,7 @@ def contours_probes():
                 return [(ref, (img, mode, method, offset))]
             probes.append(Probe("findContours labels-%s-%s" % (mode_name, method_name), "labels matches_cv2",
                                 tl.label_cases(), run, _examples_of(tl.test_matches_cv2),
-                                "tests/contours/test_find_contours_labels.py"))
+                                LABELS))
     for signed in (False, True):
         def run(case, signed=signed):
             img = case.build()
@@ -205,6 +212,7 @@ def measure(probe, n):
         pairs = probe.run(value)
         stats["cpu"] += time.process_time() - t0
         stats["cases"] += 1
+        stats["calls"] += len(pairs)
         result, inputs = pairs[0]
         digest, side = _input_facts(inputs)
         digests.add(digest)
@@ -222,21 +230,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="examples drawn per property")
     ap.add_argument("--device-speedup", type=float, default=2.5)
-    ap.add_argument("--gpu-ms", type=float, default=1.0, help="cvgpu's call and the comparison, per case (ms)")
-    ap.add_argument("--workers", default="tests/hough=6,tests/cuda=2,tests/ximgproc=3,tests/contours=8")
+    ap.add_argument("--call-ms", type=float, default=6.0, help="device time of a cvgpu call beyond cv2's (ms)")
+    ap.add_argument("--workers", default="tests/hough=6,tests/cuda=2,tests/ximgproc=3,%s=8,%s=8,%s=8"
+                    % (FIND_CONTOURS, LABELS, LINKRUNS))
     ap.add_argument("rows", nargs="*")
     a = ap.parse_args(argv)
     workers = dict((k, int(v)) for k, v in (kv.split("=") for kv in a.workers.split(",")))
     rows = collections.defaultdict(lambda: collections.Counter())
     files = collections.Counter()
     print("%-52s %-28s %6s %6s %6s %6s %7s %9s" % ("row", "property", "drawn", "nontr", ">256", "dist",
-                                                  "cpu ms", "device n"))
+                                                  "dev ms", "device n"))
     for p in probes():
         if a.rows and not any(p.row.startswith(r) for r in a.rows):
             continue
         s = measure(p, a.n)
         k = s["cases"]
-        ms = 1e3 * s["cpu"] / k + a.gpu_ms
+        ms = 1e3 * s["cpu"] / k / a.device_speedup + a.call_ms * s["calls"] / k
         print("%-52s %-28s %6d %5.0f%% %5.0f%% %6d %7.2f %9d" % (p.row, p.name, k, 100 * s["nontrivial"] / k,
                                                                100 * s["big"] / k, s["distinct"], ms,
                                                                p.device_examples))
@@ -250,10 +259,10 @@ def main(argv=None):
     for name, r in rows.items():
         print("%-52s %9d %12d %6.0f%%" % (name, r["cases"], r["nontrivial"], 100 * r["big"] / r["cases"]))
     print()
-    for f, cpu in files.items():
+    for f, worker_s in files.items():
         w = workers.get(f, 1)
-        print("%s: these properties %.0f s of this machine's CPU; on the device ~%.0f s with %d workers"
-              % (f, cpu, cpu / a.device_speedup / w, w))
+        print("%s: these properties ~%.0f s of device worker time: ~%.0f s with %d workers"
+              % (f, worker_s, worker_s / w, w))
 
 
 if __name__ == "__main__":
