@@ -359,6 +359,18 @@ def test_gpu_large_images(compat, h, w):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape,rho", [((0, 0), 1.0), ((0, 7), 1.0), ((5, 0), 2.0), ((20, 30), 1e6)],
+                         ids=["0x0", "0x7", "5x0", "no rho cell"])
+def test_gpu_calls_without_pixel_work_say_none(compat, shape, rho):
+    """An empty image, or an accumulator without a cell to vote in: cv2 finds nothing and cvgpu returns
+    before any pixel work, and says so (last_call_backend() "none"; the matrix does not count these
+    as GPU results)."""
+    img = np.full(shape, 255, np.uint8)
+    c = dict(rho=rho, theta=math.pi / 180, threshold=0, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
+    check_case(compat, img, c, "standard")
+
+
+@pytest.mark.gpu
 def test_gpu_more_lines_than_one_block_sorts(compat):
     """Threshold -1 on noise yields tens of thousands of maxima: the CuPy sort path."""
     img = noise(np.random.default_rng(3), 300, 400, 0.05)

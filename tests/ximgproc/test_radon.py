@@ -331,6 +331,16 @@ def test_gpu_uint8(compat, case):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+def test_gpu_no_angle_says_none(compat, dtype):
+    """No angle in the range (cv2 returns None): cvgpu returns before any pixel work and says so
+    (last_call_backend() "none", checked by _check)."""
+    img = make_image(dtype, 9, 13, 5, 0)
+    for kw in (dict(theta=400.0), dict(theta=0.3, end_angle=0.1, norm=True), dict(theta=7.0, crop=True, end_angle=3.0)):
+        _check(compat, "uint8" if dtype == np.uint8 else np.dtype(dtype).name, img, kw)
+
+
+@pytest.mark.gpu
 def test_gpu_texture_array_shared_by_streams(compat):
     """A thread's streams share the texture array of a size (cvgpu.ximgproc.radon._gather_texture): calls
     alternating between two non-blocking streams, each with its own image, must each give that
