@@ -203,7 +203,7 @@ def _examples_of(test):
 
 def measure(probe, n):
     stats = collections.Counter()
-    digests, sides, gen_cpu = set(), [], []
+    digests, sides = set(), []
 
     @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None)
     @given(probe.strategy)

@@ -79,7 +79,6 @@ def segments(h, w, n_points):
 
 
 FAMILIES = ("empty", "full", "noise", "lines", "shapes", "photo", "segments")
-STRUCTURED = ("photo", "segments", "lines", "shapes", "noise")
 
 
 def make_image(family, seed, h, w, photo=None, max_points=MAX_POINTS):

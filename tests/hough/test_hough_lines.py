@@ -15,13 +15,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import given, note, settings
 
 import cvgpu
 from cvgpu.hough import TUNING, lines as hough
 from conftest import HAS_GPU, examples, same
-from hough_cases import (FAMILIES, HAS_EDGEVAL, STRUCTURED, build, call, cases, drawn_lines, image_sizes,  # noqa: F401
-                         inputs, noise, numangle_numrho, segments)
+from hough_cases import HAS_EDGEVAL, build, call, cases, drawn_lines, inputs, noise, numangle_numrho, segments
 
 
 def outcome(f):
