@@ -14,20 +14,52 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import Phase, settings
+from hypothesis.internal.conjecture import engine as _hypothesis_engine
 
 import cvgpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
-settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
-                          suppress_health_check=list(HealthCheck))
-settings.register_profile("device", max_examples=10_000, deadline=None,
-                          suppress_health_check=list(HealthCheck))
+# Examples of a property in the device profile: the compat matrix's rows that the README calls exact
+# need at least 10,000 cases each whose reference answer is non-empty (see ``examples``).
+DEVICE_EXAMPLES = 10_000
+
+# Health checks are on in every profile; a test that needs one off says why beside its settings.
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
+settings.register_profile("device", max_examples=DEVICE_EXAMPLES, deadline=None)
 # Triage of a slow device run: the device profile without shrinking (a failure is reported at once).
 settings.register_profile("device-noshrink", parent=settings.get_profile("device"),
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Bounded shrinking: a failing property reports its (partly shrunk) example after at most this many
+# seconds of shrinking (hypothesis' own cap is 300 s, and 500 successful shrinks; both are documented
+# as settable). The device run's properties take up to tens of milliseconds an example, so a minute
+# of shrinking is thousands of tries; a device call is 10 minutes in all.
+SHRINK_SECONDS = int(os.environ.get("CVGPU_SHRINK_SECONDS", "60"))
+_hypothesis_engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS
+
+
+def device_profile():
+    """Whether the loaded hypothesis profile is the device run's (at least DEVICE_EXAMPLES examples)."""
+    return settings.default.max_examples >= DEVICE_EXAMPLES
+
+
+# Triage or timing of a device run: CVGPU_EXAMPLES_SCALE=0.1 runs a tenth of every property's
+# device-profile examples (the rows then miss their 10,000 cases).
+EXAMPLES_SCALE = float(os.environ.get("CVGPU_EXAMPLES_SCALE", "1"))
+
+
+def examples(device_count):
+    """``max_examples`` of a property whose device-profile count is set by its compat row:
+    ``device_count`` (times CVGPU_EXAMPLES_SCALE) under a profile of at least DEVICE_EXAMPLES examples,
+    the profile's own count (ci: 40) when that is fewer. Read when the test module is imported (after
+    the profile is loaded)."""
+    if device_profile():
+        return max(1, int(device_count * EXAMPLES_SCALE))
+    return min(settings.default.max_examples, device_count)
+
 
 # The suite tests the GPU path: every call goes to the GPU (where there is one), as CVGPU_ENGINE=cuda
 # does; tests/test_engine.py switches the engine itself. CVGPU_TEST_ENGINE=auto runs it as users do.
@@ -105,6 +137,12 @@ def _trivial(result):
     return size == 0 if size is not None else False
 
 
+def kind_of(result):
+    """The recorder's kind of a reference answer: "empty" (None, or only empty arrays: a findContours
+    result without contours) or "result"."""
+    return "empty" if _trivial(result) else "result"
+
+
 def _input_facts(inputs):
     """(digest, long side) of a case's inputs: arrays by shape, dtype and bytes, other values by repr;
     the long side is the largest of the arrays' two leading dimensions (None without an array)."""
@@ -146,11 +184,13 @@ class CompatRecorder:
         with open("%s.%s" % (self.path, worker), "a") as fh:
             fh.write(json.dumps(row) + "\n")
 
-    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None, inputs=None):
-        """Record and assert cv2-exact equality of one case."""
+    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None, inputs=None,
+              kind=None):
+        """Record and assert cv2-exact equality of one case. ``kind``: the reference's kind of answer
+        when ``reference_result`` is a digest of it (e.g. findContours' signature array: pass
+        ``kind_of`` of cv2's own result); by default the kind of ``reference_result``."""
         exact = same(ours, reference_result)
-        self.record(function, variant, exact, reference, backend,
-                    "empty" if _trivial(reference_result) else "result", inputs)
+        self.record(function, variant, exact, reference, backend, kind or kind_of(reference_result), inputs)
         assert exact, "%s/%s differs from %s:\nours=%r\nref=%r" % (function, variant, reference, ours,
                                                                     reference_result)
 

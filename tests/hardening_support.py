@@ -24,8 +24,10 @@ through cvgpu, whose no-GPU fallback would forward them to cv2). Each family's t
 own and decides them from the arguments before anything is called.
 
 With ``CVGPU_COMPAT_LOG`` set, every fuzzed comparison is a compat-matrix row (variant
-``bad-input``). This module is no test file (pytest does not collect it); the test files import it
-(tests/ is on sys.path).
+``bad-input``) of the kind of cv2's outcome: "error" where cv2 raised (most fuzzed calls: their
+backend is then "none", no pixel work was done), else the kind of its result, computed by what
+cvgpu.last_call_backend() says. This module is no test file (pytest does not collect it); the test
+files import it (tests/ is on sys.path).
 """
 import os
 import warnings
@@ -101,10 +103,37 @@ def record_event(ref):
     event("cv2 result" if ref[0] == "ok" else "cv2 %s %s" % (ref[1], ref[2]))
 
 
-def assert_same(ours, ref, what="", function=None):
-    """Equal outcomes; with ``function``, also a compat-matrix row (variant ``bad-input``)."""
+def outcome_kind(ref):
+    """The recorder's kind of cv2's outcome: "error" (it raised: an argument error, no pixel work, so
+    the row's backend is "none"), "empty" (None or only empty arrays) or "result"."""
+    if ref[0] != "ok":
+        return "error"
+    return "empty" if _normalized_trivial(ref[1]) else "result"
+
+
+def _normalized_trivial(n):
+    if n is None:
+        return True
+    if n[0] in ("ndarray", "ndarray-object"):
+        return int(np.prod(n[1], dtype=np.int64)) == 0
+    if n[0] in ("tuple", "list"):
+        return all(_normalized_trivial(x) for x in n[1])
+    return False  # a number, a string, an object
+
+
+def case_inputs(inp, *params):
+    """The recorder's ``inputs`` of a fuzzed case: the input's descriptor and the other arguments (their
+    digest: distinct cases), and for an array input a zero array of its shape (its long side)."""
+    kind, spec = inp
+    shape = spec[1] if kind == "array" else None
+    return (inp,) + ((np.zeros(shape, np.bool_),) if shape else ()) + tuple(repr(p) for p in params)
+
+
+def assert_same(ours, ref, what="", function=None, inputs=None):
+    """Equal outcomes; with ``function``, also a compat-matrix row (variant ``bad-input``) of the kind of
+    cv2's outcome (``outcome_kind``), computed by what cvgpu.last_call_backend() says."""
     if function is not None:
-        _COMPAT.record(function, "bad-input", ours == ref, backend=cvgpu.backend())
+        _COMPAT.record(function, "bad-input", ours == ref, kind=outcome_kind(ref), inputs=inputs)
     assert ours == ref, "%s\nours=%s\nref =%s" % (what, _short(ours), _short(ref))
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import cvgpu
 from hardening_support import (DTYPES, FORMS, FUZZ, _packed_reference, _quiet_fallback, assert_same,  # noqa: F401
-                               assert_unchanged, call_forms, inputs, make, outcome, pick, record_event)
+                               assert_unchanged, call_forms, case_inputs, inputs, make, outcome, pick, record_event)
 
 
 # ================================================================ findContours / findContoursPacked
@@ -64,7 +64,8 @@ def test_find_contours_fuzz_matches_cv2(inp, mode, method, offset, extra, form, 
         return
     ref = outcome(call_forms(cv2.findContours, CONTOUR_PARAMS, [img_ref] + pos, kwargs, form))
     record_event(ref)
-    assert_same(ours, ref, "findContours %r %r %r form=%s" % (inp, pos, kwargs, form), function="findContours")
+    assert_same(ours, ref, "findContours %r %r %r form=%s" % (inp, pos, kwargs, form), function="findContours",
+                inputs=case_inputs(inp, pos, kwargs, form))
     assert_unchanged(img_ours, inp, "cvgpu.findContours modified its input")
 
 
@@ -90,7 +91,8 @@ def test_find_contours_packed_fuzz_matches_cv2(inp, mode, method, offset):
     if cv2_undefined(ours):
         return
     ref = outcome(lambda: _packed_reference(make(inp), *args))
-    assert_same(ours, ref, "findContoursPacked %r %r" % (inp, args), function="findContoursPacked")
+    assert_same(ours, ref, "findContoursPacked %r %r" % (inp, args), function="findContoursPacked",
+                inputs=case_inputs(inp, args))
     assert_unchanged(img, inp, "cvgpu.findContoursPacked modified its input")
 
 
@@ -110,7 +112,7 @@ def test_find_contours_link_runs_fuzz_matches_cv2(inp, extra, form):
     ours = outcome(call_forms(cvgpu.findContoursLinkRuns, LINK_RUNS_PARAMS, [img_ours], kwargs, form))
     record_event(ref)
     assert_same(ours, ref, "findContoursLinkRuns %r %r form=%s" % (inp, kwargs, form),
-                function="findContoursLinkRuns")
+                function="findContoursLinkRuns", inputs=case_inputs(inp, kwargs, form))
     assert_unchanged(img_ours, inp, "cvgpu.findContoursLinkRuns modified its input")
 
 
@@ -123,6 +125,6 @@ def test_find_contours_link_runs_fuzz_matches_cv2(inp, extra, form):
     lambda f: f(np.zeros((3, 3), np.uint8), 1, 2, mode=1),
     lambda f: f(np.zeros((3, 3), np.uint8), 1, 2, Offset=(1, 1)),
 ], ids=["none", "image only", "no method", "too many", "keywords", "name and position", "wrong keyword case"])
-def test_find_contours_binding_matches_cv2(call):
+def test_find_contours_binding_matches_cv2(call, request):
     assert_same(outcome(lambda: call(cvgpu.findContours)), outcome(lambda: call(cv2.findContours)),
-                function="findContours")
+                function="findContours", inputs=(request.node.name,))

@@ -57,21 +57,26 @@ def fg_value(rng):
 # ------------------------------------------------------------------ image generators
 
 def nested_blobs(h, w, n, depth, seed):
-    """Random ellipses/rectangles, each with nested alternating fg/bg levels (holes in holes)."""
+    """Random ellipses/rectangles, each with nested alternating fg/bg levels (holes in holes). Each
+    shape is drawn within its bounding box only (large images stay cheap to build)."""
     rng = np.random.default_rng(seed)
     img = np.zeros((h, w), np.uint8)
-    yy, xx = np.mgrid[0:h, 0:w]
     for _ in range(n):
         cy, cx = rng.uniform(-2, h + 1), rng.uniform(-2, w + 1)
         ry, rx = rng.uniform(1, max(2, h / 2)), rng.uniform(1, max(2, w / 2))
         rect = rng.random() < 0.3
+        # Every level lies within |y - cy| <= ry, |x - cx| <= rx (its scale s <= 1).
+        y0, y1 = max(0, int(np.floor(cy - ry))), min(h, int(np.ceil(cy + ry)) + 1)
+        x0, x1 = max(0, int(np.floor(cx - rx))), min(w, int(np.ceil(cx + rx)) + 1)
+        yy, xx = np.mgrid[y0:max(y0, y1), x0:max(x0, x1)]
+        box = img[y0:max(y0, y1), x0:max(x0, x1)]
         for level in range(depth):
             s = 1.0 - level / depth
             if rect:
                 m = (np.abs(yy - cy) <= ry * s) & (np.abs(xx - cx) <= rx * s)
             else:
                 m = ((yy - cy) / (ry * s)) ** 2 + ((xx - cx) / (rx * s)) ** 2 <= 1.0
-            img[m] = fg_value(rng) if level % 2 == 0 else 0
+            box[m] = fg_value(rng) if level % 2 == 0 else 0
     return img
 
 

@@ -7,6 +7,7 @@ bit on hypothesis images (nested blobs, salt-and-pepper, 1-px lines, checkerboar
 shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for every mode x method
 (NONE, SIMPLE, TC89_L1, TC89_KCOS), with offsets; the packed device form equals cv2 packed.
 """
+import collections
 import ctypes
 import glob
 import os
@@ -19,13 +20,14 @@ import types
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, note, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import cvgpu
 from cvgpu import contours as cc
 from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _common, _ranking, _suzuki
-from conftest import HAS_GPU, spin
+import photo_cases
+from conftest import HAS_GPU, examples, kind_of, spin
 from contours_forcing import forcing
 from test_contours_model import (border_shapes, checkerboard, lines, nested_blobs, salt_pepper)
 
@@ -282,10 +284,10 @@ def label_image(h, w, seed):
 snake = worst_snake
 
 
-FAMILIES = ("blobs", "salt", "lines", "checker", "border", "full", "empty", "labels", "pixels", "snake")
+FAMILIES = ("blobs", "salt", "lines", "checker", "border", "full", "empty", "labels", "pixels", "snake", "photo")
 
 
-def make_image(family, h, w, seed, p):
+def make_image(family, h, w, seed, p, photo=None):
     rng = np.random.default_rng(seed)
     if family == "blobs":
         return nested_blobs(h, w, 1 + p % 6, 1 + p % 5, seed)
@@ -298,8 +300,8 @@ def make_image(family, h, w, seed, p):
         return salt_pepper(h, w, float(rng.random()) * (0.01 if big else 1.0), seed)
     if family == "lines":
         return lines(h, w, 1 + p % 8, seed)
-    if family == "checker":
-        cell = 16 if big else 1
+    if family == "checker":  # (1-pixel cells only on small images: a contour per pixel)
+        cell = 16 if big else 1 if h * w <= 96 * 96 else 4
         return checkerboard(h, w, cell + p % 5, cell + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
     if family == "border":
         return border_shapes(h, w, 1 + p % 6, seed)
@@ -314,27 +316,47 @@ def make_image(family, h, w, seed, p):
         k = 1 + p % 8
         img[rng.integers(0, h, k), rng.integers(0, w, k)] = 1 + p % 255
         return img
+    if family == "photo":  # a photograph's mask: Otsu, thresholds, adaptive, Canny (tests/photo_cases.py)
+        return photo_cases.mask(photo[0], h, w, photo[1], value=1 + p % 255)
     return snake(h, w)
 
 
+class ImageCase(collections.namedtuple("ImageCase", "family h w seed p photo")):
+    """A drawn image (built by the test, not by the strategy: hypothesis' too_slow health check
+    times the strategies, and a 2048-pixel image takes milliseconds to build)."""
+
+    def build(self):
+        return make_image(*self)
+
+
+# The long side: 1-48 (20 %), 49-256 (30 %), 257-1024 (40 %), 1025-2048 (10 %); drawn with sampled_from
+# (hypothesis draws a wide integer range's low end far more often than uniformly; and within a test's
+# run the share drifts: 25-55 % above 256 px in runs of 300). big=False: 1-48.
+SIDE_TIERS = [(1, 48)] * 4 + [(49, 256)] * 6 + [(257, 1024)] * 8 + [(1025, 2048)] * 2
+ASPECTS = [(0.3, 1.0)] * 4 + [(0.0, 1.0)]
+
+
+SEEDED = ("blobs", "salt", "lines", "border", "labels", "pixels")
+WITH_P = ("blobs", "lines", "checker", "border", "full", "pixels", "photo")
+# Family weights: "empty" (no contour: a trivial case) once, the photographs' masks three times, the
+# others twice.
+WEIGHTED_FAMILIES = tuple(f for f in FAMILIES for _ in range(1 if f == "empty" else 3 if f == "photo" else 2))
+
+
 @st.composite
-def images(draw, big=True):
-    family = draw(st.sampled_from(FAMILIES))
-    tier = draw(st.integers(0, 999)) if big else 999
-    if tier == 0:
-        top = 4096          # rare: up to 4096^2
-    elif tier < 30:
-        top = 512
-    else:
-        top = 48
-    h = draw(st.integers(1, top))
-    w = draw(st.integers(1, top))
-    if family in ("blobs", "lines", "border") and h * w > 512 * 512:
-        family = "salt"     # their generators build O(h*w) per shape in numpy: keep big cases cheap
-    seed = draw(st.integers(0, 2**32 - 1))
-    p = draw(st.integers(0, 1000))
-    note("family=%s h=%d w=%d seed=%d p=%d" % (family, h, w, seed, p))
-    return make_image(family, h, w, seed, p)
+def images(draw, big=True, families=WEIGHTED_FAMILIES):
+    family = draw(st.sampled_from(families))
+    lo, hi = draw(st.sampled_from(SIDE_TIERS if big else SIDE_TIERS[:1]))
+    long = draw(st.integers(lo, hi))
+    short = max(1, min(long, int(round(long * draw(st.floats(*draw(st.sampled_from(ASPECTS))))))))
+    h, w = (long, short) if draw(st.booleans()) else (short, long)
+    photo = (draw(photo_cases.specs), draw(photo_cases.mask_params)) if family == "photo" else None
+    # Only the choices the family uses (hypothesis varies one choice at a time at times, and an ignored
+    # one makes a duplicate case); p from 1 (hypothesis draws a range's low end often, and p = 0 is the
+    # families' plainest image).
+    seed = draw(st.integers(0, 2**32 - 1)) if family in SEEDED else 0
+    p = draw(st.integers(1, 1000)) if family in WITH_P else 0
+    return ImageCase(family, h, w, seed, p, photo)
 
 
 offsets = st.one_of(st.just(None), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)))
@@ -350,24 +372,35 @@ def check_case(compat, img, mode_name, method_name, offset, modes=MODES, variant
     ours = cvgpu.findContours(img, mode, method, **kw)
     assert cvgpu.last_call_backend() == "cuda"
     assert type(ours[0]) is tuple
-    compat.check("findContours", variant % (mode_name, method_name), signature(ours), signature(ref))
+    compat.check("findContours", variant % (mode_name, method_name), signature(ours), signature(ref),
+                 kind=kind_of(ref), inputs=(img, mode, method, offset))
     assert np.array_equal(img, keep)
 
 
-# One item per mode x method (one compat row each): pytest-xdist runs the items in parallel.
+# One item per mode x method (one compat row each): pytest-xdist runs the items in parallel. Device
+# examples: 85-90 % of the cases have contours (tests/dry_run_cases.py), so 13,000 examples give each
+# row over 10,000 non-trivial cases, about 40 % of them above 256 px on the long side.
 @pytest.mark.gpu
 @pytest.mark.parametrize("method_name", list(METHODS))
 @pytest.mark.parametrize("mode_name", list(MODES))
-@given(img=images(), offset=offsets)
-def test_matches_cv2(compat, mode_name, method_name, img, offset):
-    check_case(compat, img, mode_name, method_name, offset)
+@settings(max_examples=examples(13_000))
+@given(case=images(), offset=offsets)
+def test_matches_cv2(compat, mode_name, method_name, case, offset):
+    check_case(compat, case.build(), mode_name, method_name, offset)
+
+
+# The forced-path properties below feed no compat row: 3,000 device examples each (their images are
+# the rows' images, many of them large).
+FORCED = settings(max_examples=examples(3_000))
 
 
 @pytest.mark.gpu
-@given(img=images(big=False), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+@FORCED
+@given(case=images(big=False), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
        offset=offsets)
-def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
+def test_packed_device_form_matches_cv2(case, mode_name, method_name, offset):
     import cupy as cp
+    img = case.build()
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
     ref = cc.pack(*cv2.findContours(img, mode, method, **kw))
@@ -381,31 +414,36 @@ def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("ranking", ["rulers", "jumping"])
-@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(["NONE", "SIMPLE"]),
+@FORCED
+@given(case=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(["NONE", "SIMPLE"]),
        offset=offsets)
-def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offset):
+def test_both_walk_rankings_match_cv2(ranking, case, mode_name, method_name, offset):
     # The walk states are ranked by rulers from TUNING.ruler_min_slots slots on and by pointer
     # jumping below: each way is forced here on every image size (an image without contours has no
     # walk to rank).
+    img = case.build()
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
     ref = cv2.findContours(img, mode, method, **kw)
     path = "rulers" if ranking == "rulers" else "jump_slots"
     with forcing(*[path] * bool(ref[0]), ruler_min_slots=0 if ranking == "rulers" else 1 << 62):
         ours = cvgpu.findContours(img, mode, method, **kw)
+    assert cvgpu.last_call_backend() == "cuda"
     assert same_result(ours, ref)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", ["offsets", "host-ordered", "device-ordered"])
-@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+@FORCED
+@given(case=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
        offset=offsets)
-def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offset):
+def test_numpy_path_layouts_match_cv2(layout, case, mode_name, method_name, offset):
     # The numpy path downloads the points in output order below TUNING.grouped_min contours and
     # grouped by length above (never for TC89, whose points are compacted in output order), ordered
     # on the host up to TUNING.host_sort_max contours and on the device beyond (RETR_EXTERNAL's
     # selection in one block with padding rows up to TUNING.device_select_max borders, and by CuPy's
     # flatnonzero with device ordering): each way is forced here on every image size.
+    img = case.build()
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
     ref = cv2.findContours(img, mode, method, **kw)
@@ -421,6 +459,7 @@ def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offse
     with forcing(*expect, grouped_min=1 << 62 if layout == "offsets" else 1, host_sort_max=small,
                  device_select_max=small):
         ours = cvgpu.findContours(img, mode, method, **kw)
+    assert cvgpu.last_call_backend() == "cuda"
     assert same_result(ours, ref)
 
 
@@ -464,15 +503,17 @@ def test_upload_bits_bands(band, threads):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("paths", ["block", "library"])
-@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+@FORCED
+@given(case=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
        offset=offsets)
-def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name, offset):
+def test_small_kernels_and_uploads_match_cv2(paths, case, mode_name, method_name, offset):
     # Up to TUNING.tree_sort_small_max / offsets_scan_max contours the tree sort and the offsets are
     # one block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image
     # size, with host input (uploaded as bits) and device input (read as bytes; findContours then
     # returns CuPy arrays made by the ndarray constructor over the points, whose offsets come in
     # output order).
     import cupy as cp
+    img = case.build()
     mode, method = MODES[mode_name], METHODS[method_name]
     kw = {} if offset is None else {"offset": offset}
     ref = cv2.findContours(img, mode, method, **kw)
@@ -485,8 +526,11 @@ def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name,
         small = {}
     with forcing(*expect, **small):
         ours = cvgpu.findContours(img, mode, method, **kw)
+        assert cvgpu.last_call_backend() == "cuda"
         packed = cvgpu.findContoursPacked(cp.asarray(img), mode, method, **kw)
+        assert cvgpu.last_call_backend() == "cuda"
         on_device = cvgpu.findContours(cp.asarray(img), mode, method, **kw)
+        assert cvgpu.last_call_backend() == "cuda"
     assert same_result(ours, ref) and same_result(on_device, ref)
     assert all(isinstance(c, cp.ndarray) for c in on_device[0])
     assert all(np.array_equal(a.get(), b) for a, b in zip(packed, cc.pack(*ref)))
@@ -531,6 +575,7 @@ def test_rulers_on_thick_blobs(seed):
     with forcing("rulers", ruler_min_slots=0):
         for mode in MODES.values():
             ours = cvgpu.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)
+            assert cvgpu.last_call_backend() == "cuda"
             assert same_result(ours, cv2.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)), mode
 
 

@@ -11,7 +11,7 @@ the atomics, memory) and ranking_block.cu's kernels. Skipped without a C++ compi
 import cv2
 import numpy as np
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import kernel_host
 from cvgpu import contours as cc
@@ -58,6 +58,12 @@ def check(gpu, img, offset=(0, 0), methods=METHODS):
             raise AssertionError("method=%d offset=%r\n%r\n%s" % (method, offset, np.asarray(img), e))
 
 
+# host_gpu holds the forced tuning for all of the property's examples and checks, when the property
+# ends, that the forced paths ran during them: a fixture spanning the examples is what it is for.
+SPANS_EXAMPLES = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SPANS_EXAMPLES
 @given(family=st.sampled_from(FAMILIES), h=st.integers(1, 20), w=st.integers(1, 20), seed=st.integers(0, 2**32 - 1),
        p=st.integers(0, 1000), offset=offsets)
 def test_label_images(host_gpu, family, h, w, seed, p, offset):

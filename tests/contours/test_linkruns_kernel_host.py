@@ -42,12 +42,13 @@ def runner(gpu):
     return run
 
 
-@pytest.fixture
+# Module-scoped: a HostGpu keeps no state between calls that a property's examples could share.
+@pytest.fixture(scope="module")
 def host_gpu(host_lib):
     return kernel_host.HostGpu({"linkruns": host_lib})
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def host_run(host_gpu):
     return runner(host_gpu)
 

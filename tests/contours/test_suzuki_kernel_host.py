@@ -15,7 +15,7 @@ compiler.
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import kernel_host
 from contours_forcing import forcing
@@ -127,6 +127,12 @@ def check(gpu, img, modes=MODES, methods=METHODS, offset=(0, 0)):
     assert np.array_equal(img, keep)
 
 
+# host_gpu holds the forced tuning for all of the property's examples and checks, when the property
+# ends, that the forced paths ran during them: a fixture spanning the examples is what it is for.
+SPANS_EXAMPLES = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SPANS_EXAMPLES
 @given(h=st.integers(1, 40), w=st.integers(1, 40), n=st.integers(1, 5), depth=st.integers(1, 4),
        seed=st.integers(0, 2**32 - 1), noise=st.floats(0, 0.3),
        offset=st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)), method=st.sampled_from(METHODS))
@@ -135,6 +141,7 @@ def test_blobs_with_noise(host_gpu, h, w, n, depth, seed, noise, offset, method)
           offset=offset)
 
 
+@SPANS_EXAMPLES
 @given(family=st.sampled_from(["salt", "lines", "checker", "border", "full"]), h=st.integers(1, 32),
        w=st.integers(1, 32), seed=st.integers(0, 2**32 - 1), p=st.integers(0, 1000))
 def test_other_families(host_gpu, family, h, w, seed, p):

@@ -1,20 +1,18 @@
-"""cvgpu.cuda.createHoughLinesDetector: OpenCV-CUDA semantics, checked against OpenCV's own output.
+"""cvgpu.cuda.createHoughLinesDetector: OpenCV-CUDA semantics.
 
-The reference is shared/golden/opencv_cuda_houghlines_golden.npz (240 cases run through OpenCV's CUDA
-kernels on an H100; OpenCV's pip wheels have no CUDA). This file also holds an exact CPU model of the
-CUDA arithmetic (`model_*`): CUDA's sincosf (libdevice's reduction and polynomials, every FMA exact),
-and the contracted bin expression. The model is checked against all 240 golden cases without a GPU,
-which establishes which product nvcc fused; the GPU tests then compare cvgpu with the model and with
-the golden file.
+OpenCV's pip wheels have no CUDA: the references are OpenCV's own outputs recorded on a GPU
+(tests/cuda/test_cuda_hough_golden.py) and tests/models/cuda_hough_model.py, an exact CPU model of the
+CUDA arithmetic checked against all of them without a GPU. Here: the model's arithmetic (fma, CUDA's
+sincosf), the API and its errors, and on the GPU the detector against the model bit for bit on
+hypothesis images (the compat row "cuda.HoughLinesDetector / standard", reference
+"cpu-model-of-opencv-cuda"), its paths, streams and buffers.
 """
 import math
-import struct
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import cv2
@@ -22,215 +20,16 @@ import cvgpu
 import cvgpu.cuda as cuda
 from cvgpu.cuda import hough as chough
 from cvgpu.hough import TUNING, _voting
+import hough_cases
+import photo_cases
+from conftest import examples
+from cuda_hough_model import (f32, fma32, model_accumulator, model_detect, model_line_values, model_maxima,
+                              model_sincosf, model_trig)
 
 HAS_GPU = cvgpu.backend() == "cuda"
 
-f32 = np.float32
 
-
-def _golden_path():
-    here = Path(__file__).resolve()
-    for base in (here.parents[3], here.parents[2]):  # (beside the checkout, or in it)
-        p = base / "shared" / "golden" / "opencv_cuda_houghlines_golden.npz"
-        if p.is_file():
-            return p
-    return None
-
-
-GOLDEN = _golden_path()
-needs_golden = pytest.mark.skipif(GOLDEN is None, reason="shared/golden/opencv_cuda_houghlines_golden.npz not found")
-
-
-@pytest.fixture(scope="module")
-def golden():
-    data = np.load(GOLDEN)
-    return [(data["img_%d" % i], data["lines_%d" % i], data["votes_%d" % i], data["params"][i])
-            for i in range(len(data["params"]))]
-
-
-# ================================================================ exact CPU model of the CUDA arithmetic
-
-def fma32(a, b, c):
-    """Correctly rounded float32 fma(a, b, c), vectorised: the product is exact in float64, the sum
-    is formed exactly as (s, e) with TwoSum, then rounded to odd in float64 and once to float32
-    (round-to-odd makes the double rounding harmless: 53 >= 24 + 2)."""
-    a = np.asarray(a, np.float32).astype(np.float64)
-    b = np.asarray(b, np.float32).astype(np.float64)
-    c = np.asarray(c, np.float32).astype(np.float64)
-    p = a * b
-    s = np.asarray(p + c, np.float64)
-    bb = s - p
-    e = (p - (s - bb)) + (c - bb)
-    fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
-    s = np.where(fix, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
-    return s.astype(np.float32)
-
-
-def _f(hex32):
-    return np.frombuffer(bytes.fromhex(hex32)[::-1], dtype=np.float32)[0]
-
-
-# CUDA's accurate sinf/cosf (libdevice, as NVRTC and nvcc inline it): quadrant from
-# rint(a * 2/pi), a three-part Cody-Waite reduction with FMAs, then a degree-7 odd polynomial (sin)
-# or degree-8 even polynomial (cos) on the reduced argument, the sign from the quadrant.
-_TWO_OVER_PI = _f("3F22F983")
-_PIO2 = (_f("BFC90FDA"), _f("B3A22168"), _f("A7C234C5"))
-_SIN = (_f("B94D4153"), _f("3C0885E4"), _f("BE2AAAA8"))
-_COS = (_f("37CBAC00"), _f("BAB607ED"), _f("3D2AAABB"), _f("BEFFFFFF"))
-
-
-def model_sincosf(a):
-    """(sin, cos) of float32 angles |a| < 105615 exactly as CUDA's sincosf computes them."""
-    a = np.asarray(a, np.float32)
-    assert np.all(np.abs(a) < 105615)
-    q = np.rint(a * _TWO_OVER_PI).astype(np.int64)
-    j = q.astype(np.float32)
-    t = fma32(j, _PIO2[0], a)
-    t = fma32(j, _PIO2[1], t)
-    t = fma32(j, _PIO2[2], t)
-    s = t * t
-
-    def kernel(quadrant):
-        odd = (quadrant & 1) != 0
-        p = np.where(odd, f32(1), t).astype(np.float32)
-        u = fma32(s, p, f32(0))
-        z = np.where(odd, fma32(_COS[0], s, _COS[1]), _SIN[0]).astype(np.float32)
-        z = fma32(z, s, np.where(odd, _COS[2], _SIN[1]).astype(np.float32))
-        z = fma32(z, s, np.where(odd, _COS[3], _SIN[2]).astype(np.float32))
-        r = fma32(z, u, p)
-        return np.where((quadrant & 2) != 0, fma32(r, f32(-1), f32(0)), r).astype(np.float32)
-
-    return kernel(q), kernel(q + 1)
-
-
-def model_trig(numangle, theta32, irho32):
-    ang = np.arange(numangle).astype(np.float32) * f32(theta32)
-    s, c = model_sincosf(ang)
-    return c * f32(irho32), s * f32(irho32)
-
-
-def model_bins(xs, ys, c, s, numrho, fused="x"):
-    """Accumulator columns r + shift (no border offset) for every (angle, point).
-    fused="x": fmaf(x, cos, y*sin) — what OpenCV's nvcc build does (established below);
-    "y": fmaf(y, sin, x*cos); None: two rounded products and a rounded add."""
-    x = np.asarray(xs, np.float32)[None, :]
-    y = np.asarray(ys, np.float32)[None, :]
-    C, S = c[:, None], s[:, None]
-    if fused == "x":
-        v = fma32(x, C, (y * S).astype(np.float32))
-    elif fused == "y":
-        v = fma32(y, S, (x * C).astype(np.float32))
-    else:
-        v = (x * C) + (y * S)
-    return np.rint(v).astype(np.int64) + (numrho - 1) // 2
-
-
-def model_accumulator(img, rho, theta, fused="x", shared_semantics=None):
-    """OpenCV-CUDA's (numangle + 2) x (numrho + 2) accumulator, or None (no points / bad sizes)."""
-    rho32, theta32 = f32(rho), f32(theta)
-    rows, cols = img.shape
-    ys, xs = np.nonzero(img)
-    numangle, numrho = chough.accumulator_size(rows, cols, rho32, theta32)
-    if len(xs) == 0 or numangle <= 0 or numrho <= 0:
-        return None, numangle, numrho
-    c, s = model_trig(numangle, theta32, f32(1) / rho32)
-    width = numrho + 2
-    acc = np.zeros((numangle + 2) * width, np.int64)
-    if shared_semantics is None:
-        shared_semantics = chough.shared_vote_semantics(numrho)
-    hi = numrho if shared_semantics else numrho + 1
-    for start in range(0, numangle, 64):  # bound the memory of large cases
-        stop = min(numangle, start + 64)
-        col = model_bins(xs, ys, c[start:stop], s[start:stop], numrho, fused) + 1
-        ok = (col >= 0) & (col <= hi)
-        n = np.broadcast_to(np.arange(start, stop)[:, None], col.shape)
-        np.add.at(acc, (n[ok] + 1) * width + col[ok], 1)
-    return acc.reshape(numangle + 2, width), numangle, numrho
-
-
-def model_maxima(acc, threshold):
-    """(n, r, votes) of the local maxima, in raster order."""
-    inner = acc[1:-1, 1:-1]
-    m = ((inner > threshold) & (inner > acc[1:-1, :-2]) & (inner >= acc[1:-1, 2:]) &
-         (inner > acc[:-2, 1:-1]) & (inner >= acc[2:, 1:-1]))
-    n, r = np.nonzero(m)
-    return n, r, inner[n, r].astype(np.int32)
-
-
-def model_line_values(n, r, numrho, rho, theta):
-    radius = (r.astype(np.float32) - f32(f32(numrho - 1) * f32(0.5))) * f32(rho)
-    angle = n.astype(np.float32) * f32(theta)
-    return radius.astype(np.float32), angle.astype(np.float32)
-
-
-def model_detect(img, rho, theta, threshold, do_sort=False, max_lines=4096, fused="x"):
-    """cvgpu's documented output: (lines (N, 2) float32, votes (N,) int32), or None when empty.
-    Order: doSort -> votes descending, ties in raster order; else raster order; more maxima than
-    maxLines -> the strongest maxLines (votes descending, ties raster) are kept."""
-    acc, numangle, numrho = model_accumulator(img, rho, theta, fused)
-    if acc is None:
-        return None
-    n, r, votes = model_maxima(acc, threshold)
-    flat = (n + 1) * (numrho + 2) + r + 1
-    count = 0 if max_lines <= 0 else min(len(n), max_lines)
-    if count == 0:
-        return None
-    if do_sort or len(n) > count:
-        order = np.lexsort((flat, -votes.astype(np.int64)))[:count]
-        if not do_sort:
-            order = np.sort(order)  # raster order among the kept (flat is increasing with index)
-        n, r, votes = n[order], r[order], votes[order]
-    radius, angle = model_line_values(n, r, numrho, rho, theta)
-    return np.stack([radius, angle], axis=1), votes
-
-
-def _as_set(lines, votes):
-    lines = np.asarray(lines, np.float32).reshape(-1, 2)
-    return set(zip(lines[:, 0].view(np.uint32).tolist(), lines[:, 1].view(np.uint32).tolist(),
-                   np.asarray(votes).reshape(-1).tolist()))
-
-
-def _golden_agrees(g_lines, g_votes, params, full_lines, full_votes):
-    """The golden README's comparison rules, against a full candidate set."""
-    _, _, _, do_sort, max_lines = params
-    g = _as_set(g_lines, g_votes)
-    full = _as_set(full_lines, full_votes) if full_lines is not None else set()
-    if len(g_lines) < max_lines:
-        ok = g == full
-    else:
-        ok = g <= full and len(full) >= max_lines
-    if ok and do_sort and len(g_votes) > 1:
-        ok = bool(np.all(np.diff(g_votes.astype(np.int64)) <= 0))
-    return ok
-
-
-def _model_full(img, params, fused="x"):
-    rho, theta, threshold, _, _ = params
-    res = model_detect(img, rho, theta, int(threshold), False, 1 << 30, fused)
-    return (None, None) if res is None else res
-
-
-# ================================================================ CPU: the model against OpenCV's output
-
-@needs_golden
-def test_model_matches_all_golden_cases(golden):
-    """The arithmetic choice (x*cos fused, y*sin rounded, CUDA's sincosf) reproduces all 240 cases."""
-    bad = [i for i, (img, gl, gv, p) in enumerate(golden) if not _golden_agrees(gl, gv, p, *_model_full(img, p))]
-    assert bad == [], "model disagrees with OpenCV-CUDA on cases %s" % bad
-
-
-# Cases where the other contractions give different results (found by running them on all 240).
-_DISCRIMINATING = [19, 21, 26, 57, 102, 117, 154, 189, 193, 199, 226]
-
-
-@needs_golden
-@pytest.mark.parametrize("fused", ["y", None])
-def test_other_contractions_disagree_with_golden(golden, fused):
-    """fmaf(y, sin, x*cos) and the uncontracted expression each fail some golden cases."""
-    bad = [i for i in _DISCRIMINATING
-           if not _golden_agrees(golden[i][1], golden[i][2], golden[i][3], *_model_full(golden[i][0], golden[i][3], fused))]
-    assert bad, "fused=%r unexpectedly matches every discriminating case" % (fused,)
-
+# ================================================================ CPU: the model's arithmetic
 
 def _fraction_f32(fr):
     x = np.float32(float(fr))
@@ -369,9 +168,11 @@ def _detect(det, img, stream=None):
     return d_lines, det.downloadResults(d_lines)
 
 
-def _same_as_model(det_args, img, out):
+def _same_as_model(det_args, img, out, expected=False):
+    """The detector's downloaded (lines, votes) equal the model's (``expected`` when already computed)."""
     rho, theta, threshold, do_sort, max_lines = det_args
-    expected = model_detect(img, rho, theta, threshold, do_sort, max_lines)
+    if expected is False:
+        expected = model_detect(img, rho, theta, threshold, do_sort, max_lines)
     h_lines, h_votes = out
     if expected is None:
         return h_lines is None and h_votes is None
@@ -380,35 +181,6 @@ def _same_as_model(det_args, img, out):
     return (h_lines.shape == (1, len(expected[1]), 2) and h_lines.dtype == np.float32 and
             h_votes.shape == (1, len(expected[1])) and h_votes.dtype == np.int32 and
             h_lines.tobytes() == expected[0].tobytes() and h_votes.tobytes() == expected[1].tobytes())
-
-
-@gpu
-@needs_golden
-def test_golden_all_cases(golden, compat):
-    bad = []
-    for i, (img, gl, gv, p) in enumerate(golden):
-        rho, theta, threshold, do_sort, max_lines = p
-        det = cuda.createHoughLinesDetector(float(rho), float(theta), int(threshold), bool(do_sort), int(max_lines))
-        d_lines, (h_lines, h_votes) = _detect(det, img)
-        full_det = cuda.createHoughLinesDetector(float(rho), float(theta), int(threshold), False, 1 << 30)
-        full_lines, full_votes = full_det.downloadResults(full_det.detect(cuda.GpuMat(img)))
-        if h_lines is None:
-            ours_ok = len(gl) == 0
-            exact = ours_ok and full_lines is None
-        else:
-            ours = _as_set(h_lines, h_votes)
-            full = _as_set(full_lines, full_votes)
-            exact = _golden_agrees(gl, gv, p, full_lines.reshape(-1, 2), full_votes.reshape(-1))
-            if len(gl) < max_lines:
-                exact = exact and ours == _as_set(gl, gv)
-            else:
-                exact = exact and len(ours) == max_lines and ours <= full
-            exact = exact and _same_as_model((rho, theta, int(threshold), bool(do_sort), int(max_lines)), img,
-                                             (h_lines, h_votes))
-        compat.record("cuda.HoughLinesDetector", "golden", exact, reference="opencv-cuda-golden")
-        if not exact:
-            bad.append(i)
-    assert bad == [], "cases differing from OpenCV-CUDA: %s" % bad
 
 
 @gpu
@@ -438,20 +210,64 @@ def _random_image(rng, rows, cols, kind):
     return img
 
 
-_params = st.tuples(
-    st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.7, 0.7, 5.0]),
-    st.sampled_from([math.pi / 180, math.pi / 360, math.pi / 90, 0.0123, 0.05, 0.3]),
-    st.integers(0, 40), st.booleans(), st.sampled_from([1, 3, 16, 100, 4096]))
+_RHOS = st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.7, 0.7, 5.0])
+_THETAS = st.sampled_from([math.pi / 180, math.pi / 360, math.pi / 90, 0.0123, 0.05, 0.3])
+_MAX_LINES = st.sampled_from([1, 3, 16, 100, 4096])
+_params = st.tuples(_RHOS, _THETAS, st.integers(0, 40), st.booleans(), _MAX_LINES)
 
 
+# The detector's compat row ("standard", reference: the CPU model): tests/hough_cases.py's images
+# (photographs' Canny edges, lines, shapes, segments, noise; the long side above 256 px in about half
+# of them, up to 1024) and this file's random ones, thresholds drawn relative to the votes (the
+# rules of tests/hough_cases.py: cases with lines most of the time). The model costs ~100 ns of CPU a
+# vote here, so edge points are thinned to MODEL_VOTES votes a case.
+MODEL_VOTES = 1_000_000
+DETECTOR_FAMILIES = ("photo", "photo", "lines", "shapes", "segments", "noise", "random")
+
+
+@st.composite
+def detector_cases(draw):
+    family = draw(st.sampled_from(DETECTOR_FAMILIES))
+    rows, cols = draw(hough_cases.image_sizes(max_side=1024))
+    photo = (draw(photo_cases.specs), draw(photo_cases.canny_params)) if family == "photo" else None
+    # (Only choices the case uses: hypothesis varies one choice at a time at times, and an ignored one
+    # makes a duplicate case.)
+    return dict(family=family, seed=draw(st.integers(0, 2**32 - 1)) if family != "photo" else 0, h=rows, w=cols,
+                photo=photo, rho=draw(_RHOS), theta=draw(_THETAS),
+                rule=draw(hough_cases.THRESHOLD_RULES), do_sort=draw(st.booleans()), max_lines=draw(_MAX_LINES),
+                use_edgeval=False)
+
+
+def build_detector_case(c):
+    """(image, (rho, theta, threshold, doSort, maxLines)) of a drawn case."""
+    numangle = max(1, chough.accumulator_size(c["h"], c["w"], f32(c["rho"]), f32(c["theta"]))[0])
+    max_points = min(hough_cases.MAX_POINTS, MODEL_VOTES // numangle)
+    if c["family"] == "random":
+        img = _random_image(np.random.default_rng(c["seed"]), c["h"], c["w"], c["seed"] % 2)
+        nz = np.flatnonzero(img)
+        if len(nz) > max_points:
+            img.flat[np.random.default_rng(c["seed"]).choice(nz, len(nz) - max_points, replace=False)] = 0
+    else:
+        img = hough_cases.make_image(c["family"], c["seed"], c["h"], c["w"], c["photo"], max_points=max_points)
+    threshold = hough_cases.resolve_threshold(img, c)
+    return img, (c["rho"], c["theta"], threshold, c["do_sort"], c["max_lines"])
+
+
+# ~85 % of the cases have lines (tests/dry_run_cases.py): 14,000 device examples make the row's
+# 10,000 non-trivial cases.
 @gpu
-@given(st.integers(0, 2**32 - 1), st.integers(1, 96), st.integers(1, 128), st.integers(0, 1), _params)
-def test_property_equals_model(seed, rows, cols, kind, params):
-    rng = np.random.default_rng(seed)
-    img = _random_image(rng, rows, cols, kind)
-    rho, theta, threshold, do_sort, max_lines = params
-    det = cuda.createHoughLinesDetector(rho, theta, threshold, do_sort, max_lines)
-    assert _same_as_model(params, img, _detect(det, img)[1])
+@settings(max_examples=examples(14_000))
+@given(detector_cases())
+def test_property_equals_model(compat, c):
+    img, params = build_detector_case(c)
+    note("image %dx%d, params %r" % (img.shape[1], img.shape[0], params))
+    expected = model_detect(img, *params)
+    out = _detect(cuda.createHoughLinesDetector(*params), img)[1]
+    assert cvgpu.last_call_backend() == "cuda"
+    exact = _same_as_model(params, img, out, expected)
+    compat.record("cuda.HoughLinesDetector", "standard", exact, reference="cpu-model-of-opencv-cuda",
+                  kind="empty" if expected is None else "result", inputs=(img,) + params)
+    assert exact
 
 
 @gpu
@@ -745,6 +561,7 @@ def test_forced_voting_paths_equal_model(force, seed, rows, cols, kind, params):
     with TUNING.override(**force):
         det = cuda.createHoughLinesDetector(*params)
         out = _detect(det, img)[1]
+    assert cvgpu.last_call_backend() == "cuda"
     assert _same_as_model(params, img, out)
     if chough.accumulator_size(rows, cols, f32(params[0]), f32(params[1]))[0] > 0:
         assert TUNING.paths()[path] == before[path] + 1

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 import cvgpu
 from cvgpu import hough as _hough
 from hardening_support import (FORMS, FUZZ, INF, NAN, _quiet_fallback, _to_size_t, array_specs,  # noqa: F401
-                               assert_same, assert_unchanged, build, call_forms, inputs, make, normalize, outcome,
-                               pick, record_event)
+                               assert_same, assert_unchanged, build, call_forms, case_inputs, inputs, make, normalize,
+                               outcome, pick, record_event)
 
 HAS_EDGEVAL = "use_edgeval" in (cv2.HoughLines.__doc__ or "")
 
@@ -102,7 +102,8 @@ def test_hough_fuzz_matches_cv2(fn, inp, rho, theta, thr, extra, form):
     ref = outcome(ref_call)
     ours = outcome(ours_call)
     record_event(ref)
-    assert_same(ours, ref, "%s %r %r form=%s" % (fn, inp, (pos, kwargs), form), function=fn)
+    assert_same(ours, ref, "%s %r %r form=%s" % (fn, inp, (pos, kwargs), form), function=fn,
+                inputs=case_inputs(inp, pos, kwargs, form))
     assert_unchanged(img_ours, inp, "cvgpu.%s modified its input" % fn)
 
 

@@ -15,140 +15,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import given, note, settings
 
 import cvgpu
 from cvgpu.hough import TUNING, lines as hough
-from conftest import HAS_GPU, same
-
-HAS_EDGEVAL = hough.HAS_USE_EDGEVAL
-
-
-# ---------------------------------------------------------------- images
-
-def drawn_lines(rng, h, w, n):
-    img = np.zeros((h, w), np.uint8)
-    for _ in range(n):
-        p = rng.integers(-w // 2, w + w // 2, 2), rng.integers(-h // 2, h + h // 2, 2)
-        cv2.line(img, (int(p[0][0]), int(p[1][0])), (int(p[0][1]), int(p[1][1])),
-                 int(rng.integers(1, 256)), int(rng.integers(1, 3)))
-    return img
-
-
-def shapes(rng, h, w, n):
-    img = np.zeros((h, w), np.uint8)
-    for _ in range(n):
-        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
-        if rng.random() < 0.5:
-            cv2.rectangle(img, c, (c[0] + int(rng.integers(1, w + 1)), c[1] + int(rng.integers(1, h + 1))),
-                          int(rng.integers(1, 256)), 1)
-        else:
-            cv2.circle(img, c, int(rng.integers(1, max(h, w) + 1)), int(rng.integers(1, 256)), 1)
-    return img
-
-
-def noise(rng, h, w, density):
-    return ((rng.random((h, w)) < density) * rng.integers(1, 256, (h, w))).astype(np.uint8)
-
-
-def segments(h, w, n_points):
-    """The seed study's workload: horizontal 1-px segments totalling about n_points edge pixels."""
-    img = np.zeros((h, w), np.uint8)
-    seg = max(1, min(w, 64))
-    rng = np.random.default_rng(n_points + h * 7 + w)
-    placed = 0
-    while placed < n_points:
-        y, x = int(rng.integers(0, h)), int(rng.integers(0, w - seg + 1))
-        placed += int(seg - np.count_nonzero(img[y, x:x + seg]))
-        img[y, x:x + seg] = 255
-    return img
-
-
-def photo_edges(rng, h, w):
-    """Canny edges of a real photograph when scikit-image ships one, else of a smooth field."""
-    try:
-        from skimage import data
-        photo = [data.camera, data.coins, data.moon, data.text, data.page][int(rng.integers(0, 5))]()
-    except Exception:
-        yy, xx = np.mgrid[0:256, 0:256]
-        photo = (127 + 60 * np.sin(xx / 9.0) + 60 * np.cos(yy / 13.0 + xx / 31.0)).astype(np.uint8)
-    photo = cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA)
-    return cv2.Canny(photo, 50, 150)
-
-
-FAMILIES = ("empty", "full", "noise", "lines", "shapes", "photo", "segments")
-
-
-# Edge pixels per generated image stay under this, so that cv2's serial transform (the reference)
-# keeps 10,000-example runs affordable; sizes still reach 2048 on a side.
-MAX_POINTS = 40_000
-
-
-def make_image(family, seed, h, w):
-    rng = np.random.default_rng(seed)
-    img = _make_image(family, rng, h, w)
-    nz = np.flatnonzero(img)
-    if len(nz) > MAX_POINTS and family != "full":
-        img = img.copy()
-        img.flat[rng.choice(nz, len(nz) - MAX_POINTS, replace=False)] = 0
-    return img
-
-
-def _make_image(family, rng, h, w):
-    if family == "empty":
-        return np.zeros((h, w), np.uint8)
-    if family == "full":
-        return np.full((h, w), int(rng.integers(1, 256)), np.uint8)
-    if family == "noise":
-        return noise(rng, h, w, float(rng.choice([0.0005, 0.005, 0.02, 0.1, 0.5])))
-    if family == "lines":
-        return drawn_lines(rng, h, w, int(rng.integers(1, 12)))
-    if family == "shapes":
-        return shapes(rng, h, w, int(rng.integers(1, 6)))
-    if family == "photo":
-        return photo_edges(rng, h, w)
-    return segments(h, w, max(1, (h * w) // int(rng.integers(4, 64))))
-
-
-# ---------------------------------------------------------------- strategies
-
-sizes = st.one_of(st.integers(1, 64), st.integers(1, 400), st.integers(1, 2048))
-rhos = st.one_of(st.sampled_from([1.0, 0.5, 2.0, 1.5, 3.7]), st.floats(0.05, 10.0))
-thetas = st.one_of(st.sampled_from([math.pi / 180, math.pi / 360, math.pi / 90, 0.0123, 0.05]),
-                   st.floats(0.001, math.pi / 2))
-thresholds = st.one_of(st.integers(0, 50), st.integers(0, 1000), st.integers(-5, 5))
-
-
-@st.composite
-def theta_ranges(draw):
-    if draw(st.booleans()):
-        return 0.0, math.pi
-    lo = draw(st.floats(-math.pi, math.pi))
-    return lo, lo + draw(st.floats(0.0, 2 * math.pi))
-
-
-@st.composite
-def cases(draw, families=FAMILIES, max_side=None):
-    family = draw(st.sampled_from(families))
-    h, w = draw(sizes), draw(sizes)
-    if max_side:
-        h, w = min(h, max_side), min(w, max_side)
-    # Keep the CPU reference affordable: thin big images out.
-    if family == "full" and h * w > 256 * 256:
-        h, w = min(h, 256), min(w, 256)
-    if family == "photo":
-        h, w = min(h, 1024), min(w, 1024)
-    mn, mx = draw(theta_ranges())
-    return dict(family=family, seed=draw(st.integers(0, 2**32 - 1)), h=h, w=w, rho=draw(rhos),
-                theta=draw(thetas), threshold=draw(thresholds), min_theta=mn, max_theta=mx,
-                use_edgeval=draw(st.booleans()) if HAS_EDGEVAL else False)
-
-
-def call(module, fn, img, c):
-    kw = dict(min_theta=c["min_theta"], max_theta=c["max_theta"])
-    if HAS_EDGEVAL:
-        kw["use_edgeval"] = c["use_edgeval"]
-    return getattr(module, fn)(img, c["rho"], c["theta"], c["threshold"], **kw)
+from conftest import HAS_GPU, examples, same
+from hough_cases import HAS_EDGEVAL, build, call, cases, drawn_lines, inputs, noise, numangle_numrho, segments
 
 
 def outcome(f):
@@ -339,7 +211,7 @@ def reference_model(img, rho, theta, threshold, min_theta=0.0, max_theta=math.pi
 @given(cases(families=("noise", "lines", "shapes", "segments", "empty"), max_side=96))
 def test_host_plan_reproduces_cv2(c):
     """cvgpu's numangle/numrho, trig table, ordering and output formula, checked on the CPU."""
-    img = make_image(c["family"], c["seed"], c["h"], c["w"])
+    img, c = build(c)
     note(str(c))
     ref = call(cv2, "HoughLinesWithAccumulator", img, c)
     ours = reference_model(img, c["rho"], c["theta"], c["threshold"], c["min_theta"], c["max_theta"],
@@ -414,48 +286,66 @@ def test_opencv_newer_than_validated_is_warned_of_and_kept_out_by_the_pin():
 # ================================================================ GPU part
 
 def check_case(compat, img, c, variant):
+    """Both functions on one case, cvgpu against cv2 (a compat row each). A call with nothing to vote
+    for (no cell: an empty image or accumulator) does no pixel work and says so ("none")."""
+    numangle, numrho = numangle_numrho(img.shape[0], img.shape[1], c["rho"], c["theta"], c["min_theta"],
+                                       c["max_theta"])
+    work = img.size > 0 and numangle > 0 and numrho > 0
     for fn in ("HoughLines", "HoughLinesWithAccumulator"):
         ref = call(cv2, fn, img, c)
         ours = call(cvgpu, fn, img, c)
-        assert cvgpu.last_call_backend() == "cuda"
-        compat.check(fn, variant, ours, ref)
+        assert cvgpu.last_call_backend() == ("cuda" if work else "none")
+        compat.check(fn, variant, ours, ref, inputs=inputs(img, c))
 
 
+# Device-profile examples per property, set so that each compat row has at least 10,000 cases whose
+# cv2 answer is lines, with a margin (the shares measured by tests/dry_run_cases.py without a GPU:
+# 80-95 % non-empty, 30-55 % above 256 px): the "standard" row gathers the first four properties,
+# 14,000 cases of which about 12,000 non-empty.
 @pytest.mark.gpu
+@settings(max_examples=examples(1_500))
 @given(cases(families=("noise", "empty", "full")))
 def test_gpu_noise_and_extremes(compat, c):
+    img, c = build(c)
     note(str(c))
-    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+    check_case(compat, img, c, "standard")
 
 
 @pytest.mark.gpu
+@settings(max_examples=examples(5_000))
 @given(cases(families=("lines", "shapes")))
 def test_gpu_drawn_lines_and_shapes(compat, c):
+    img, c = build(c)
     note(str(c))
-    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+    check_case(compat, img, c, "standard")
 
 
 @pytest.mark.gpu
-@given(cases(families=("photo", "segments")))
+@settings(max_examples=examples(6_500))
+@given(cases(families=("photo", "photo", "segments")))
 def test_gpu_photo_edges_and_segments(compat, c):
+    img, c = build(c)
     note(str(c))
-    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+    check_case(compat, img, c, "standard")
 
 
 @pytest.mark.gpu
+@settings(max_examples=examples(1_000))
 @given(cases(max_side=16))
 def test_gpu_tiny_images(compat, c):
+    img, c = build(c)
     note(str(c))
-    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "standard")
+    check_case(compat, img, c, "standard")
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_EDGEVAL, reason="this cv2 has no use_edgeval")
-@given(cases(families=("noise", "lines", "photo", "full")))
+@settings(max_examples=examples(13_500))
+@given(cases(families=("photo", "photo", "lines", "shapes", "segments", "noise", "full")))
 def test_gpu_use_edgeval(compat, c):
-    c["use_edgeval"] = True
+    img, c = build(dict(c, use_edgeval=True))
     note(str(c))
-    check_case(compat, make_image(c["family"], c["seed"], c["h"], c["w"]), c, "use_edgeval")
+    check_case(compat, img, c, "use_edgeval")
 
 
 @pytest.mark.gpu
@@ -464,6 +354,18 @@ def test_gpu_use_edgeval(compat, c):
 def test_gpu_large_images(compat, h, w):
     img = segments(h, w, min(h * w // 8, 82_000))
     c = dict(rho=1.0, theta=math.pi / 180, threshold=100, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
+    check_case(compat, img, c, "standard")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,rho", [((0, 0), 1.0), ((0, 7), 1.0), ((5, 0), 2.0), ((20, 30), 1e6)],
+                         ids=["0x0", "0x7", "5x0", "no rho cell"])
+def test_gpu_calls_without_pixel_work_say_none(compat, shape, rho):
+    """An empty image, or an accumulator without a cell to vote in: cv2 finds nothing and cvgpu returns
+    before any pixel work, and says so (last_call_backend() "none"; the matrix does not count these
+    as GPU results)."""
+    img = np.full(shape, 255, np.uint8)
+    c = dict(rho=rho, theta=math.pi / 180, threshold=0, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
     check_case(compat, img, c, "standard")
 
 
@@ -479,41 +381,41 @@ def test_gpu_more_lines_than_one_block_sorts(compat):
     assert TUNING.paths()["lines.sort-host"] == before["lines.sort-host"] + 2  # both functions
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("variant", ["shared", "global"])
-@given(c=cases(families=("noise", "lines", "segments"), max_side=300))
-def test_gpu_both_voting_variants(compat, variant, c):
-    img = make_image(c["family"], c["seed"], c["h"], c["w"])
-    rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
-    numangle, numrho = hough.accumulator_size(c["h"], c["w"], rho32, theta32, c["min_theta"], c["max_theta"])
-    if numangle <= 0 or numrho <= 0 or (numangle + 2) * (numrho + 2) > 50_000_000:
-        return  # (no voting: cv2's checks or an empty accumulator decide)
+VOTE_FAMILIES = ("noise", "lines", "segments", "photo")
+
+
+def _forced_vote(compat, c, variant, path, **force):
+    """HoughLinesWithAccumulator with a voting path forced through TUNING: cv2's answer, and the
+    forced path decided (counted once: an override starts without plans)."""
+    img, c = build(c)
+    note(str(c))
+    numangle, numrho = numangle_numrho(c["h"], c["w"], c["rho"], c["theta"], c["min_theta"], c["max_theta"])
+    assert numangle > 0 and numrho > 0 and img.size > 0  # (the cases always vote)
     ref = call(cv2, "HoughLinesWithAccumulator", img, c)
     before = TUNING.paths()
-    with TUNING.override(vote=variant):
+    with TUNING.override(**force):
         ours = call(cvgpu, "HoughLinesWithAccumulator", img, c)
     assert cvgpu.last_call_backend() == "cuda"
-    assert TUNING.paths()["lines.vote-" + variant] == before["lines.vote-" + variant] + 1
-    compat.check("HoughLinesWithAccumulator", "vote-" + variant, ours, ref)
+    assert TUNING.paths()[path] == before[path] + 1
+    compat.check("HoughLinesWithAccumulator", variant, ours, ref, inputs=inputs(img, c))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["shared", "global"])
+@settings(max_examples=examples(14_000))
+@given(c=cases(families=VOTE_FAMILIES, max_side=1024))
+def test_gpu_both_voting_variants(compat, variant, c):
+    _forced_vote(compat, c, "vote-" + variant, "lines.vote-" + variant, vote=variant)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("grid", [(1, 1), (1, 7), (2, 3), (4, 1), (4, 16)])
-@given(c=cases(families=("noise", "lines", "segments"), max_side=300))
+@settings(max_examples=examples(2_800))  # five grids: one "vote-grid" row of 14,000 cases
+@given(c=cases(families=VOTE_FAMILIES, max_side=1024))
 def test_gpu_forced_voting_grids(compat, grid, c):
     """Every shared-memory voting kernel (1, 2 and 4 angles per block) with few and many point
     slices, forced through TUNING.vote_grid: the grid never changes a vote."""
-    img = make_image(c["family"], c["seed"], c["h"], c["w"])
-    rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
-    numangle, numrho = hough.accumulator_size(c["h"], c["w"], rho32, theta32, c["min_theta"], c["max_theta"])
-    if numangle <= 0 or numrho <= 0 or (numangle + 2) * (numrho + 2) > 50_000_000:
-        return
-    ref = call(cv2, "HoughLinesWithAccumulator", img, c)
-    before = TUNING.paths()
-    with TUNING.override(vote="shared", vote_grid=grid):
-        ours = call(cvgpu, "HoughLinesWithAccumulator", img, c)
-    assert TUNING.paths()["lines.vote-grid"] == before["lines.vote-grid"] + 1
-    compat.check("HoughLinesWithAccumulator", "vote-grid", ours, ref)
+    _forced_vote(compat, c, "vote-grid", "lines.vote-grid", vote="shared", vote_grid=grid)
 
 
 @pytest.mark.gpu
@@ -526,17 +428,20 @@ def test_gpu_device_input_stays_on_device(compat):
     ours = cvgpu.HoughLines(d_img, 1, np.pi / 180, 40)
     assert isinstance(ours, cp.ndarray)
     assert bool((d_img == before).all())
-    compat.check("HoughLines", "device-input", ours, ref)
+    args = (img, 1, np.pi / 180, 40)
+    compat.check("HoughLines", "device-input", ours, ref, inputs=args)
     # Strided device views and objects exposing only __cuda_array_interface__ / DLPack.
     big = cp.zeros((600, 1000), cp.uint8)
     big[::2, ::2] = d_img
-    compat.check("HoughLines", "device-input", cvgpu.HoughLines(big[::2, ::2], 1, np.pi / 180, 40), ref)
+    compat.check("HoughLines", "device-input", cvgpu.HoughLines(big[::2, ::2], 1, np.pi / 180, 40), ref,
+                 inputs=args + ("strided view",))
 
     class OnlyInterface:
         def __init__(self, a):
             self.__cuda_array_interface__ = a.__cuda_array_interface__
 
-    compat.check("HoughLines", "device-input", cvgpu.HoughLines(OnlyInterface(d_img), 1, np.pi / 180, 40), ref)
+    compat.check("HoughLines", "device-input", cvgpu.HoughLines(OnlyInterface(d_img), 1, np.pi / 180, 40), ref,
+                 inputs=args + ("__cuda_array_interface__ only",))
 
 
 @pytest.mark.gpu
@@ -545,13 +450,16 @@ def test_gpu_host_input_variants(compat):
     ref = cv2.HoughLines(img, 1, np.pi / 180, 30)
     ro = img.copy()
     ro.setflags(write=False)
-    compat.check("HoughLines", "host-input", cvgpu.HoughLines(ro, 1, np.pi / 180, 30), ref)
+    args = (img, 1, np.pi / 180, 30)
+    compat.check("HoughLines", "host-input", cvgpu.HoughLines(ro, 1, np.pi / 180, 30), ref,
+                 inputs=args + ("read-only",))
     f = np.asfortranarray(img)
     compat.check("HoughLines", "host-input", cvgpu.HoughLines(f, 1, np.pi / 180, 30),
-                 cv2.HoughLines(f, 1, np.pi / 180, 30))
+                 cv2.HoughLines(f, 1, np.pi / 180, 30), inputs=args + ("fortran",))
     strided = np.zeros((514, 666), np.uint8)
     strided[::2, ::2] = img
-    compat.check("HoughLines", "host-input", cvgpu.HoughLines(strided[::2, ::2], 1, np.pi / 180, 30), ref)
+    compat.check("HoughLines", "host-input", cvgpu.HoughLines(strided[::2, ::2], 1, np.pi / 180, 30), ref,
+                 inputs=args + ("strided",))
 
 
 @pytest.mark.gpu
@@ -579,7 +487,8 @@ def test_gpu_graph_replays_on_changing_images(compat, h, w):
             for src in (cp.asarray(img), img):
                 ours = getattr(cvgpu, fn)(src, 1, np.pi / 180, threshold)
                 assert cvgpu.last_call_backend() == "cuda"
-                compat.check(fn, "graph-replay", ours, ref)
+                compat.check(fn, "graph-replay", ours, ref,
+                             inputs=(img, 1, np.pi / 180, threshold, "device" if src is not img else "host"))
 
 
 @pytest.mark.gpu
@@ -611,7 +520,9 @@ def test_gpu_repeated_calls_on_one_device_array(compat):
         threshold = int(rng.integers(10, 120)) if threshold is None else threshold
         ours = getattr(cvgpu, fn)(arr, rho, np.pi / 180, threshold)
         assert cvgpu.last_call_backend() == "cuda"
-        compat.check(fn, "graph-replay", ours, getattr(cv2, fn)(arr.get(), rho, np.pi / 180, threshold))
+        host = arr.get()
+        compat.check(fn, "graph-replay", ours, getattr(cv2, fn)(host, rho, np.pi / 180, threshold),
+                     inputs=(host, rho, np.pi / 180, threshold, "hot device array"))
 
     with TUNING.override():  # (no values: a start without plans or hot arrays of earlier tests)
         before = TUNING.paths()
@@ -668,4 +579,4 @@ def test_multiscale_is_cv2s_and_says_so(compat, rho, theta, threshold, srn, stn)
         ref = cv2.HoughLines(img, rho, theta, threshold, srn=srn, stn=stn)
         ours = cvgpu.HoughLines(img, rho, theta, threshold, srn=srn, stn=stn)
         assert cvgpu.last_call_backend() == "cv2"
-        compat.check("HoughLines", "multiscale", ours, ref)
+        compat.check("HoughLines", "multiscale", ours, ref, inputs=(img, rho, theta, threshold, srn, stn))

@@ -626,13 +626,22 @@ def test_gpu_results_do_not_depend_on_grid_sizes():
             enumerate([("planted", 300), ("int", 77), ("vertical", 500)])]
     img, _ = synthetic_lines_image(rng, side=256, nlines=3, noise=0.002)
     lines = cv2.HoughLines(img, 1, np.pi / 180, 40)[:6]
-    want = (cvgpu.fitLineLMSBatch(sets), cvgpu.refineHoughLines(img, lines, 1, np.pi / 180),
-            cvgpu.refineHoughLines(img, lines, 1, np.pi / 180, segments=True))
+    def gpu(call):
+        # (grid sizes are no path: no counter to read; the engine says the GPU computed with them)
+        result = call()
+        assert cvgpu.last_call_backend() == "cuda"
+        return result
+
+    def calls():
+        return (gpu(lambda: cvgpu.fitLineLMSBatch(sets)),
+                gpu(lambda: cvgpu.refineHoughLines(img, lines, 1, np.pi / 180)),
+                gpu(lambda: cvgpu.refineHoughLines(img, lines, 1, np.pi / 180, segments=True)))
+
+    want = calls()
     for values in (dict(blocks_per_sm=1, gather_split_px=8, gather_splits_max=3),
                    dict(blocks_per_sm=3, gather_split_px=1000, gather_splits_max=1)):
         with lms.TUNING.override(**values):
-            got = (cvgpu.fitLineLMSBatch(sets), cvgpu.refineHoughLines(img, lines, 1, np.pi / 180),
-                   cvgpu.refineHoughLines(img, lines, 1, np.pi / 180, segments=True))
+            got = calls()
         assert got[0][0].tobytes() == want[0][0].tobytes() and got[0][1].tobytes() == want[0][1].tobytes()
         assert got[1].tobytes() == want[1].tobytes() and got[2].tobytes() == want[2].tobytes(), values
 
@@ -720,12 +729,14 @@ def test_gpu_windowed_settling_equals_one_pass():
             enumerate([("planted", 120), ("int", 77), ("dups", 150), ("collinear", 60), ("equal", 40)])]
     before = lms.TUNING.paths()
     want = cvgpu.fitLineLMSBatch(sets, residual="auto")
+    assert cvgpu.last_call_backend() == "cuda"
     singles = [cvgpu.fitLineLMS(xy, "perpendicular") for xy in sets]
     ran = lms.TUNING.paths() - before
     assert ran == {"one_pass": 1 + len(sets)}, ran
     before = lms.TUNING.paths()
     with lms.TUNING.override(list_min=16, list_max=16):
         got = cvgpu.fitLineLMSBatch(sets, residual="auto")
+        assert cvgpu.last_call_backend() == "cuda"
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
         for xy, (line, hw) in zip(sets, singles):
             again = cvgpu.fitLineLMS(xy, "perpendicular")

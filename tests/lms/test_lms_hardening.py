@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import cvgpu
 from hardening_support import (DTYPES, FUZZ, INF, NAN, NON_ARRAYS, _COMPAT, _quiet_fallback,  # noqa: F401
-                               array_specs, assert_same, assert_unchanged, build, inputs, make, normalize,
-                               outcome)
+                               array_specs, assert_same, assert_unchanged, build, case_inputs, inputs, make,
+                               normalize, outcome)
 
 
 # ================================================================ fitLineLMS / fitLineLMSBatch vs cv2.fitLine
@@ -45,7 +45,8 @@ def test_fit_line_lms_validation_mirrors_cv2_fitline(spec):
     if ref[0] == "error":
         # Compared by exception type and code: cv2.fitLine's error for points it rejects.
         _COMPAT.record("fitLineLMS", "bad-input", ours[:3] == ref[:3] and batch[:3] == ref[:3],
-                       reference="cv2-cpu (cv2.fitLine's error code)", backend=cvgpu.backend())
+                       reference="cv2-cpu (cv2.fitLine's error code)", kind="error",
+                       inputs=case_inputs(("array", spec)))
         assert ours[0] == "error" and ours[1:3] == ref[1:3], (ours, ref)
         assert batch[0] == "error" and batch[1:3] == ref[1:3], (batch, ref)
         return

@@ -18,8 +18,8 @@ import cvgpu
 from cvgpu._cvmath import cv_round
 from cvgpu.ximgproc import radon as _radon
 from hardening_support import (DTYPES, FUZZ, INF, NAN, SHAPES, _COMPAT, _quiet_fallback, _to_size_t,  # noqa: F401
-                               array_specs, assert_same, assert_unchanged, build, inputs, make, needs_contrib,
-                               outcome, pick, record_event)
+                               array_specs, assert_same, assert_unchanged, build, case_inputs, inputs, make,
+                               needs_contrib, outcome, outcome_kind, pick, record_event)
 
 
 # ================================================================ ximgproc.RadonTransform
@@ -108,12 +108,12 @@ def test_radon_fuzz_matches_cv2(inp, theta, start, end, crop, norm, dst, form):
         # A float sinogram with NaN: cv2 computes it (cvgpu/ximgproc/radon.py, kernels/ximgproc/radon.cu
         # radon_any_nan).
         _COMPAT.record("ximgproc.RadonTransform", "bad-input, NaN in the float sinogram (cv2 computes)",
-                       ours == ref, backend="cv2")
+                       ours == ref, backend="cv2", kind=outcome_kind(ref), inputs=case_inputs(inp, named, form))
         event("NaN sinogram: cv2 computes")
         assert ours == ref, "RadonTransform %r %r form=%s" % (inp, named, form)
     else:
         assert_same(ours, ref, "RadonTransform %r %r form=%s" % (inp, named, form),
-                    function="ximgproc.RadonTransform")
+                    function="ximgproc.RadonTransform", inputs=case_inputs(inp, named, form))
     assert_unchanged(src_ours, inp, "cvgpu.ximgproc.RadonTransform modified its input")
 
 
