@@ -234,9 +234,10 @@ def _parsed(a, args, kwargs):
         image = args[0] if args else kwargs.get("image")
         return _deliver(cv2.HoughLinesP(image, a["rho"], a["theta"], threshold, None, a["minLineLength"],
                                         a["maxLineGap"]), a["lines"])
-    _backend.record("cuda")
     if rows <= 0 or cols <= 0 or mat.array is None:
-        return None
+        _backend.record("none")
+        return None   # no pixel to look at (cv2 finds nothing)
+    _backend.record("cuda")
     image = mat.array
     if image.ndim != 2:
         image = image.reshape(rows, cols)

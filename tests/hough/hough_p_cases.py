@@ -4,8 +4,9 @@ scikit-image photographs, the seed study's segment images, empty and full images
 parameters at their extremes (rho and theta from fine to coarse, threshold from INT_MIN to INT_MAX,
 minLineLength / maxLineGap 0, negative, NaN and huge).
 
-Each case is drawn as a small description (family, seed, size, parameters) and built
-deterministically from it, so hypothesis shrinks on the description and a failure prints it.
+Each case is drawn as a small description (family, seed, size, parameters; a photograph case also
+tests/photo_cases.py's crop, rotation, resize and Canny thresholds) and built deterministically from
+it, so hypothesis shrinks on the description and a failure prints it.
 """
 import math
 
@@ -14,6 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import hough_p_model as model
+import photo_cases
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -100,13 +102,17 @@ def _shapes(rng, h, w, n):
     return img
 
 
-def make_image(family, seed, h, w, max_points=None):
-    """The image of one case; at most ``max_points`` edge pixels (others cleared, seeded)."""
+def make_image(family, seed, h, w, max_points=None, photo_spec=None):
+    """The image of one case; at most ``max_points`` edge pixels (others cleared, seeded).
+    ``photo_spec``: (tests/photo_cases.py spec, canny) of a "photo" case, else the photograph and
+    Canny thresholds come from the seed."""
     rng = np.random.default_rng(seed)
     if family == "empty":
         img = np.zeros((h, w), np.uint8)
     elif family == "full":
         img = np.full((h, w), int(rng.integers(1, 256)), np.uint8)
+        if max_points is not None and h * w > 2 * max_points:   # (thinned here at once: cheaper at 4096^2)
+            img[rng.random((h, w)) >= max_points / (h * w)] = 0
     elif family == "noise":
         d = float(rng.choice([0.0005, 0.005, 0.02, 0.1, 0.5]))
         img = ((rng.random((h, w)) < d) * rng.integers(1, 256, (h, w))).astype(np.uint8)
@@ -119,14 +125,19 @@ def make_image(family, seed, h, w, max_points=None):
     elif family == "shapes":
         img = _shapes(rng, h, w, int(rng.integers(1, 6)))
     elif family == "photo":
-        lo = int(rng.choice([30, 50, 100]))
-        img = photo_edges(PHOTOS[int(rng.integers(0, len(PHOTOS)))], h, w, lo, 3 * lo)
+        if photo_spec is not None:
+            img = photo_cases.edges(photo_spec[0], h, w, photo_spec[1])
+        else:
+            lo = int(rng.choice([30, 50, 100]))
+            img = photo_edges(PHOTOS[int(rng.integers(0, len(PHOTOS)))], h, w, lo, 3 * lo)
     else:
-        img = segments(h, w, max(1, (h * w) // int(rng.integers(4, 64))), seed)
+        n = max(1, (h * w) // int(rng.integers(4, 64)))
+        img = segments(h, w, n if max_points is None else min(n, max_points), seed)
     if max_points is not None:
         nz = np.flatnonzero(img)
-        if len(nz) > max_points:
-            img.flat[rng.choice(nz, len(nz) - max_points, replace=False)] = 0
+        if len(nz) > max_points:   # clear all but max_points of them, chosen by seeded random keys
+            drop = np.argpartition(rng.random(len(nz)), max_points)[max_points:]
+            img.flat[nz[drop]] = 0
     return img
 
 
@@ -152,7 +163,8 @@ def cases(draw, max_side=320, max_votes=3_000_000, families=FAMILIES):
     mll, mlg = draw(lengths), draw(gaps)
     numangle = max(1, model.sizes(h, w, rho, theta)[0])
     max_points = max(1, max_votes // numangle) if max_votes else None
-    img = make_image(family, seed, h, w, max_points)
+    photo_spec = (draw(photo_cases.specs), draw(photo_cases.canny_params)) if family == "photo" else None
+    img = make_image(family, seed, h, w, max_points, photo_spec)
     desc = dict(family=family, seed=seed, h=h, w=w, rho=rho, theta=theta, threshold=threshold,
                 minLineLength=mll, maxLineGap=mlg, points=int(np.count_nonzero(img)))
     return img, (rho, theta, threshold, mll, mlg), desc

@@ -13,7 +13,7 @@ import warnings
 import cv2
 import numpy as np
 import pytest
-from hypothesis import assume, given, note, settings
+from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
 import cvgpu
@@ -103,7 +103,8 @@ def test_fallback_without_gpu_is_cv2():
 # ---------------------------------------------------------------- GPU
 
 @gpu
-@settings(max_examples=max(settings.default.max_examples, 100))
+# (too_slow off: a 4096 x 4096 case's photograph, resize and Canny take tens of milliseconds to build)
+@settings(max_examples=max(settings.default.max_examples, 100), suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(max_side=MAX_SIDE, max_votes=60_000_000))
 def test_gpu_matches_cv2(case, compat):
     # (at most 60M votes, ~333k edge points at 1 degree: cv2, the serial reference, stays near a
@@ -116,8 +117,8 @@ def test_gpu_matches_cv2(case, compat):
     except cv2.error:
         assume(False)  # (cv2 could not allocate: the hardening tests compare errors)
     ours = cvgpu.HoughLinesP(img, rho, theta, threshold, None, mll, mlg)
-    assert cvgpu.last_call_backend() == "cuda"
-    compat.check("HoughLinesP", desc["family"], ours, ref)
+    assert cvgpu.last_call_backend() == ("none" if img.size == 0 else "cuda")
+    compat.check("HoughLinesP", desc["family"], ours, ref, inputs=(img, rho, theta, threshold, mll, mlg))
 
 
 @gpu
