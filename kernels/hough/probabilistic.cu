@@ -8,6 +8,8 @@
 // before it. What runs here, in one cooperative persistent kernel (hough_p_main), with the proofs
 // in tests/models/hough_p_parallel_model.py (the CPU model of exactly these phases):
 //
+//  0. The points: the host passes the edge pixels' row-major indices (cvgpu._device_ops.select,
+//     cv2's point order); the kernel makes their (x, y) and the mask.
 //  1. Pick order. The draws never depend on the image: draw t is the low word of cv::RNG's state
 //     S_(t+1), S' = lo(S) * 4164903690 + hi(S); the host computes the state at every 64th draw
 //     once (Python integers: S' = a * S mod a * 2^32 - 1 once S < that modulus, which holds from
@@ -30,7 +32,9 @@
 //     B  the first HP_CMAX candidates walk on the round's mask (one warp each, 32 steps a load);
 //        the mask-1 pixels they read are the pixels their second walk clears (past an end the
 //        first walk only reads zeros), kept with their turns;
-//     C  one warp takes the candidates in turn order: skipped if an earlier commit of the round
+//     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and cleared
+//        pixels into shared memory (as far as the host sized it), then one warp takes the
+//        candidates in turn order from there: skipped if an earlier commit of the round
 //        cleared its pixel (cv2 never sees it); hot values corrected per earlier commit (-1 per
 //        cleared point sharing the bin with a turn between the commit's and its own: it would
 //        have voted; -1 per point of a good line sharing the bin: its decrement); dropped if none
@@ -55,7 +59,13 @@
 // Races: every phase writes either distinct locations (per window pair, per candidate rank, per
 // cleared pixel: the committed candidates' pixels are disjoint, a shared one is a conflict) or
 // through atomics; phases are separated by a grid barrier (hp_grid_sync, all blocks resident:
-// cooperative launch). Phase C is one warp; the other threads wait at the next barrier.
+// cooperative launch). Phase C is block 0 (its staging) then one warp; the other blocks wait at
+// the next barrier.
+//
+// Cost: (2 x reservation rounds + 5 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
+// rounds' parallel work (about W x numangle votes, reads and takebacks each), and phase C's serial
+// step per candidate (shared memory only). compat_matrix/HISTORY.md has the counts on the
+// benchmark's workloads.
 //
 // Host build (tests/hough/test_hough_p_kernel_host.py): with HOUGH_P_HOST one host thread plays the
 // whole grid (every "for each item" loop runs all items, a warp's lanes run one after another,
