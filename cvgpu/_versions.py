@@ -67,6 +67,19 @@ CHANGES = (
        "of its shape and dtype (HoughLines (0, 1, 2), HoughLinesWithAccumulator (0, 3), "
        "RadonTransform (n, 0)); an output never created is still None",
        "the output layer returns None or the empty array of the shape cv2 created"),
+    _c("binding.cn_shift", [((0, 0, 0), 3), ((5, 0, 0), 5)],
+       "5.0's type encoding (#23865): type = depth + ((channels - 1) << CV_CN_SHIFT), CV_CN_SHIFT "
+       "3 -> 5, so CV_8UC4 is 24 in 4.x and 96 in 5.x",
+       "type numbers printed in type errors"),
+    _c("binding.overload_order", [((0, 0, 0), "interleaved"), ((4, 11, 0), "mat_first")],
+       "the binding generator lists an overload-resolution failure per C++ overload as Mat then "
+       "UMat up to 4.10, and all Mat attempts before all UMat attempts from 4.11 (pull request "
+       "not identified; measured on findContoursLinkRuns)",
+       "_errors.bad_argument's message order"),
+    _c("cvcheck.namespace", [((0, 0, 0), "cv::"), ((4, 13, 0), "")],
+       "the func of a CV_Check error is the compiler's __PRETTY_FUNCTION__: the 4.13+ wheels "
+       "(manylinux_2_28 builds, newer GCC) print InputArray/OutputArray without cv::",
+       "the func text of every -2 check (HoughLinesStandard, findContoursLinkRuns, ...)"),
     # ------------------------------------------------------------ integer conversions (fast_math.hpp)
     _c("cvround.out_of_range", [((0, 0, 0), "int_min"), ((4, 7, 0), "wrap"), ((4, 9, 0), "int_min"),
                                 ((5, 1, 0), "saturate")],
@@ -99,10 +112,6 @@ CHANGES = (
        "cv::HoughLines (code -2), before the emptiness and type checks; before, only "
        "HoughLinesStandard's max_theta >= min_theta (pull request not identified; measured)",
        "the argument layer's check order and texts"),
-    _c("hough.check_func_namespace", [((0, 0, 0), "cv::"), ((4, 13, 0), "")],
-       "the CV_Check function text is the compiler's __PRETTY_FUNCTION__: the 4.13+ wheels "
-       "(manylinux_2_28 builds) print InputArray without cv::",
-       "the func of the -2 checks"),
     _c("hough.empty_image", [((0, 0, 0), "none"), ((5, 1, 0), "accumulator_empty")],
        "5.1 (#29524 with 5.x's output creation): an empty image gives None from HoughLines but "
        "(0, 3) from HoughLinesWithAccumulator",

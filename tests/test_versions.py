@@ -131,7 +131,18 @@ def test_hough_argument_checks():
 
 def test_check_func_namespace():
     exc = error_of(lambda: cv2.HoughLines(IMG, 1, 0.1, 5, min_theta=1.0, max_theta=0.5))
-    assert ("cv::InputArray" in exc.func) == (b("hough.check_func_namespace") == "cv::")
+    assert ("cv::InputArray" in exc.func) == (b("cvcheck.namespace") == "cv::")
+
+
+def test_type_numbers_and_overload_order():
+    if not hasattr(cv2, "findContoursLinkRuns"):
+        pytest.skip("no findContoursLinkRuns before 4.10")
+    exc = error_of(lambda: cv2.findContoursLinkRuns(np.zeros((2, 2, 4), np.uint8)))
+    assert "is %d (CV_8UC4)" % ((4 - 1) << b("binding.cn_shift")) in exc.err
+    exc = error_of(lambda: cv2.findContoursLinkRuns(np.zeros((2, 2), np.complex64)))
+    lines = [line for line in exc.err.split("\n") if line.startswith(">  - ")]
+    umat_first_half = "UMat" in lines[1]
+    assert umat_first_half == (b("binding.overload_order") == "interleaved")
 
 
 def test_contours_implementation():
