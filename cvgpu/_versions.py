@@ -135,8 +135,8 @@ CHANGES = (
        "cvStartFindContours_Impl (-210, -211)",
        "errors and label images follow the running implementation; link runs exist from 4.10"),
     _c("contours.create_signature", [((0, 0, 0), "mat"), ((4, 12, 0), "storage")],
-       "4.12 passes the contour storages to ContourScanner_::create (#25385 follow-ups), changing "
-       "the func text of its checks",
+       "4.12 passes the contour storages to ContourScanner_::create, changing the func text of its "
+       "checks (pull request not identified; measured)",
        "the func of findContours' -2 checks"),
     # ------------------------------------------------------------ fitLine (LMS family's baseline)
     _c("fitline.module", [((0, 0, 0), "imgproc"), ((5, 0, 0), "geometry")],
