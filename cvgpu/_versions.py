@@ -138,6 +138,17 @@ CHANGES = (
        "4.12 passes the contour storages to ContourScanner_::create, changing the func text of its "
        "checks (pull request not identified; measured)",
        "the func of findContours' -2 checks"),
+    _c("contours.tc89_l1", [((0, 0, 0), "legacy"), ((4, 10, 0), "scanner")],
+       "#25146's new chain approximation: CHAIN_APPROX_TC89_L1 results differ from the legacy "
+       "code's: the new code sometimes starts a contour one point earlier and ends it on that "
+       "point again (101 of 800 random binary-image calls in 4.5.5 and 4.9; TC89_KCOS, NONE and "
+       "SIMPLE are identical)",
+       "before 4.10 cv2 computes TC89_L1 (reported); the kernels and tests/tc89_model follow 'scanner'"),
+    _c("cuda.class_names", [((0, 0, 0), "flat"), ((4, 6, 0), "submodule")],
+       "up to 4.5 the binding exposed CUDA classes as cv2.cuda_GpuMat (type name 'cuda_GpuMat') "
+       "only; from 4.6 as cv2.cuda.GpuMat (binding generator's submodules; pull request not "
+       "identified)",
+       "cvgpu.cuda's class names and cvgpu.cuda_GpuMat"),
     # ------------------------------------------------------------ fitLine (LMS family's baseline)
     _c("fitline.module", [((0, 0, 0), "imgproc"), ((5, 0, 0), "geometry")],
        "5.0 moved fitLine into the geometry module (modules/geometry/src/linefit.cpp)",

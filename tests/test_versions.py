@@ -179,6 +179,21 @@ def test_radon_warp_ipp():
     assert not np.array_equal(on, off)
 
 
+def test_tc89_l1():
+    rng = np.random.default_rng(1)
+    repeats = False
+    for _ in range(60):
+        img = (rng.random((int(rng.integers(3, 40)), int(rng.integers(3, 40)))) < 0.4).astype(np.uint8)
+        contours = cv2.findContours(img, cv2.RETR_LIST, cv2.CHAIN_APPROX_TC89_L1)[0]
+        # The scanner's L1 sometimes ends a contour on its first point again; the legacy code never.
+        repeats |= any(len(c) > 1 and (c[0] == c[-1]).all() for c in contours)
+    assert repeats == (b("contours.tc89_l1") == "scanner")
+
+
+def test_cuda_class_names():
+    assert hasattr(cv2, "cuda") and (hasattr(cv2.cuda, "GpuMat") == (b("cuda.class_names") == "submodule"))
+
+
 def test_fitline_module():
     exc = error_of(lambda: cv2.fitLine(np.zeros((0, 2), np.float32), cv2.DIST_L2, 0, 0.01, 0.01))
     assert ("/%s/" % b("fitline.module")) in exc.file.replace("\\", "/")
