@@ -1,26 +1,57 @@
-"""Build compat_matrix/results.json and compat_matrix/README.md from a device run.
+"""Build compat_matrix/results.json and compat_matrix/README.md from ONE device run of the code.
 
-Inputs: the JSON lines the GPU suite appends when CVGPU_COMPAT_LOG is set (one per compared case),
-the bench rows of ``python -m cvgpu bench --json``, and the pytest summary line. ``source_digest``
-ties the table to the exact sources it describes: sha256 over the git-tracked files under
-``kernels/`` and ``cvgpu/``, sorted by path, feeding path, NUL, bytes, NUL for each.
+Inputs: the folders of the calls of one device run (compat_matrix/run_device.sh writes each): the
+JSON lines the GPU suite appends when CVGPU_COMPAT_LOG is set (one per compared case, aggregated on
+the device into compat-rows.json), env.json (commit, source digest, device, versions), the pytest
+logs and the bench rows of ``python -m cvgpu bench --json``.
+
+Provenance rules, so that no row older than the code can appear fresh:
+- every folder's env.json names the same source digest, and it equals the digest of this checkout's
+  sources; ``source_digest`` is sha256 over the git-tracked files under ``kernels/`` and ``cvgpu/``,
+  sorted by path, feeding path, NUL, bytes, NUL for each (on the device, where there is no git, the
+  same files as found on disk: run_device.sh refuses a tree with stray files there);
+- a pytest log with a failure, an error, or a run stopped before its end (time limit, interrupt) is
+  refused, and so is a folder without a finished pytest summary;
+- the matrix states the one commit the run was made at.
+
+Per row (function, variant, reference, backend, kind of case): cases, exact, the reference's kind
+of answer (non-trivial result, empty, argument error), distinct inputs and the size distribution of
+the inputs' long side, where the test passed its inputs.
 """
 import argparse
 import collections
 import datetime
-import glob
 import hashlib
 import json
+import os
 import pathlib
 import re
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOURCE_DIRS = ("kernels", "cvgpu")
+SIDE_BINS = (("<=48", 48), ("49-256", 256), ("257-1024", 1024), (">1024", None))
+
+
+class RunRefused(Exception):
+    """The device run cannot make a matrix of this checkout's code."""
 
 
 def tracked_sources(root=ROOT):
-    out = subprocess.run(["git", "ls-files", "kernels", "cvgpu"], cwd=root, capture_output=True,
+    out = subprocess.run(["git", "ls-files", *SOURCE_DIRS], cwd=root, capture_output=True,
                          text=True, check=True).stdout.split()
+    return sorted(out)
+
+
+def disk_sources(root=ROOT):
+    """The files under kernels/ and cvgpu/ as found on disk, less Python's caches: on the device,
+    where the working tree arrives without git, these are the tracked files."""
+    out = []
+    for top in SOURCE_DIRS:
+        for dirpath, dirnames, filenames in os.walk(pathlib.Path(root) / top):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__" and not d.endswith(".egg-info")]
+            out += [os.path.relpath(os.path.join(dirpath, f), root) for f in filenames if not f.endswith(".pyc")]
     return sorted(out)
 
 
@@ -31,42 +62,156 @@ def source_digest(root=ROOT, files=None):
     return h.hexdigest()
 
 
+def side_bin(side):
+    for name, top in SIDE_BINS:
+        if top is None or side <= top:
+            return name
+    return SIDE_BINS[-1][0]
+
+
 def aggregate(log_paths):
-    """Rows of the CVGPU_COMPAT_LOG files: each JSON line is one case."""
-    cases = [dict(r, cases=1, exact=1 if r["exact"] else 0)
-             for path in sorted(log_paths) for r in map(json.loads, open(path))]
-    return merge_rows([cases])
+    """Rows of the CVGPU_COMPAT_LOG files (each JSON line is one case), with the distinct inputs of
+    each row counted here, where every line of the run is seen."""
+    acc = collections.OrderedDict()
+    for path in sorted(log_paths):
+        for line in open(path):
+            r = json.loads(line)
+            kind = r.get("kind", "result")
+            key = (r["function"], r["variant"], r["reference"], r["backend"])
+            row = acc.get(key)
+            if row is None:
+                row = acc[key] = {"cases": 0, "exact": 0, "nontrivial": 0, "empty": 0, "errors": 0,
+                                  "inputs": set(), "sides": collections.Counter(), "unknown_input": 0}
+            row["cases"] += 1
+            row["exact"] += 1 if r["exact"] else 0
+            row[{"result": "nontrivial", "empty": "empty", "error": "errors"}[kind]] += 1
+            if r.get("input") is None:
+                row["unknown_input"] += 1
+            else:
+                row["inputs"].add(r["input"])
+                if r.get("side") is not None:
+                    row["sides"][side_bin(r["side"])] += 1
+    out = []
+    for (function, variant, reference, backend), v in sorted(acc.items()):
+        out.append(dict(function=function, variant=variant, reference=reference, backend=backend,
+                        cases=v["cases"], exact=v["exact"], nontrivial=v["nontrivial"], empty=v["empty"],
+                        errors=v["errors"], distinct=len(v["inputs"]) if not v["unknown_input"] else None,
+                        sides={name: v["sides"][name] for name, _ in SIDE_BINS} if v["sides"] else None))
+    return out
 
 
 def merge_rows(row_lists):
-    """Rows of several runs as one table: cases and exact summed per (function, variant, reference, backend)."""
-    counts = collections.OrderedDict()
+    """Rows of the calls of one run as one table. A row measured in two calls has its counts summed;
+    its distinct inputs then count each call's own (an upper bound) and ``distinct_summed`` says so."""
+    merged = collections.OrderedDict()
     for row_list in row_lists:
         for r in row_list:
             key = (r["function"], r["variant"], r["reference"], r["backend"])
-            cases, exact = counts.get(key, (0, 0))
-            counts[key] = (cases + r["cases"], exact + r["exact"])
-    return [dict(function=k[0], variant=k[1], reference=k[2], backend=k[3], cases=v[0], exact=v[1])
-            for k, v in sorted(counts.items())]
+            m = merged.get(key)
+            if m is None:
+                merged[key] = dict(r, sides=dict(r["sides"]) if r.get("sides") else None)
+                continue
+            for k in ("cases", "exact", "nontrivial", "empty", "errors"):
+                m[k] = m.get(k, 0) + r.get(k, 0)
+            m["distinct"] = None if m.get("distinct") is None or r.get("distinct") is None \
+                else m["distinct"] + r["distinct"]
+            m["distinct_summed"] = True
+            if r.get("sides"):
+                m["sides"] = {k: (m.get("sides") or {}).get(k, 0) + r["sides"].get(k, 0) for k, _ in SIDE_BINS}
+    return [merged[k] for k in sorted(merged)]
 
 
-def readme(result, pytest_summary):
+_SUMMARY = re.compile(r"\b\d+ (passed|failed|error|errors|skipped)\b")
+
+
+def pytest_summary(log_path):
+    """The final summary line of a pytest log; RunRefused for failures, errors or a stopped run."""
+    text = pathlib.Path(log_path).read_text(errors="replace")
+    last = ""
+    for line in text.splitlines():
+        if _SUMMARY.search(line) and " in " in line and "warner" not in line:
+            last = line.strip().strip("=").strip()
+    name = pathlib.Path(log_path).stem.replace("pytest-", "")
+    if "KeyboardInterrupt" in text or "!! STOPPED" in text or "Interrupted:" in text:
+        raise RunRefused("%s: the run was stopped before its end" % name)
+    if not last:
+        raise RunRefused("%s: no pytest summary (the run did not finish)" % name)
+    if re.search(r"\b\d+ (failed|error|errors)\b", last):
+        raise RunRefused("%s: %s" % (name, last))
+    return "%s: %s" % (name, last)
+
+
+def read_run(dirs, root=ROOT):
+    """(env, rows, bench rows, pytest summaries) of one device run's folders, or RunRefused."""
+    envs = []
+    for d in dirs:
+        path = d / "env.json"
+        if not path.exists():
+            raise RunRefused("%s has no env.json" % d)
+        envs.append(json.loads(path.read_text()))
+    digests = {e.get("source_digest") for e in envs}
+    if len(digests) != 1 or None in digests:
+        raise RunRefused("the folders were run on different sources: %s" % sorted(map(str, digests)))
+    digest = digests.pop()
+    here = source_digest(root)
+    if digest != here:
+        raise RunRefused("the run's sources (digest %s, commit %s) are not this checkout's (digest %s): run the "
+                         "device suite again at this code" % (digest[:12], envs[0].get("commit"), here[:12]))
+    for key in ("device", "cv2_version", "cupy_version", "commit"):
+        values = {e.get(key) for e in envs}
+        if len(values) != 1:
+            raise RunRefused("the folders disagree on %s: %s" % (key, sorted(map(str, values))))
+    summaries = [pytest_summary(p) for d in dirs for p in sorted(d.glob("pytest-*.log"))]
+    rows = merge_rows([json.loads((d / "compat-rows.json").read_text()) for d in dirs
+                       if (d / "compat-rows.json").exists()])
+    benches = [d / "bench.json" for d in dirs if (d / "bench.json").exists()]
+    bench = json.loads(benches[-1].read_text()) if benches else []
+    return envs[0], rows, bench, summaries
+
+
+def _count(v):
+    return "-" if v is None else "{:,}".format(v)
+
+
+def _sides_text(sides):
+    if not sides:
+        return "-"
+    total = sum(sides.values())
+    big = sides.get("257-1024", 0) + sides.get(">1024", 0)
+    return "%d%%" % round(100.0 * big / total) if total else "-"
+
+
+def readme(result, pytest_summary_text=None):
     lines = ["# Compatibility matrix", "",
-             "Generated by `compat_matrix/generate.py` from a GPU run of the test suite and of "
-             "`python -m cvgpu bench`; do not edit by hand.", "",
-             "- device: %s" % result["device"], "- cv2: %s, CuPy: %s" % (result["cv2_version"], result["cupy_version"]),
+             "Generated by `compat_matrix/generate.py` from one device run of the test suite and of "
+             "`python -m cvgpu bench` at one commit; do not edit by hand.", "",
+             "- commit: `%s`" % result.get("commit"),
+             "- device: %s" % result["device"],
+             "- cv2: %s, CuPy: %s" % (result["cv2_version"], result["cupy_version"]),
              "- generated: %s" % result["generated"], "- source digest: `%s`" % result["source_digest"]]
-    if pytest_summary:
-        lines.append("- test suite: %s" % pytest_summary)
+    summary = result.get("pytest") if pytest_summary_text is None else pytest_summary_text
+    if summary:
+        lines.append("- test suite: %s" % summary)
     if result.get("note"):
         lines.append("- note: %s" % result["note"])
     lines += ["", "## Equivalence", "",
-              "| function | variant | reference | backend | cases | exact |", "|---|---|---|---|---:|---:|"]
+              "| function | variant | reference | backend | cases | non-trivial | empty | argument errors | "
+              "distinct inputs | > 256 px | exact |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in result["rows"]:
-        lines.append("| %s | %s | %s | %s | %d | %d |" % (r["function"], r["variant"], r["reference"],
-                                                          r["backend"], r["cases"], r["exact"]))
-    lines += ["", "`backend` says what computed the result: `cuda` is cvgpu's own kernels, `cv2` is OpenCV "
-              "itself (cvgpu forwards those calls and does not claim them).", "",
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["function"], r["variant"], r["reference"], r["backend"], _count(r["cases"]),
+            _count(r.get("nontrivial")), _count(r.get("empty")), _count(r.get("errors")),
+            _count(r.get("distinct")) + ("*" if r.get("distinct_summed") else ""), _sides_text(r.get("sides")),
+            _count(r["exact"])))
+    lines += ["", "`backend` says what computed cvgpu's result: `cuda` is cvgpu's own kernels, `cv2` is OpenCV "
+              "itself (cvgpu forwards those calls and does not claim them), `none` a call that computed "
+              "nothing: an argument error (cv2 raised too, with the same code and message) or an answer "
+              "that needed no pixel work. `non-trivial`: the reference returned something non-empty; "
+              "`empty`: it returned None or empty arrays. `distinct inputs`: different input arrays and "
+              "parameters among the cases (`-` where the test does not report its inputs; `*` summed over "
+              "the calls of the run, an upper bound). `> 256 px`: the share of cases whose image's long "
+              "side exceeds 256 pixels.", "",
               "## Speed", "", "| function | workload | io | cv2 ms | cvgpu ms | speedup vs cv2 | OpenCV-CUDA ms |",
               "|---|---|---|---:|---:|---:|---:|"]
     for b in result["bench"]:
@@ -79,65 +224,38 @@ def readme(result, pytest_summary):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--from-device", metavar="DIR", nargs="+", help="device runs' folders (several calls of "
-                    "one suite): compat-rows.json, env.json, bench.json, pytest-*.log; rows are summed")
-    ap.add_argument("--logs", help="glob of the CVGPU_COMPAT_LOG files")
-    ap.add_argument("--bench", help="bench JSON")
-    ap.add_argument("--pytest-log", help="pytest output, for its summary line")
-    ap.add_argument("--device", default="")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--from-device", metavar="DIR", nargs="+", required=True,
+                    help="the folders of one device run's calls (env.json, compat-rows.json, pytest-*.log, bench.json)")
     ap.add_argument("--out", default=str(ROOT / "compat_matrix"))
-    ap.add_argument("--note", default="", help="a line on how the runs relate to these sources")
+    ap.add_argument("--note", default="", help="a line on the run (host, what was not run and why)")
     args = ap.parse_args(argv)
-    rows = None
-    if args.from_device:
-        dirs = [pathlib.Path(d) for d in args.from_device]
-        envs = [json.load(open(d / "env.json")) for d in dirs if (d / "env.json").exists()]
-        devices = sorted({e["device"] for e in envs})
-        device, cv2_version, cupy_version = " / ".join(devices), envs[0]["cv2_version"], envs[0]["cupy_version"]
-        rows = merge_rows([json.load(open(d / "compat-rows.json")) for d in dirs
-                           if (d / "compat-rows.json").exists()])
-        benches = [d / "bench.json" for d in dirs if (d / "bench.json").exists()]
-        args.bench = str(benches[-1]) if benches else None
-        args.pytest_log = sorted(str(p) for d in dirs for p in d.glob("pytest-*.log"))
-    else:
-        import cv2
-        import cupy
-        cv2_version, cupy_version = cv2.__version__, cupy.__version__
-        device = args.device or cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    bench = json.load(open(args.bench)) if args.bench else []
-    summaries = []
-    logs = args.pytest_log if isinstance(args.pytest_log, list) else [args.pytest_log] if args.pytest_log else []
-    for log in logs:
-        last = ""
-        for line in open(log):
-            if re.search(r"\d+ (passed|failed)", line) and "warner" not in line:
-                last = line.strip().strip("=").strip()
-        text = open(log).read()
-        if "KeyboardInterrupt" in text:
-            last += " (stopped at the run's time limit before every test finished; none failed)"
-        summaries.append("%s: %s" % (pathlib.Path(log).stem.replace("pytest-", ""), last or "no summary"))
-    summary = "; ".join(summaries)
+    try:
+        env, rows, bench, summaries = read_run([pathlib.Path(d) for d in args.from_device])
+    except RunRefused as exc:
+        print("generate.py: refused: %s" % exc, file=sys.stderr)
+        return 2
     result = {
-        "source_digest": source_digest(),
-        "device": device,
-        "cv2_version": cv2_version,
-        "cupy_version": cupy_version,
+        "commit": env["commit"],
+        "source_digest": env["source_digest"],
+        "device": env["device"],
+        "cv2_version": env["cv2_version"],
+        "cupy_version": env["cupy_version"],
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "pytest": summary,
+        "pytest": "; ".join(summaries),
         "note": args.note,
-        "rows": rows if rows is not None else (json.load(open(args.logs)) if args.logs.endswith("-rows.json")
-                                               else aggregate(glob.glob(args.logs))),
+        "rows": rows,
         "bench": [{k: b.get(k) for k in ("function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io", "exact",
-                                          "reference_ms")}
+                                          "reference_ms", "reference_kind")}
                   for b in bench],
     }
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
-    (out / "README.md").write_text(readme(result, summary))
-    print(readme(result, summary))
+    (out / "README.md").write_text(readme(result))
+    print(readme(result))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

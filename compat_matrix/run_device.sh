@@ -5,8 +5,9 @@
 #   bash compat_matrix/run_device.sh all [ci|device]     both, then everything packed into device-run.tar.gz
 #   bash compat_matrix/run_device.sh sanitize            compute-sanitizer memcheck + racecheck, GPU tests
 # Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json, bench.log, bench.json,
-# report/ (report.md, plots, compare.md). Then, where git is:
-#   tar -xzf device-run.tar.gz -C device-out && python3 compat_matrix/generate.py --from-device device-out
+# report/ (report.md, plots, compare.md). Give the commit: CVGPU_COMMIT=<sha> (the tree arrives
+# without git). Then, where git is, with every call's folder of the one run:
+#   tar -xzf device-run.tar.gz -C run1 && python3 compat_matrix/generate.py --from-device run1 run2 ...
 # If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
 # machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
 set -u
@@ -25,9 +26,19 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 ||
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
-python3 -c "import json, cv2, cupy, cvgpu; print(json.dumps({'device': cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(),
-  'cv2_version': cv2.__version__, 'cupy_version': cupy.__version__, 'ximgproc': hasattr(cv2, 'ximgproc'),
-  'backend': cvgpu.backend()}))" | tee "$OUT/env.json"
+# What this run is of: the commit (CVGPU_COMMIT, given by the caller: the tree arrives without git),
+# the digest of the sources on disk (compat_matrix/generate.py refuses a run whose digest is not the
+# checkout's), the device and the versions. Every folder of one run carries the same env.json.
+CVGPU_COMMIT=${CVGPU_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)} python3 - <<'PY' | tee "$OUT/env.json"
+import json, os, sys
+sys.path.insert(0, "compat_matrix")
+import cv2, cupy, cvgpu, generate
+print(json.dumps({"commit": os.environ["CVGPU_COMMIT"],
+                  "source_digest": generate.source_digest(files=generate.disk_sources()),
+                  "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                  "cv2_version": cv2.__version__, "cupy_version": cupy.__version__,
+                  "ximgproc": hasattr(cv2, "ximgproc"), "backend": cvgpu.backend()}))
+PY
 
 run_tests() {
   local LOG=/tmp/cvgpu-compat-$$.jsonl
@@ -95,7 +106,7 @@ run_sanitizer() {
 
 run_bench() {
   # LMS accuracy study (issue 9), then the benchmark report and `cvgpu compare` on examples/.
-  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.lms as m; m.print_accuracy(m.accuracy_rows())" \
+  timeout -s INT ${ACCURACY_TIMEOUT:-90} python3 -c "import cvgpu.bench.lms as m; m.print_accuracy(m.accuracy_rows())" \
     > "$OUT/lms-accuracy.log" 2>&1
   OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
 }

@@ -13,7 +13,9 @@ import numpy as np
 
 import cvgpu
 from cvgpu.bench import workloads as bench
+from cvgpu.bench.contours import blobs_image
 from cvgpu import contours as cc
+from cvgpu.contours import _common as contours_common
 from cvgpu import hough as hh
 
 cp.cuda.set_allocator(None)  # one cudaMalloc per array: memcheck sees each array's bounds
@@ -26,17 +28,15 @@ def same(a, b):
 
 rng = np.random.default_rng(5)
 bad = n = 0
-saved = cc._RULER_MIN_SLOTS
-imgs = [cc.blobs_image(120, 150, seed=1, noise=0.02), (rng.random((64, 90)) < 0.5).astype(np.uint8),
-        cc.blobs_image(200, 170, seed=3), np.ones((33, 17), np.uint8), np.zeros((5, 5), np.uint8)]
+imgs = [blobs_image(120, 150, seed=1, noise=0.02), (rng.random((64, 90)) < 0.5).astype(np.uint8),
+        blobs_image(200, 170, seed=3), np.ones((33, 17), np.uint8), np.zeros((5, 5), np.uint8)]
 for img in imgs:
     for ranking in (0, 1 << 62):
-        cc._RULER_MIN_SLOTS = ranking
-        for mode in (cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE):
-            for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1):
-                n += 1
-                bad += not same(cvgpu.findContours(img, mode, method), cv2.findContours(img, mode, method))
-cc._RULER_MIN_SLOTS = saved
+        with cc.TUNING.override(ruler_min_slots=ranking):
+            for mode in (cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE):
+                for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1):
+                    n += 1
+                    bad += not same(cvgpu.findContours(img, mode, method), cv2.findContours(img, mode, method))
 s1, s2 = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
 d = cp.asarray(imgs[0])
 with s1:
@@ -66,6 +66,6 @@ for k in range(4):
     outs.append(det.downloadResults(det.detect(cvgpu.cuda.GpuMat(img))))
 hb += not (np.array_equal(outs[0][0], outs[2][0]) and np.array_equal(outs[1][1], outs[3][1]))
 ws = hh._workspace(cp)
-print("hough bad", hb, "cooperative", dict(cc._cooperative), "hough graphs", [bool(p.graph) for p in ws.plans.values()],
+print("hough bad", hb, "cooperative", dict(contours_common._cooperative), "hough graphs", [bool(p.graph) for p in ws.plans.values()],
       "detector graphs", [bool(g) for g in det._buf.graphs.values()], flush=True)
 sys.exit(1 if bad or hb else 0)

@@ -81,6 +81,17 @@ def cupy_module():
     return _state["cupy"]
 
 
+def gpu_probed():
+    """True once the GPU has been probed (started, or found unusable) in this process."""
+    return _state["checked"]
+
+
+def mark_unusable(reason):
+    """From now on there is no usable GPU, for ``reason`` (a forked child of a CUDA process)."""
+    with _lock:
+        _state["cupy"], _state["reason"], _state["checked"] = None, reason, True
+
+
 def backend():
     """``"cuda"`` when cvgpu computes on the GPU, ``"cv2"`` when it falls back to OpenCV."""
     return "cuda" if cupy_module() is not None else "cv2"

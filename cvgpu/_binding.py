@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from . import _errors
+from ._arrays import as_device_array
 
 REQUIRED = object()
 
@@ -241,6 +242,48 @@ class HostMat:
 
     def is_type(self, dtype, channels):
         return self.dtype == np.dtype(dtype) and self.channels == channels
+
+
+class DeviceMat(HostMat):
+    """A device array's header as cv2 would read the array (``array`` stays on the device)."""
+
+    __slots__ = ()
+
+
+def array_converter(output, host=None):
+    """``convert_array`` for parse() of a function whose array arguments may live on the device:
+    the output argument named ``output`` (``lines``, ``dst``) is kept as given when it is a device
+    array, else checked as cv2 checks an output Mat (out_mat); any other device array becomes a
+    DeviceMat; host values go through ``host(name, value)`` (default: host_mat)."""
+    host = host or host_mat
+
+    def convert(name, value):
+        device = as_device_array(value)
+        if name == output:
+            return value if device is not None else out_mat(name, value)
+        if device is not None:
+            header = mat_header(name, device, device.shape, device.dtype)
+            return DeviceMat(device, header.rows, header.cols, header.channels, header.dtype)
+        return host(name, value)
+    return convert
+
+
+def deliver(result, out, shapes=None):
+    """A result delivered as cv2 delivers it through an output argument (``lines``, ``dst``): written
+    into the given array ``out``, which is returned, only when its Mat already has the result's size
+    and type, else the new ``result`` (cv2 allocates). ``shapes``: the array shapes whose Mat has
+    that size and type (default: the result's own shape); ``out`` must also be of the result's array
+    type (numpy or CuPy) and dtype. An output of a type that defines ``_cvgpu_take(result)`` (a
+    GpuMat, written in place as OpenCV writes GpuMat outputs) takes a result of its own type."""
+    if result is None or out is None or type(out) is not type(result):
+        return result
+    take = getattr(type(out), "_cvgpu_take", None)
+    if take is not None:
+        return take(out, result)
+    if out.dtype == result.dtype and out.shape in (shapes or (result.shape,)):
+        out[...] = result.reshape(out.shape)
+        return out
+    return result
 
 
 _SUPPORTED_DTYPES = {np.dtype(t) for t in (

@@ -8,15 +8,20 @@ and stderr (nothing is captured, so its prints and output files are as usual; th
 are the ones left). Before the script starts, ``sys.modules["cv2"]`` is replaced by a module that
 forwards every name to the real cv2 (first run) or to cvgpu (second run) and times the calls cvgpu
 computes itself. Those are discovered, not listed: every function in cvgpu's ``_OWN`` names (and in its
-``cuda``/``ximgproc`` submodules) defined in a public cvgpu family module (not a package ``__init__``,
-not a ``_private`` module, not the GpuMat/Stream plumbing), e.g. ``HoughLines``,
-``ximgproc.RadonTransform``, ``findContours`` once it exists; a ``create*`` factory's object gets its
+``cuda``/``ximgproc`` submodules) defined in a public cvgpu family module or family package (not the
+``cuda``/``ximgproc`` namespaces' own ``__init__``, not a ``_private`` module, not the GpuMat/Stream
+plumbing), e.g. ``HoughLines``, ``ximgproc.RadonTransform``, ``findContours``; a ``create*`` factory's object gets its
 compute methods timed (``cuda.createHoughLinesDetector().detect``). Each call's outputs are hashed
 (shape, dtype, bytes; GpuMat/CuPy outputs downloaded after the timer stops), and the two runs are compared
 call by call.
 
-Exit status: 0 when every compared output is identical (or nothing was compared), 1 when one differs,
-2 on a usage error, 3 when either run of the script exited with a non-zero status.
+Nothing is started before the script: cvgpu starts the GPU when its engine choice says so, as in
+the user's own run, so the whole-script times compare what a user sees. Without a usable GPU no
+speed is compared (cvgpu computes with cv2 then), only outputs.
+
+Exit status: 0 when every compared output is identical, 1 when one differs, 2 on a usage error (an
+option of cvgpu compare written after the script), 3 when either run of the script exited with a
+non-zero status, 4 when nothing was compared.
 """
 import argparse
 import collections
@@ -41,8 +46,10 @@ _NOT_COMPUTE = re.compile(r"^(_|get|set|download|upload|empty|clear|save|load|wr
 
 # ---------------------------------------------------------------- what cvgpu accelerates
 
-# Plumbing, not computations: GpuMat/Stream (cuda.Stream_Null is a function there).
-_PLUMBING_MODULES = {"cvgpu.cuda.gpumat"}
+# Plumbing, not computations: GpuMat/Stream (cuda.Stream_Null is a function there), and the cv2
+# namespaces' own __init__ (cuda.getCudaEnabledDeviceCount). A family package's __init__
+# (cvgpu.contours) holds the family's public functions.
+_PLUMBING_MODULES = {"cvgpu.cuda.gpumat", "cvgpu.cuda", "cvgpu.ximgproc"}
 
 
 def _is_family_module(modname):
@@ -51,8 +58,7 @@ def _is_family_module(modname):
         return False
     if modname in _PLUMBING_MODULES:
         return False
-    mod = sys.modules.get(modname)
-    return mod is not None and not hasattr(mod, "__path__")  # a package __init__ holds no family
+    return sys.modules.get(modname) is not None
 
 
 def accelerated_names():
@@ -91,6 +97,15 @@ def _feed(h, obj, depth=0):
         h.update(np.ascontiguousarray(obj).view(np.uint8).reshape(-1).data if obj.size else b"")
     elif isinstance(obj, (tuple, list)):
         h.update(b"T%d;" % len(obj))
+        if len(obj) > 16 and all(type(a) is np.ndarray for a in obj):
+            # findContours' thousands of small arrays: their shapes, one dtype and all their bytes,
+            # hashed at once (item by item took longer than the call being compared)
+            ndims, dtypes = {a.ndim for a in obj}, {a.dtype for a in obj}
+            if len(ndims) == 1 and len(dtypes) == 1:
+                h.update(b"V%s;" % str(dtypes.pop()).encode())
+                h.update(np.array([a.shape for a in obj], dtype=np.int64).tobytes())
+                h.update(np.concatenate([a.reshape(-1) for a in obj]).view(np.uint8).data)
+                return
         for item in obj:
             _feed(h, item, depth + 1)
     elif isinstance(obj, np.generic):
@@ -145,6 +160,7 @@ class _Recorder:
         self.lock = threading.Lock()
         self.local = threading.local()
         self.index = 0
+        self.overhead_s = 0.0   # compare's own work inside the script (hashing outputs), taken out of its time
 
     def sync(self, out):
         cp = sys.modules.get("cupy")
@@ -153,6 +169,7 @@ class _Recorder:
         cp.cuda.Device().synchronize()
 
     def write(self, name, ms, args, kwargs, out, error=None):
+        t0 = time.perf_counter()
         engine = None
         if self.mode == "cvgpu":
             cvgpu = sys.modules.get("cvgpu")
@@ -164,6 +181,7 @@ class _Recorder:
             rec["seq"] = self.index
             self.index += 1
             self.fh.write(json.dumps(rec) + "\n")
+        self.overhead_s += time.perf_counter() - t0
 
 
 def _has(obj, name):
@@ -295,14 +313,10 @@ def install(mode, log_path):
 
 def _child_main(argv):
     mode, log_path, script = argv[0], argv[1], argv[2]
-    install(mode, log_path)
-    init_s = None
-    if mode == "cvgpu":
-        # CuPy's import and the CUDA context are process start-up, like importing cv2: done (and
-        # reported) before the script starts, not charged to the script's first call.
-        t0 = time.perf_counter()
-        sys.modules["cvgpu._backend"].cupy_module()
-        init_s = time.perf_counter() - t0
+    rec = install(mode, log_path)
+    # Nothing is started before the script: cvgpu's GPU start-up (CuPy, the CUDA context, kernels)
+    # happens when cvgpu decides to, as in the user's own run, and counts in the script's time.
+    t_start = time.perf_counter()
     import runpy
     import traceback
     sys.argv = [script] + list(argv[3:])
@@ -326,8 +340,13 @@ def _child_main(argv):
     if mode == "cvgpu":
         cvgpu = sys.modules["cvgpu"]
         with open(log_path, "a") as fh:
+            engine = sys.modules["cvgpu._engine"]
             fh.write(json.dumps({"meta": {"backend": cvgpu.backend(), "no_gpu_reason": cvgpu.fallback_reason(),
-                                          "gpu_init_s": init_s}}) + "\n")
+                                          "engine_mode": engine.get_engine(), "gpu_start": engine.startup_state(),
+                                          "gpu_start_s": engine._startup.seconds,
+                                          "script_s": time.perf_counter() - t_start}}) + "\n")
+    with open(log_path, "a") as fh:
+        fh.write(json.dumps({"meta": {"compare_overhead_s": rec.overhead_s}}) + "\n")
     return code
 
 
@@ -385,7 +404,7 @@ def summarize(logs, runs):
     verdicts = [f["identical"] for f in functions]
     return {"runs": runs, "functions": functions, "first_difference": first_diff,
             "identical": (False if False in verdicts else (True if True in verdicts else None)),
-            "accelerated": accelerated_names()}
+            "accelerated": accelerated_names(), "gpu_compared": runs.get("cvgpu", {}).get("backend") == "cuda"}
 
 
 def _ms(v):
@@ -404,13 +423,19 @@ def summary_lines(result, markdown=False):
         run = runs[mode]
         extra = ""
         if mode == "cvgpu":
-            extra = ", backend %s" % run.get("backend")
-            if run.get("backend") != "cuda":
-                extra += " (no usable GPU: cvgpu computed with cv2, so times and outputs match by construction)"
-            elif run.get("gpu_init_s") is not None:
-                extra += " (CuPy import + CUDA context %.2f s before the script, not in the calls)" % run["gpu_init_s"]
-        text = "%-5s run: exit %s, %.2f s%s" % (mode, run["exit"], run["seconds"], extra)
+            extra = ", engine %s, GPU %s" % (run.get("engine_mode", "?"), run.get("gpu_start", "?"))
+            if run.get("gpu_start_s") is not None:
+                extra += " (start-up %.2f s, in the background)" % run["gpu_start_s"]
+        text = "%-5s run: exit %s, whole script %.2f s (less %.2f s of compare's own hashing)%s" % (
+            mode, run["exit"], run["seconds"], run.get("compare_overhead_s", 0.0), extra)
         lines.append(("- " if markdown else "  ") + text)
+    gpu = result.get("gpu_compared", True)
+    if not gpu:
+        lines.append(("- " if markdown else "  ") + "no speed compared: there is no usable GPU (%s), so cvgpu "
+                     "computed every call with cv2; only the outputs were compared" % runs["cvgpu"].get("no_gpu_reason"))
+    elif runs["cv2"]["exit"] == 0 and runs["cvgpu"]["exit"] == 0 and runs["cvgpu"]["seconds"] > 0:
+        lines.append(("- " if markdown else "  ") + "whole script: %.2fx (cv2 %.2f s / cvgpu %.2f s)" % (
+            runs["cv2"]["seconds"] / runs["cvgpu"]["seconds"], runs["cv2"]["seconds"], runs["cvgpu"]["seconds"]))
     cols = ("function", "calls cv2/cvgpu", "cv2 total ms", "cvgpu total ms", "cv2 median", "cvgpu median",
             "cvgpu 1st", "speedup", "identical", "computed by")
     rows = []
@@ -422,7 +447,7 @@ def summary_lines(result, markdown=False):
                      _ms(f["cv2"]["total_ms"] if f["cv2"]["calls"] else None),
                      _ms(f["cvgpu"]["total_ms"] if f["cvgpu"]["calls"] else None),
                      _ms(f["cv2"]["median_ms"]), _ms(f["cvgpu"]["median_ms"]), _ms(f["cvgpu"]["first_ms"]),
-                     "-" if f["speedup"] is None else "%.1fx" % f["speedup"],
+                     "-" if f["speedup"] is None or not gpu else "%.1fx" % f["speedup"],
                      {True: "yes", False: "NO", None: "n/a"}[f["identical"]], by))
     if markdown:
         lines += ["", "| " + " | ".join(cols) + " |", "|---|---|" + "---:|" * 6 + "---|---|"]
@@ -447,8 +472,12 @@ def summary_lines(result, markdown=False):
                 kw = ", ".join("%s=%s" % kv for kv in a["kwargs"].items())
                 lines.append("  %-5s args: %s%s%s" % (mode, ", ".join(a["args"]), ", " if kw and a["args"] else "",
                                                       kw) + (" -> raised %s" % a["error"] if a["error"] else ""))
+    for mode in ("cv2", "cvgpu"):
+        if runs[mode]["exit"] != 0:
+            lines.append("THE SCRIPT FAILED in the %s run (exit %s): its error is printed above" % (mode,
+                                                                                             runs[mode]["exit"]))
     verdict = {True: "all outputs identical", False: "OUTPUTS DIFFER",
-               None: "no call compared in both runs"}[result["identical"]]
+               None: "NOTHING COMPARED: no call cvgpu accelerates was made in both runs"}[result["identical"]]
     lines.append("%s. Times: host clock around each call (device outputs synchronized); speedup: cv2 median / "
                  "cvgpu median (ms per call); a function's first cvgpu call also loads or compiles its kernels "
                  "(cvgpu 1st), so with one or two calls the median includes it." % verdict)
@@ -464,9 +493,11 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="cvgpu compare", description="Run an unmodified OpenCV script with cv2, then with cvgpu as cv2; "
         "report time and output identity of every call cvgpu computes.",
-        usage="cvgpu compare [--json PATH] [--markdown PATH] script.py [args...]",
-        epilog="exit status: 0 all compared outputs identical, 1 an output differs, 2 usage error, "
-        "3 a run of the script exited non-zero")
+        usage="cvgpu compare [--json PATH] [--markdown PATH] [--] script.py [args...]",
+        epilog="cvgpu compare's options go before the script; everything after the script is the script's "
+        "(write -- before the script to pass it arguments named like these options). exit status: 0 all "
+        "compared outputs identical, 1 an output differs, 2 usage error, 3 a run of the script exited "
+        "non-zero, 4 nothing was compared")
     parser.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="append the comparison to PATH as markdown")
     parser.add_argument("script", help="the Python script, run as `python script.py args...` would run it")
@@ -480,8 +511,22 @@ def _run(mode, script, args, log_path, env):
     return {"exit": proc.returncode, "seconds": time.perf_counter() - start}
 
 
+_OWN_OPTIONS = ("--json", "--markdown")
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    explicit = "--" in argv and args.script in argv and argv.index("--") < argv.index(args.script)
+    if args.args[:1] == ["--"]:
+        args.args = args.args[1:]
+    if not explicit:
+        misplaced = [a for a in args.args if a.split("=")[0] in _OWN_OPTIONS]
+        if misplaced:
+            print("cvgpu compare: %s after the script would go to the script, not to cvgpu compare: put it "
+                  "before the script, or write `cvgpu compare [options] -- %s ...` to pass it to the script"
+                  % (", ".join(misplaced), args.script), file=sys.stderr)
+            return 2
     if not os.path.isfile(args.script):
         print("cvgpu compare: no such script: %s" % args.script, file=sys.stderr)
         return 2
@@ -506,6 +551,8 @@ def main(argv=None):
             logs[mode] = [r for r in records if "meta" not in r]
             for r in records:
                 runs[mode].update(r.get("meta", {}))
+            # the script's own time: the child's wall time less compare's hashing of its outputs
+            runs[mode]["seconds"] -= runs[mode].get("compare_overhead_s", 0.0)
     result = summarize(logs, runs)
     print_summary(result)
     if args.json:
@@ -516,4 +563,6 @@ def main(argv=None):
             fh.write("\n".join(summary_lines(result, markdown=True)) + "\n\n")
     if runs["cv2"]["exit"] != 0 or runs["cvgpu"]["exit"] != 0:
         return 3
+    if result["identical"] is None:
+        return 4
     return 1 if result["identical"] is False else 0

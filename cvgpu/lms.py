@@ -31,7 +31,7 @@ Definitions
   vx == 0, vy > 0), and (x0, y0) the centroid of the slab's points (those within halfwidth of the
   line) projected onto the line.
 
-Algorithm (kernels/lms.cu): with M = n (n + 1) / 2 candidates, about sqrt(M) of them (at least
+Algorithm (kernels/lms/lms.cu): with M = n (n + 1) / 2 candidates, about sqrt(M) of them (at least
 256; all when M <= 256) spread over the candidate list are evaluated exactly (block radix select),
 giving a bound; one thread per candidate then tests, in one pass with early exits, whether its slab
 narrower than the bound (shrunk by 1e-5) holds h points; those that do (about M / sqrt(M) on
@@ -45,18 +45,37 @@ rounding allowance grows with the coordinates).
 
 Without a GPU the same definitions are computed with numpy (O(n^3) time, slow for thousands of
 points) and a ``CvgpuFallbackWarning`` is issued once.
+
+Tuned sizes are ``TUNING`` (cvgpu/_tuning.py); each GPU fit counts how its candidate list settled
+(``TUNING.paths()``): "one_pass" or "windowed". The benchmark rows and the accuracy study of
+refineHoughLines against least squares are in cvgpu/bench/lms.py.
 """
 import math
 
-import cv2
 import numpy as np
 
 from . import _backend, _binding, _errors, _kernels
 from ._arrays import as_device_array, on_input_device
+from ._cvmath import cdiv
+from ._tuning import Tuning
 
 RESIDUALS = {"vertical": 0, "horizontal": 1, "perpendicular": 2, "auto": 3}
 MAX_POINTS = 46340           # candidate ids (a * n + b) * 2 + side fit in 32 bits
-_THREADS = 256
+_THREADS = 256               # LMS_THREADS of kernels/lms/lms.cu: its shared arrays are sized for it
+_KERNELS = "lms/lms"         # kernels/lms/lms.cu
+
+TUNING = Tuning(
+    "lms",
+    # Blocks per SM of the grid-stride kernels: sample, decide, evaluate, finish (bench rows "fitLineLMS").
+    blocks_per_sm=8,
+    # Candidate list: 64 entries a point in [list_min, list_max]; overflows settle in windows (bench "fitLineLMS").
+    list_per_point=64,
+    list_min=1 << 16,
+    list_max=1 << 22,
+    # Support gathering: a block per 32 px of the longer side, at most 32 a line (bench rows "refineHoughLines").
+    gather_split_px=32,
+    gather_splits_max=32,
+)
 
 
 # ---------------------------------------------------------------- argument layer
@@ -210,12 +229,8 @@ def fit_numpy(xy, code):
 
 # ---------------------------------------------------------------- GPU pipeline
 
-def _cdiv(a, b):
-    return -(-a // b)
-
-
 def _sample_count(xp, m):
-    """Candidates evaluated exactly per problem (kernels/lms.cu sample_count, same arithmetic)."""
+    """Candidates evaluated exactly per problem (kernels/lms/lms.cu sample_count, same arithmetic)."""
     k = xp.floor(xp.sqrt(m.astype(xp.float64))).astype(xp.int64)
     return xp.minimum(m, xp.maximum(k, 256))
 
@@ -226,6 +241,7 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     Returns device arrays (out_f = line (nout,4) | hw (nout,) | ext (nout,4), inliers (nout,)), the
     candidate-list counter and settle(count) for the rare list overflow."""
     num_sms, _ = _kernels.device_properties()
+    blocks = num_sms * TUNING.blocks_per_sm
     nprob = int(starts.shape[0])
     xp = np if isinstance(starts, np.ndarray) else cp
     m = counts.astype(xp.int64) * (counts.astype(xp.int64) + 1) // 2
@@ -253,18 +269,18 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     cand = cp.empty((capacity, 2), dtype=cp.int32)
     list_count = cp.zeros(1, dtype=cp.uint32)
     args_p = (pts, starts, counts, modes)
-    _kernels.get_function("lms", "lms_prepare")(
-        (min(nprob, num_sms * 8),), (_THREADS,), (pts, starts, counts, np.int32(nprob), maxabs, best))
-    _kernels.get_function("lms", "lms_sample")(
-        (num_sms * 8,), (_THREADS,), args_p + (np.int32(nprob), sample_off, best))
+    _kernels.get_function(_KERNELS, "lms_prepare")(
+        (min(nprob, blocks),), (_THREADS,), (pts, starts, counts, np.int32(nprob), maxabs, best))
+    _kernels.get_function(_KERNELS, "lms_sample")(
+        (blocks,), (_THREADS,), args_p + (np.int32(nprob), sample_off, best))
 
     def decide_and_eval(t_lo=0, t_hi=1 << 62):
-        _kernels.get_function("lms", "lms_decide")(
-            (num_sms * 8,), (_THREADS,),
+        _kernels.get_function(_KERNELS, "lms_decide")(
+            (blocks,), (_THREADS,),
             args_p + (np.int32(nprob), decide_off, best, maxabs, cand, list_count, np.int64(capacity),
                       np.int64(t_lo), np.int64(t_hi)))
-        _kernels.get_function("lms", "lms_eval_list")(
-            (num_sms * 8,), (_THREADS,),
+        _kernels.get_function(_KERNELS, "lms_eval_list")(
+            (blocks,), (_THREADS,),
             args_p + (cand, list_count, np.int64(capacity), best))
 
     decide_and_eval()
@@ -272,8 +288,8 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
     out_n = cp.empty(nout, dtype=cp.int32)
 
     def finish():
-        _kernels.get_function("lms", "lms_finish")(
-            (min(nout, num_sms * 8),), (_THREADS,),
+        _kernels.get_function(_KERNELS, "lms_finish")(
+            (min(nout, blocks),), (_THREADS,),
             args_p + (best, choose, np.int32(nout), out_f[:4 * nout], out_f[4 * nout:5 * nout],
                       out_f[5 * nout:], out_n))
 
@@ -286,7 +302,9 @@ def _run_problems(cp, pts, starts, counts, modes, choose, nout):
         and evaluated window by window: ``window`` per problem cannot overflow the list, and the
         rounds end after the largest problem's last window. Returns whether anything was redone."""
         if int(count_host) <= capacity:
+            TUNING.ran("one_pass")
             return False
+        TUNING.ran("windowed")
         window = max(1, capacity // nprob)
         for t_lo in range(0, int(m.max()), window):
             list_count.fill(0)
@@ -506,8 +524,8 @@ def refineHoughLines(image, lines, rho, theta, band=0.5, segments=False, min_sup
     result = seg.reshape(-1, 1, 4) if segments else polar.reshape(-1, 1, 2)
 
     def to_polar():
-        _kernels.get_function("lms", "lms_to_polar")(
-            (_cdiv(nlines, 128),), (128,),
+        _kernels.get_function(_KERNELS, "lms_to_polar")(
+            (cdiv(nlines, 128),), (128,),
             (fit, out_n, d_lines, np.int32(nlines), np.int32(min_support), polar, ext,
              seg if seg is not None else np.uint64(0)))
 
@@ -529,12 +547,12 @@ def _gather_gpu(cp, d_img, d_lines, bt, br, w_rows, w_cols):
     """Each line's support, packed in raster order: (points (capacity, 2) float32, starts, counts)."""
     rows, cols = d_img.shape
     nlines = int(d_lines.shape[0])
-    nsplit = max(1, min(32, max(rows, cols) // 32))
+    nsplit = max(1, min(TUNING.gather_splits_max, max(rows, cols) // TUNING.gather_split_px))
     counts = cp.empty(nlines * nsplit, dtype=cp.int32)
     offsets = cp.zeros(nlines * nsplit + 1, dtype=cp.int64)
     capacity = nlines * max(rows * w_rows, cols * w_cols)
     pts = cp.empty((capacity, 2), dtype=cp.float32)
-    gather = _kernels.get_function("lms", "lms_gather")
+    gather = _kernels.get_function(_KERNELS, "lms_gather")
     common = (d_img, np.int32(rows), np.int32(cols), np.int64(d_img.strides[0]), d_lines, np.int32(nlines),
               np.float32(bt), np.float32(br), np.int32(w_rows), np.int32(w_cols))
     gather((nlines, nsplit), (_THREADS,), common + (offsets, counts, pts, np.int32(0)))
@@ -566,7 +584,8 @@ def support_points(image, lines, rho, theta, band=0.5):
 
 
 def _cap_points(npoints):
-    return max(1 << 16, min(1 << 22, int(npoints) * 64))
+    """Candidate-list entries for ``npoints`` points in all (TUNING's list_* rule)."""
+    return max(TUNING.list_min, min(TUNING.list_max, int(npoints) * TUNING.list_per_point))
 
 
 def _supports_numpy(x, y, rk, tk, bt, br):
@@ -616,197 +635,3 @@ def _refine_numpy(img, ln, bt, br, segments, min_support, supports=None):
     if segments:
         return np.array(out, np.int32).reshape(-1, 1, 4)
     return np.array(out, np.float32).reshape(-1, 1, 2)
-
-
-# ---------------------------------------------------------------- benchmark and accuracy study
-
-def _gpu_ms(cp, fn, reps):
-    from .bench._timing import time_device  # the one timing helper (CUDA events after warm-up, median)
-    return time_device(cp, fn, reps, warmup=2)["median"]
-
-
-def _host_ms(fn, reps):
-    from .bench._timing import time_host
-    return time_host(fn, reps)["median"]
-
-
-def _outlier_set(rng, n, outliers=0.4, span=1000.0):
-    x = rng.uniform(0, span, n)
-    y = 0.6 * x + 40 + rng.normal(0, 0.5, n)
-    out = rng.random(n) < outliers
-    y[out] = rng.uniform(0, span, int(out.sum()))
-    return np.stack([x, y], 1).astype(np.float32)
-
-
-def _line_image(rng, side, lines, p=0.5, noise=0.0, length=None):
-    """Edge image with the given (rho, theta) lines rasterised (each pixel kept with probability
-    p), optionally as segments of ``length`` px around a random point, plus salt noise."""
-    img = np.zeros((side, side), np.uint8)
-    for r, th in lines:
-        t = np.arange(-2.0 * side, 2.0 * side, 0.5)
-        if length is not None:
-            c = rng.uniform(-side / 3, side / 3)
-            t = t[np.abs(t - c) <= length / 2]
-        x = np.rint(r * math.cos(th) - t * math.sin(th)).astype(np.int64)
-        y = np.rint(r * math.sin(th) + t * math.cos(th)).astype(np.int64)
-        ok = (x >= 0) & (x < side) & (y >= 0) & (y < side)
-        xy = np.unique(np.stack([x[ok], y[ok]], 1), axis=0)
-        keep = rng.random(len(xy)) < p
-        img[xy[keep, 1], xy[keep, 0]] = 255
-    if noise:
-        img[rng.random((side, side)) < noise] = 255
-    return img
-
-
-def _random_line(rng, side):
-    th = rng.uniform(0, math.pi)
-    cx, cy = rng.uniform(0.35 * side, 0.65 * side, 2)
-    return cx * math.cos(th) + cy * math.sin(th), th
-
-
-def bench_rows(quick=False, seed=0):
-    """Speed rows for ``cvgpu bench``. cvgpu_ms: CUDA events around the whole call (upload,
-    kernels, download for numpy io), median after warm-up. cv2 has no LMS fitter: where cv2_ms is
-    given it is cv2.fitLine(DIST_L2) on the same points (least squares, the non-robust reference;
-    host clock, same run), otherwise None."""
-    rng = np.random.default_rng(seed)
-    cp = _backend.cupy_module()
-    reps = 5 if quick else 20
-    rows = []
-
-    def row(function, workload, cv2_ms, cvgpu_ms, io):
-        speedup = (cv2_ms / cvgpu_ms) if (cv2_ms is not None and cvgpu_ms) else None
-        rows.append(dict(function=function, workload=workload, cv2_ms=cv2_ms, cvgpu_ms=cvgpu_ms,
-                         speedup=speedup, io=io, exact=None))
-
-    for n in ((512,) if quick else (512, 2048)):
-        xy = _outlier_set(rng, n)
-        cv2_ms = _host_ms(lambda: cv2.fitLine(xy, cv2.DIST_L2, 0, 0.01, 0.01), reps)
-        wl = ("exact LMS (y on x) of %d points, 40%% outliers; cv2_ms = cv2.fitLine DIST_L2 (least "
-              "squares reference, not LMS)" % n)
-        if cp is None:
-            row("fitLineLMS", wl, cv2_ms, None, "numpy")
-            continue
-        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy, "vertical"), reps), "numpy")
-        d = cp.asarray(xy)
-        row("fitLineLMS", wl, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(d, "vertical"), reps), "device")
-        wl_auto = wl.replace("(y on x)", "(auto: y on x and x on y)")
-        row("fitLineLMS", wl_auto, cv2_ms, _gpu_ms(cp, lambda: fitLineLMS(xy), reps), "numpy")
-    nb, npts = (20, 256) if quick else (100, 512)
-    sets = [_outlier_set(rng, npts) for _ in range(nb)]
-    cv2_ms = _host_ms(lambda: [cv2.fitLine(s_, cv2.DIST_L2, 0, 0.01, 0.01) for s_ in sets], reps)
-    wl = ("fitLineLMSBatch: %d sets x %d points (y on x), one launch; cv2_ms = %d cv2.fitLine DIST_L2 "
-          "calls (least squares reference)" % (nb, npts, nb))
-    row("fitLineLMS", wl, cv2_ms,
-        None if cp is None else _gpu_ms(cp, lambda: fitLineLMSBatch(sets, residual="vertical"), reps), "numpy")
-
-    side = 1024
-    nl = 20 if quick else 100
-    truth = [_random_line(rng, side) for _ in range(nl)]
-    img = _line_image(rng, side, truth, p=0.5, noise=0.001, length=300)
-    rho, theta = 1.0, math.pi / 180
-    quant = np.array([[round(r / rho) * rho, round(t / theta) * theta] for r, t in truth],
-                     np.float32).reshape(-1, 1, 2)
-    sizes = [len(s_) for s_ in support_points(img, quant, rho, theta)] if cp is not None else []
-    wl = ("refineHoughLines end to end: %dx%d edge image, %d segments of 300 px (p = 0.5) + 0.1%% salt, "
-          "lines at their (1 px, 1 deg) cells, band 0.5; support %s points per line (mean)"
-          % (side, side, nl, ("%.0f" % np.mean(sizes)) if sizes else "?"))
-    row("refineHoughLines", wl, None,
-        None if cp is None else _gpu_ms(cp, lambda: refineHoughLines(img, quant, rho, theta), reps), "numpy")
-    if cp is not None:
-        d_img, d_q = cp.asarray(img), cp.asarray(quant)
-        row("refineHoughLines", wl, None, _gpu_ms(cp, lambda: refineHoughLines(d_img, d_q, rho, theta), reps),
-            "device")
-    return rows
-
-
-def _slope_intercept(vx, vy, x0, y0, steep, side):
-    """(slope, intercept) in the line's shallow frame: y = m x + b if not steep, else x = m y + b;
-    the intercept is taken at the image centre (x = side / 2, resp. y = side / 2)."""
-    c = side / 2.0
-    if steep:
-        m = vx / vy
-        return m, x0 + m * (c - y0)
-    m = vy / vx
-    return m, y0 + m * (c - x0)
-
-
-def _polar_to_dir(r, th):
-    return -math.sin(th), math.cos(th), r * math.cos(th), r * math.sin(th)
-
-
-def accuracy_rows(trials=40, noises=(0.0005, 0.001, 0.002, 0.004),
-                  resolutions=((1.0, 1.0), (2.0, 2.0), (4.0, 4.0)), side=1024, seed=0):
-    """The study's accuracy experiment. Per trial: a side x side image with one random line (each
-    pixel kept with probability 0.5) plus salt noise; cv2.HoughLines at (rho px, theta deg); its
-    top line is refined by refineHoughLines (LMS, band 0.5) and, on the same support points, by
-    ordinary least squares. Errors in the true line's shallow frame (y on x if |slope| <= 1, else
-    x on y): slope error = |m - m_true| * 100 (% of a 45-degree slope), intercept error =
-    |b - b_true| px at the image centre. outliers = mean fraction of support points farther than
-    1.5 px from the true line. Rows: dicts; print_accuracy() prints them as a table."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for rho, theta_deg in resolutions:
-        theta = math.radians(theta_deg)
-        for noise in noises:
-            errs = {k: ([], []) for k in ("hough", "ols", "lms")}
-            outl, found = [], 0
-            for _ in range(trials):
-                r_true, th_true = _random_line(rng, side)
-                img = _line_image(rng, side, [(r_true, th_true)], p=0.5, noise=noise)
-                lines = cv2.HoughLines(img, rho, theta, 60)
-                if lines is None:
-                    continue
-                found += 1
-                top = lines[:1]
-                vx, vy, x0, y0 = _polar_to_dir(r_true, th_true)
-                steep = abs(vy) > abs(vx)
-                m_t, b_t = _slope_intercept(vx, vy, x0, y0, steep, side)
-                pts = support_points(img, top, rho, theta)[0].astype(np.float64)
-                nx, ny = math.cos(th_true), math.sin(th_true)
-                if len(pts):
-                    outl.append(float(np.mean(np.abs(pts[:, 0] * nx + pts[:, 1] * ny - r_true) > 1.5)))
-                est = {"hough": _polar_to_dir(float(top[0, 0, 0]), float(top[0, 0, 1]))}
-                if len(pts) >= 2:
-                    u, v = (pts[:, 1], pts[:, 0]) if steep else (pts[:, 0], pts[:, 1])
-                    m, b = np.polyfit(u, v, 1)
-                    est["ols"] = (m, b)
-                ref = refineHoughLines(img, top, rho, theta)
-                est["lms"] = _polar_to_dir(float(ref[0, 0, 0]), float(ref[0, 0, 1]))
-                for k, e in est.items():
-                    if k == "ols":
-                        m, b0 = e
-                        b = b0 + m * side / 2.0
-                    else:
-                        m, b = _slope_intercept(*e, steep, side)
-                    errs[k][0].append(abs(m - m_t) * 100.0)
-                    errs[k][1].append(abs(b - b_t))
-            row = dict(rho=rho, theta_deg=theta_deg, noise=noise, trials=found,
-                       outliers=float(np.mean(outl)) if outl else None)
-            for k, (se, ie) in errs.items():
-                row[k + "_slope_pct"] = float(np.mean(se)) if se else None
-                row[k + "_intercept_px"] = float(np.mean(ie)) if ie else None
-            out.append(row)
-    return out
-
-
-def print_accuracy(rows):
-    head = ("rho", "theta", "noise", "n", "outl", "Hough slope%", "OLS slope%", "LMS slope%",
-            "Hough icpt px", "OLS icpt px", "LMS icpt px")
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---:|" * len(head))
-    f = lambda v, d=3: "-" if v is None else ("%.*f" % (d, v))  # noqa: E731
-    for r in rows:
-        print("| %g | %g | %g | %d | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["rho"], r["theta_deg"], r["noise"], r["trials"], f(r["outliers"], 2),
-            f(r["hough_slope_pct"]), f(r["ols_slope_pct"]), f(r["lms_slope_pct"]),
-            f(r["hough_intercept_px"]), f(r["ols_intercept_px"]), f(r["lms_intercept_px"])))
-
-
-if __name__ == "__main__":
-    import sys
-    if "--bench" in sys.argv:
-        for r in bench_rows(quick="--quick" in sys.argv):
-            print(r)
-    else:
-        print_accuracy(accuracy_rows(trials=int(sys.argv[1]) if len(sys.argv) > 1 else 40))

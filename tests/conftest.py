@@ -10,12 +10,16 @@ those lines into compat_matrix/results.json.
 """
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 import cvgpu
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
                           suppress_health_check=list(HealthCheck))
@@ -89,23 +93,62 @@ extern "C" __global__ void cvgpu_test_spin(long long cycles) {
         kernel((1,), (1,), (np.int64(khz * 1000 * seconds),))
 
 
+def _trivial(result):
+    """True when a reference result holds nothing: None, an empty array, or a tuple/list of such."""
+    if result is None:
+        return True
+    if isinstance(result, (tuple, list)):
+        return all(_trivial(r) for r in result)
+    size = getattr(result, "size", None)
+    return size == 0 if size is not None else False
+
+
+def _input_facts(inputs):
+    """(digest, long side) of a case's inputs: arrays by shape, dtype and bytes, other values by repr;
+    the long side is the largest of the arrays' two leading dimensions (None without an array)."""
+    import hashlib
+    h, side = hashlib.sha256(), None
+    for x in inputs if isinstance(inputs, (tuple, list)) else (inputs,):
+        if hasattr(x, "__cuda_array_interface__") and hasattr(x, "get"):
+            x = x.get()
+        if isinstance(x, np.ndarray):
+            h.update(repr((x.shape, x.dtype.str)).encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+            if x.ndim >= 1:
+                side = max(side or 0, *x.shape[:2])
+        else:
+            h.update(repr(x).encode())
+    return h.hexdigest()[:20], side
+
+
 class CompatRecorder:
+    """One JSON line per compared case (CVGPU_COMPAT_LOG): function, variant, reference, backend
+    (what computed cvgpu's result: ``cvgpu.last_call_backend()``), exact, kind ("result": the
+    reference returned something; "empty": it returned None or only empty arrays; "error": it raised,
+    an argument error), and, when the test passes ``inputs``, a digest of the inputs (distinct cases)
+    and the image's long side (the size distribution). compat_matrix/generate.py counts them."""
+
     def __init__(self, path):
         self.path = path
 
-    def record(self, function, variant, exact, reference="cv2-cpu", backend=None):
+    def record(self, function, variant, exact, reference="cv2-cpu", backend=None, kind="result", inputs=None):
         if not self.path:
             return
+        if backend is None:
+            backend = cvgpu.last_call_backend() or "none"
         row = {"function": function, "variant": variant, "reference": reference,
-               "backend": backend or cvgpu.last_call_backend() or cvgpu.backend(), "exact": bool(exact)}
+               "backend": "none" if kind == "error" else backend, "exact": bool(exact), "kind": kind}
+        if inputs is not None:
+            row["input"], row["side"] = _input_facts(inputs)
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open("%s.%s" % (self.path, worker), "a") as fh:
             fh.write(json.dumps(row) + "\n")
 
-    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None):
+    def check(self, function, variant, ours, reference_result, reference="cv2-cpu", backend=None, inputs=None):
         """Record and assert cv2-exact equality of one case."""
         exact = same(ours, reference_result)
-        self.record(function, variant, exact, reference, backend)
+        self.record(function, variant, exact, reference, backend,
+                    "empty" if _trivial(reference_result) else "result", inputs)
         assert exact, "%s/%s differs from %s:\nours=%r\nref=%r" % (function, variant, reference, ours,
                                                                     reference_result)
 

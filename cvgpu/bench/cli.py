@@ -42,11 +42,14 @@ def register(name, module, function="bench_rows", description=""):
 register("hough", "cvgpu.bench.hough", "bench_hough", "HoughLines: edge-point and resolution sweeps, photographs")
 register("cuda", "cvgpu.bench.cuda", "bench_cuda_hough", "cuda.HoughLinesDetector vs OpenCV-CUDA's figures")
 register("radon", "cvgpu.bench.radon", "bench_radon", "ximgproc.RadonTransform")
-register("contours", "cvgpu.contours", "bench_rows", "findContours")
-register("lms", "cvgpu.lms", "bench_rows", "LMS line fitting / Hough refinement")
-register("contours-huge", "cvgpu.contours", "huge_bench_rows", "findContours on a 20000 x 20000 sparse image")
-register("contours-labels", "cvgpu.contours", "labels_bench_rows", "findContours on CV_32SC1 label images")
-register("linkruns", "cvgpu.contours", "linkruns_bench_rows", "findContoursLinkRuns")
+register("contours", "cvgpu.bench.contours", "bench_rows", "findContours")
+register("lms", "cvgpu.bench.lms", "bench_rows", "LMS line fitting / Hough refinement")
+register("contours-huge", "cvgpu.bench.contours", "huge_bench_rows", "findContours on a 20000 x 20000 sparse image")
+register("contours-labels", "cvgpu.bench.contours", "labels_bench_rows", "findContours on CV_32SC1 label images")
+register("linkruns", "cvgpu.bench.contours", "linkruns_bench_rows", "findContoursLinkRuns")
+register("contours-frames", "cvgpu.bench.frames", "bench_frames",
+         "findContours on camera frames (photographs' masks, 640x480 to 3840x2160), with the floor")
+register("threads", "cvgpu.bench.threads", "bench_threads", "frames/s from 1 and 8 host threads, cv2 beside")
 
 
 def _call_family(fn, quick, variants, progress):

@@ -1,11 +1,12 @@
-"""Benchmark rows of cvgpu.cuda.createHoughLinesDetector against OpenCV-CUDA's recorded figures.
+"""Benchmark rows of cvgpu.cuda.createHoughLinesDetector beside OpenCV-CUDA's own kernels.
 
 Workload (as in the spec issue): square images of horizontal 1-px segments (512 px long, so each
 segment gives one line at theta = pi/2 above threshold 400), rho 1, theta pi/180, threshold 400.
 cvgpu_ms: CUDA events around detect + downloadResults on a device-resident GpuMat, after warm-up,
 median per call (_timing.time_device: calls in back-to-back batches). cv2_ms:
 cv2.HoughLines (CPU) on the same image in the same run, median.
-reference_ms: OpenCV-CUDA's detector (numbers from the spec issue).
+reference_ms: OpenCV-CUDA's detector, timed in the same job through bench/ocv.py when its harness is
+built (reference_kind "side-by-side"), else the figures recorded in the spec issue ("recorded").
 """
 import math
 
@@ -13,7 +14,9 @@ import cv2
 import numpy as np
 
 from .. import _backend
+from . import ocv
 from ._timing import time_device, time_host, timing_row
+from .workloads import FRAME_PHOTOS, FRAMES, frame_edges
 
 # (image side, edge points) -> OpenCV-CUDA milliseconds
 REFERENCE_MS = {
@@ -44,29 +47,96 @@ def segments_image(side, points, seed=0):
     return img
 
 
+def _threshold_for(det_factory, d_img, lo_lines=10, hi_lines=2000):
+    """A threshold at which the detector finds between lo_lines and hi_lines lines (bisection over the
+    detector's own counts; the photographs' rows ask for 10-2,000 lines)."""
+    lo, hi = 1, 4096
+    best = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        det = det_factory(mid)
+        _, votes = det.downloadResults(det.detect(d_img))
+        n = 0 if votes is None else votes.shape[1]
+        if n > hi_lines:
+            lo = mid + 1
+        elif n < lo_lines:
+            hi = mid - 1
+        else:
+            best = mid
+            if n > (lo_lines + hi_lines) // 4:
+                lo = mid + 1
+            else:
+                break
+    return best
+
+
+def _workloads(quick):
+    """(name, image, threshold or None, doSort, maxLines, points label) of the detector rows: the
+    seed rows (horizontal segments), then Canny edges of photographs at camera-frame sizes, then the
+    truncated (maxLines reached) and sorted settings on one frame per size."""
+    out = []
+    sizes = list(REFERENCE_MS)[:2] if quick else list(REFERENCE_MS)
+    for side, points in sizes:
+        out.append(("%dx%d horizontal segments, %d pts" % (side, side, points), lambda s=side, p=points:
+                    segments_image(s, p), THRESHOLD, False, 4096, (side, points)))
+    photos = FRAME_PHOTOS[:2] if quick else FRAME_PHOTOS
+    frames = FRAMES[:1] if quick else FRAMES
+    for w, h in frames:
+        for name in photos:
+            out.append(("photo %s %dx%d Canny" % (name, w, h), lambda n=name, s=(w, h): frame_edges(n, s),
+                        None, False, 4096, None))
+        out.append(("photo %s %dx%d Canny, maxLines 64" % (photos[0], w, h),
+                    lambda n=photos[0], s=(w, h): frame_edges(n, s), None, False, 64, None))
+        out.append(("photo %s %dx%d Canny, doSort" % (photos[0], w, h),
+                    lambda n=photos[0], s=(w, h): frame_edges(n, s), None, True, 4096, None))
+    return out
+
+
 def bench_cuda_hough(quick=False, progress=None):
-    """cvgpu.cuda.HoughLinesDetector (detect + downloadResults on a device-resident GpuMat) on the
-    spec's workloads, beside OpenCV-CUDA's own kernels (their recorded H100 times)."""
+    """cvgpu.cuda.HoughLinesDetector (detect + downloadResults on a device-resident GpuMat, CUDA
+    events) beside OpenCV-CUDA's own kernels timed in the same job (ocv.py; recorded figures where
+    the harness is not built), on the seed rows and on photographs' edge maps."""
     cp = _backend.cupy_module()
     if cp is None:
         return []
     from ..cuda import GpuMat, createHoughLinesDetector
-    sizes = list(REFERENCE_MS)[:2] if quick else list(REFERENCE_MS)
+    harness = ocv.find_harness()
+    work = _workloads(quick)
     progress = progress or (lambda label: None)
     if hasattr(progress, "expect"):
-        progress.expect(len(sizes))
+        progress.expect(len(work))
     rows = []
-    for side, points in sizes:
-        progress("cuda: %dx%d %d pts" % (side, side, points))
-        img = segments_image(side, points)
-        det = createHoughLinesDetector(RHO, THETA, THRESHOLD)
+    for name, build, threshold, do_sort, max_lines, seed_key in work:
+        img = build()
+        if img is None:
+            progress("cuda: %s (scikit-image missing)" % name)
+            continue
+        progress("cuda: " + name)
         d_img = GpuMat(img)
-        t = time_device(cp, lambda: det.downloadResults(det.detect(d_img)), 50 if quick else 200, warmup=20)
+        if threshold is None:
+            threshold = _threshold_for(lambda t: createHoughLinesDetector(RHO, THETA, t, do_sort, 4096), d_img)
+            if threshold is None:
+                continue
+        det = createHoughLinesDetector(RHO, THETA, threshold, do_sort, max_lines)
+        reps = 50 if quick else 200
+        ref_before = ocv.run(harness, img, RHO, THETA, threshold, do_sort, max_lines, reps) if harness else None
+        t = time_device(cp, lambda: det.downloadResults(det.detect(d_img)), reps, warmup=20)
         t_one = time_device(cp, lambda: det.downloadResults(det.detect(d_img)), 50, warmup=0, batch=1)
-        cv2_t = time_host(lambda: cv2.HoughLines(img, RHO, THETA, THRESHOLD),
-                          7 if quick else 20)
-        base = dict(family="cuda", function="cuda.HoughLinesDetector",
-                    workload="%dx%d horizontal segments, %d pts" % (side, side, points), points=points,
-                    width=side, height=side, reference_ms=REFERENCE_MS.get((side, points)))
-        rows.append(timing_row(base, cv2_t, t, "device", None, single_call_ms=t_one["median"]))
+        ref_after = ocv.run(harness, img, RHO, THETA, threshold, do_sort, max_lines, reps) if harness else None
+        lines = det.downloadResults(det.detect(d_img))[1]
+        cv2_t = time_host(lambda: cv2.HoughLines(img, RHO, THETA, threshold), 3 if img.size > 4e6 else 7,
+                          warmup=0)
+        base = dict(family="cuda", function="cuda.HoughLinesDetector", workload=name,
+                    points=int(np.count_nonzero(img)), width=int(img.shape[1]), height=int(img.shape[0]),
+                    threshold=int(threshold), do_sort=bool(do_sort), max_lines=int(max_lines),
+                    lines=0 if lines is None else int(lines.shape[1]))
+        if ref_before is not None:
+            base.update(reference_ms=min(ref_before[0], ref_after[0]), reference_kind="side-by-side",
+                        reference_spread_ms=abs(ref_before[0] - ref_after[0]), reference_lines=ref_before[1])
+        elif seed_key is not None:
+            base.update(reference_ms=REFERENCE_MS.get(seed_key), reference_kind="recorded")
+        row = timing_row(base, cv2_t, t, "device", None, single_call_ms=t_one["median"])
+        if row.get("reference_ms"):
+            row["vs_reference"] = row["reference_ms"] / row["cvgpu_ms"]
+        rows.append(row)
     return rows

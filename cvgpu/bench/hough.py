@@ -1,6 +1,7 @@
-"""Benchmark rows of HoughLines (edge-point and resolution sweeps, photographs)."""
-import math
+"""Benchmark rows of HoughLines (edge-point and resolution sweeps, photographs).
 
+``variants``: also a row per voting variant, "HoughLines[vote-shared]" and "[vote-global]", the
+public call on the device array under cvgpu.hough.TUNING.override(vote=...)."""
 import cv2
 import numpy as np
 
@@ -11,7 +12,7 @@ from .workloads import THETA, hough_workloads
 
 def bench_hough(quick=False, variants=False, threshold=400, progress=None):
     import cvgpu
-    from .. import hough
+    from ..hough import TUNING
     cp = _backend.cupy_module()
     progress = progress or (lambda label: None)
     work = hough_workloads(quick)
@@ -46,12 +47,10 @@ def bench_hough(quick=False, variants=False, threshold=400, progress=None):
         t_one = time_device(cp, lambda: cvgpu.HoughLines(d_img, 1, THETA, threshold), 50, warmup=0, batch=1)
         results.append(timing_row(base, cv2_t, t_d, "device", exact_d, single_call_ms=t_one["median"]))
         if variants:
-            rho32, theta32 = np.float32(1), np.float32(THETA)
-            numangle, numrho = hough.accumulator_size(img.shape[0], img.shape[1], rho32, theta32, 0.0, math.pi)
             for variant in ("shared", "global"):
-                fn = lambda v=variant: hough._gpu_lines(cp, d_img, numangle, numrho, rho32, theta32, 0.0,
-                                                        threshold, False, False, False, force_variant=v)
-                t_v = time_device(cp, fn, 30)
+                with TUNING.override(vote=variant):
+                    exact_v = _same(cvgpu.HoughLines(d_img, 1, THETA, threshold), ref)
+                    t_v = time_device(cp, lambda: cvgpu.HoughLines(d_img, 1, THETA, threshold), 30)
                 results.append(timing_row(dict(base, function="HoughLines[vote-%s]" % variant), cv2_t, t_v,
-                                          "device", None))
+                                          "device", exact_v))
     return results

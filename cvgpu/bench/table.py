@@ -63,7 +63,7 @@ def table_cells(r):
             fmt_ms(r.get("cv2_ms"), r.get("cv2_p10"), r.get("cv2_p90"), 3),
             fmt_ms(r.get("cvgpu_ms"), r.get("cvgpu_p10"), r.get("cvgpu_p90"), 4),
             "-" if r.get("speedup") is None else "%.1fx" % r["speedup"], exact_text(r.get("exact")),
-            fmt_ms(r.get("reference_ms"))]
+            fmt_ms(r.get("reference_ms")) + (" rec" if r.get("reference_kind") == "recorded" else "")]
 
 
 COLUMNS = ["workload", "function", "io", "cv2 ms [p10-p90]", "cvgpu ms [p10-p90]", "speedup", "exact",
@@ -71,7 +71,7 @@ COLUMNS = ["workload", "function", "io", "cv2 ms [p10-p90]", "cvgpu ms [p10-p90]
 FOOTNOTE = ("speedup: cv2 median / cvgpu median, cv2 timed in this run (host clock); cvgpu numpy io: host "
             "clock, device io: CUDA events (calls under %g ms in back-to-back batches between two events, "
             "per call). exact: every output equal to cv2's, bit for bit ('-': not compared). ocv-cuda: "
-            "OpenCV's own CUDA kernels on an H100 (recorded figures), cuda.* rows." % BATCH_MS)
+            "OpenCV's own CUDA kernels timed in this run (ocv_harness; 'rec': figures recorded on an H100 where the harness is not built), cuda.* rows." % BATCH_MS)
 
 
 def print_table(rows, env=None, notes=(), out=None):

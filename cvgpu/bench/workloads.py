@@ -40,6 +40,52 @@ def photograph(name):
     return "photo %s %dx%d Canny" % (name, img.shape[1], img.shape[0]), cv2.Canny(img, 50, 150)
 
 
+# Camera-frame sizes (w, h) and bundled scikit-image photographs (no download needed) for the rows
+# measured on real edge maps and masks.
+FRAMES = ((640, 480), (1280, 720), (1920, 1080), (3840, 2160))
+FRAME_PHOTOS = ("camera", "astronaut", "coffee", "page", "chelsea", "rocket", "coins", "moon")
+
+
+def photo_gray(name):
+    """One of scikit-image's bundled photographs as uint8 grayscale (None without scikit-image)."""
+    try:
+        from skimage import color, data
+        img = getattr(data, name)()
+    except Exception:
+        return None
+    if img.ndim == 3:
+        img = (color.rgb2gray(img[..., :3]) * 255).astype(np.uint8)
+    return np.ascontiguousarray(img.astype(np.uint8))
+
+
+def frame(name, size):
+    """The photograph resized to a camera frame ``size`` = (w, h) (None without scikit-image)."""
+    gray = photo_gray(name)
+    if gray is None:
+        return None
+    interp = cv2.INTER_AREA if size[0] * size[1] < gray.size else cv2.INTER_LINEAR
+    return cv2.resize(gray, size, interpolation=interp)
+
+
+def frame_edges(name, size):
+    """Canny 50/150 edges of the photograph at frame ``size`` (what a Hough pipeline feeds)."""
+    img = frame(name, size)
+    return None if img is None else cv2.Canny(img, 50, 150)
+
+
+def frame_mask(name, size, kind="otsu"):
+    """A binary mask of the photograph at frame ``size``: "otsu", "adaptive" (mean, 31 px, C 5) or
+    "canny" (50/150): what a contour pipeline feeds findContours."""
+    img = frame(name, size)
+    if img is None:
+        return None
+    if kind == "otsu":
+        return cv2.threshold(img, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    if kind == "adaptive":
+        return cv2.adaptiveThreshold(img, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, 5)
+    return cv2.Canny(img, 50, 150)
+
+
 def hough_workloads(quick=False):
     """(name, build) pairs, built lazily; ``sweep``: "points" (1024^2) or "resolution" (82k points)."""
     out = []

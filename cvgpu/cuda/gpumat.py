@@ -162,6 +162,15 @@ class GpuMat:
         self._arr = None
         self._host_mirror = None
 
+    def _cvgpu_take(self, result):
+        """cvgpu._binding.deliver: OpenCV writes a GpuMat output argument in place (its create()
+        reallocates as needed), released when the result is empty."""
+        if result.empty():
+            self.release()
+        else:
+            self._arr, self._type, self._host_mirror = result._arr, result._type, result._host_mirror
+        return self
+
     # ------------------------------------------------------------------ header
     def size(self):
         """(cols, rows), as cv2 returns a cv::Size."""

@@ -1,6 +1,6 @@
 """cv2.cuda.createHoughLinesDetector: OpenCV's CUDA Hough line detector (cudaimgproc), in cvgpu.
 
-Same lines, float32 values and vote counts as OpenCV's CUDA detector (see kernels/cuda_hough.cu for
+Same lines, float32 values and vote counts as OpenCV's CUDA detector (see kernels/cuda/hough.cu for
 the arithmetic and how it was established against OpenCV's own output), plus:
 
 * deterministic order: with doSort, votes descending and equal votes in raster order of the
@@ -17,23 +17,37 @@ the arithmetic and how it was established against OpenCV's own output), plus:
 
 Rows of the result GpuMat (2 x N, CV_32FC2): row 0 the (rho, theta) pairs, row 1 the int32 votes in
 its first N * 4 bytes and zeros in the rest. The result may have a row pitch larger than N * 8.
+
+The launch plan (collection, voting, maxima) is HoughLines' (cvgpu.hough._voting, the same voting
+kernels in kernels/hough/voting.cuh) and replays as a captured graph from the second detect with the
+same settings on (cvgpu._graphs); a repeat on the same GpuMat replays the lean graph directly
+(HoughLinesDetector._replay).
 """
 import math
+import weakref
 
 import numpy as np
 
-from .. import _backend, _binding, _errors, _kernels
+from .. import _backend, _binding, _errors, _graphs, _kernels
 from .._arrays import as_device_array, on_input_device, upload_2d
-from ..hough import (VOTE_MIN_POINTS, collect_grid, load_width, vote_config, vote_residency,  # shared rules
-                     vote_window)
+from .._cvmath import INT_MIN, cdiv, cv_round
+from .._graphs import CALL, Kernel, Word, await_published
+from ..hough._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, one_wave_vote_config,
+                             shared_vote_grid, vote_residency, vote_variant, vote_window)
 from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
+
+FAMILY = "cuda/hough"  # kernels/cuda/hough.cu
 
 CV_8UC1 = 0
 CV_32FC2 = make_type(5, 2)
-_INT_MIN = -(1 << 31)
-# Local maxima sorted/gathered by one block in shared memory (power of two); beyond, the host path.
+# Local maxima sorted/gathered by one block in shared memory (a power of two, 8 bytes a key); beyond,
+# the host path. Halved on a device whose opt-in shared memory per block is smaller.
 SMEM_CAP = 8192
-_THREADS = 256
+_THREADS = 256  # a ch_vote_global block
+
+# The call words of the graphs (kernels/cuda/hough.cu: CH_WORD_*): the image's, then the output pointer.
+WORDS = _graphs.CallWords(IMAGE_WORDS + (("out_ptr", np.uint64),), lean_keeps=len(IMAGE_WORDS))
+_pack_words = WORDS.pack_into
 
 # cv::cuda::createHoughLinesDetector(float rho, float theta, int threshold, bool doSort, int maxLines):
 # one overload (no array argument), so its binding raises the converters' own Python errors.
@@ -48,22 +62,13 @@ _PARAMS = [
 
 # ---------------------------------------------------------------- OpenCV's sizes
 
-def _cv_round(x):
-    """cvRound: round half to even; NaN and out-of-range give INT_MIN (cvtss2si / cvtsd2si)."""
-    x = float(x)
-    if not math.isfinite(x):
-        return _INT_MIN
-    r = round(x)
-    return r if -(1 << 31) <= r < (1 << 31) else _INT_MIN
-
-
 def accumulator_size(rows, cols, rho32, theta32):
     """(numangle, numrho) as OpenCV's detector computes them:
     numangle = cvRound(CV_PI / theta) in double (theta widened from float);
     numrho = cvRound(((cols + rows) * 2 + 1) / rho) — an int divided by a float: float32 division."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        numangle = _cv_round(math.pi / float(theta32)) if float(theta32) != 0 else _INT_MIN
-        numrho = _cv_round(np.float32(np.float32((cols + rows) * 2 + 1) / np.float32(rho32)))
+        numangle = cv_round(math.pi / float(theta32)) if float(theta32) != 0 else INT_MIN
+        numrho = cv_round(np.float32(np.float32((cols + rows) * 2 + 1) / np.float32(rho32)))
     return numangle, numrho
 
 
@@ -74,37 +79,43 @@ def shared_vote_semantics(numrho, shared_mem_per_block=49152):
 
 
 def _inverse(rho32):
-    """OpenCV's irho = 1.0f / rho in float32, computed once per rho (0.6 us of host time a detect
-    otherwise); rho = 0 never reaches the kernels (its accumulator size is invalid)."""
+    """OpenCV's irho = 1.0f / rho in float32, computed once per rho (by the setter, not by each
+    detect); rho = 0 never reaches the kernels (its accumulator size is invalid)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.float32(1) / rho32
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 # ---------------------------------------------------------------- device buffers
 
 class _Buffers:
-    __slots__ = ("key", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "vote", "maxima",
-                 "collect", "args", "results", "graphs", "graph_seen", "leans", "call_pinned", "call_host",
-                 "call_words", "call_dev", "spare_out", "last_count")
+    """A detector's device buffers for one image size, device, theta and rho, and the kernels over
+    them that do not depend on the other settings; ``plans``: a _Plan per setting of threshold,
+    maxLines, doSort, rho, theta and output capacity."""
+
+    __slots__ = ("key", "options", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "results",
+                 "call", "call_bytes", "out_word", "spare_out", "last_count", "collect", "collect_lean", "votes",
+                 "maxima", "cap", "plans", "graph_seen")
 
 
-class _PinnedResults:
+class _Plan:
+    """The launch plan of one setting over a _Buffers: a GraphPlan per accumulator parity (alternate
+    detects vote into alternate accumulators), their lean graphs once both are captured (None
+    before, False where capture failed) and the output's capacity in lines and bytes."""
+
+    __slots__ = ("graphs", "leans", "out_cap", "out_bytes")
+
+
+class _PinnedResults(_graphs.PinnedResults):
     """The pinned host buffer ch_maxima writes each detect's lines and votes to, and how many detects
     have been launched over it: a result GpuMat keeps (this, its detect's number, count, capacity,
     lines view, votes view) as its host mirror, and downloadResults copies the views while no later
     detect has overwritten them (the device copy otherwise)."""
 
-    __slots__ = ("pinned", "host", "flag", "launched", "views")
+    __slots__ = ("launched", "views")
 
-    def __init__(self, pinned, host):
-        self.pinned, self.host, self.launched = pinned, host, 0
-        # host[0] read as a Python int (the poll's and the count's read: ~4 times cheaper than a
-        # numpy element's).
-        self.flag = memoryview(host)
+    def __init__(self, cp, ints):
+        super().__init__(cp, ints)
+        self.launched = 0
         self.views = {}  # (count, capacity) -> the (lines, votes) views of the host copy
 
     def views_for(self, count, capacity):
@@ -121,39 +132,15 @@ class _PinnedResults:
         return views
 
 
-class _Hot:
+class _Hot(_graphs.HotCall):
     """What detect's repeat of a graph-replayed call needs (see HoughLinesDetector._replay): the
-    source GpuMat's array, the device it ran on, the buffers, the lean graphs of both accumulator
-    parities, the output capacity and numrho."""
+    source GpuMat's array, the buffers, the lean graphs of both accumulator parities, the output
+    capacity (lines, bytes) and numrho."""
 
-    __slots__ = ("source", "cp", "get_device", "get_stream", "device", "buf", "graphs", "out_cap", "numrho")
-
-    def __init__(self, source, cp, buf, graphs, out_cap, numrho):
-        self.source, self.cp, self.buf, self.graphs, self.out_cap, self.numrho = (source, cp, buf, graphs, out_cap,
-                                                                                  numrho)
-        self.get_device, self.get_stream = cp.cuda.runtime.getDevice, cp.cuda.get_current_stream
-        self.device = self.get_device()
-
-
-_NULL = np.uint64(0)
-
-
-def _launch(fn, grid, block, args, shared_mem=0):
-    fn(grid, block, args, shared_mem=shared_mem)
-
-
-def _capture(cp, buf, options, launch, loader=True):
-    """``launch``'s three kernels, per-call values read from buf.call_dev, as a CUDA graph (or False);
-    the lean graph of _replay with ``loader=False`` (cvgpu._kernels.capture_graph)."""
-    return _kernels.capture_graph(
-        cp, "cuda_hough", options, buf.call_dev, buf.call_pinned, 4,
-        lambda call, fresh, run: launch(_NULL, np.int64(0), np.int32(0), _NULL, call, fresh, run), loader)
+    __slots__ = ("source", "buf", "leans", "out_cap", "out_bytes", "numrho")
 
 
 _device_info = {}
-
-# ch_maxima's grid: two 1024-thread blocks per SM at most (as HoughLines' hough_maxima_emit).
-_MAXIMA_BLOCKS_PER_SM = 2
 
 
 def _device_consts(cp, dev):
@@ -169,33 +156,32 @@ def _device_consts(cp, dev):
     return info
 
 
+def _ran(path):
+    TUNING.ran("detector." + path)
+
+
+def _leans(plan):
+    """Both parities' lean graphs, captured on first use; False where a capture failed."""
+    leans = (plan.graphs[0].lean_graph(), plan.graphs[1].lean_graph())
+    plan.leans = all(leans) and leans
+    return plan.leans
+
+
+# Every detector, so that a TUNING override drops their hot calls (their buffers' keys carry
+# TUNING.generation).
+_detectors = weakref.WeakSet()
+
+
+def _forget():
+    for det in list(_detectors):
+        det._hot = None
+
+
+TUNING.on_change(_forget)
+
+
 # The setters' one parameter each, required (OpenCV: setRho(float rho), ..., setMaxLines(int maxLines)).
 _SETTER_PARAMS = {p.name: _binding.Param(p.name, p.kind) for p in _PARAMS}
-
-
-def one_wave_vote_config(numangle, npix, num_sms, max_optin, window):
-    """(angles per block K, point slices) of ch_vote_shared_K with at most one block per SM, or None
-    where even K = 4 makes more angle groups than SMs (then cvgpu.hough.vote_config). Each SM votes
-    K angles for a 1/slices share of the points, so the K with the least K / (num_sms // groups)
-    wins, the smaller K on a tie (fewer slices: fewer shared rows to flush). ``window(k)``:
-    vote_window's shared columns a row; a K whose rows do not fit in shared memory is skipped.
-
-    Measured on the H100 (GPU time of the lean graph, us, 180 angles on 132 SMs, segments; two
-    rounds): K x slices = 4 x 2 (vote_config's choice, 90 blocks) / 3 x 2 (this rule, 120 blocks) /
-    5 x 3 / 6 x 4 / 4 x 8 / 2 x 1: 1024^2 / 164k points 27.4-27.9 / 25.4-26.6 / 26.2-26.4 / 24.6-24.9 /
-    26.8 / 36.5; 10k 15.3-15.5 / 14.8-14.9 / 16.2 / 16.5 / 17.0 / 14.7-14.9; 512^2 / 82k 21.7 /
-    20.4-20.8 / 21.1 / 20.1-20.4 / 22.3-22.4 / 25.8-26.0; 4096^2 / 82k (vote_config: 1 x 2, 38.9-39.1)
-    34.8-35.0 / 36.9-37.0 / 37.0 / 41.9-42.0 / 39.4; 8192^2 (1 x 2, 77.4-77.7) 75.7-75.9 / - / - / 94.5 /
-    79.2 (compat_matrix/raw/hough-grid-experiments.txt)."""
-    best = None
-    for k in (1, 2, 3, 4):
-        groups = _cdiv(numangle, k)
-        if groups > num_sms or k * window(k) * 4 > max_optin - 1024:
-            continue
-        splits = max(1, min(num_sms // groups, _cdiv(npix, VOTE_MIN_POINTS)))
-        if best is None or k * best[1] < best[0] * splits:
-            best = (k, splits)
-    return best
 
 
 def _setter_value(method, name, args, kwargs):
@@ -223,9 +209,9 @@ class HoughLinesDetector:
         self._max_lines = int(maxLines)
         self._buf = None
         self._sizes = {}
-        self._vote_config = None  # (angles per block, splits) to force, for the benchmark sweep
         self._last_plane = None   # (GpuMat array, its 2-D view) of the last detect
         self._hot = None          # the last detect's graph replay, see _replay
+        _detectors.add(self)
 
     # ------------------------------------------------------------ parameters (stored as OpenCV)
     def setRho(self, *args, **kwargs):
@@ -300,7 +286,7 @@ class HoughLinesDetector:
             lines, stream = None, lines
         image = self._plane(src)
         if image is None:  # an empty GpuMat / array: no points
-            return _deliver(GpuMat(), lines)
+            return _binding.deliver(GpuMat(), lines)
         rows, cols = image.shape
         cp = _cupy()
         _backend.record("cuda")
@@ -318,7 +304,7 @@ class HoughLinesDetector:
             if has_points:
                 raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
                                        "hough_lines.cpp", 0)
-            return _deliver(GpuMat(), lines)
+            return _binding.deliver(GpuMat(), lines)
         # The repeat of this call (same GpuMat, no output or stream argument) may replay directly.
         source = src._arr if (type(src) is GpuMat and lines is None and stream is None) else None
         try:
@@ -326,21 +312,24 @@ class HoughLinesDetector:
                 result = self._run(cp, image, numangle, numrho, source)
         except cp.cuda.memory.OutOfMemoryError as exc:
             raise _errors.cv_error(-217, "out of memory (%s)" % exc, "allocate", "cuda_gpu_mat.cpp", 0) from None
-        return _deliver(result, lines)
+        return _binding.deliver(result, lines)
 
     def _buffers(self, cp, rows, cols, numangle, numrho):
         dev = cp.cuda.runtime.getDevice()
         num_sms, max_optin, per_block, cap = _device_consts(cp, dev)
         wide = rows > 0x10000 or cols > 0x10000
         # rho and theta size the voting blocks' shared windows (vote_window).
-        key = (dev, rows, cols, numangle, numrho, float(self._theta), float(self._irho), wide)  # wide last
+        key = (dev, rows, cols, numangle, numrho, float(self._theta), float(self._irho), wide, TUNING.generation)
         buf = self._buf
         if buf is not None and buf.key == key:
-            return buf, cap
+            return buf
         old = buf
         buf = _Buffers()
-        buf.key = key
-        options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+        buf.key, buf.cap = key, cap
+        buf.options = options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+
+        def kernel(name, max_dynamic_shared=None):
+            return _kernels.get_function(FAMILY, name, options, max_dynamic_shared=max_dynamic_shared)
         npix = rows * cols
         pdtype = cp.uint64 if wide else cp.uint32
         same_device = old is not None and old.key[0] == key[0]
@@ -353,39 +342,35 @@ class HoughLinesDetector:
         if same_device and old.results.host.size >= 1 + 3 * cap:
             buf.results = old.results
         else:
-            pinned = cp.cuda.alloc_pinned_memory(4 * (1 + 3 * cap))
-            buf.results = _PinnedResults(pinned, np.frombuffer(pinned, dtype=np.int32, count=1 + 3 * cap))
-        buf.spare_out, buf.last_count = _kernels.SpareOutput(), None
+            buf.results = _PinnedResults(cp, 1 + 3 * cap)
+        buf.spare_out, buf.last_count = _graphs.SpareOutput(), None
         width = numrho + 2
         accum_size = (numangle + 2) * width
         hi_col = numrho if shared_vote_semantics(numrho, per_block) else numrho + 1
         # Two accumulators, used by alternate detects (buf.parity): a detect votes into one whose
         # vote windows are zero, and its ch_maxima blocks zero the other's once the count is
-        # published, for the next detect (off the path to the count; H100, detect +
-        # downloadResults: 1024^2 / 82k 27.0-27.4 -> 26.0-26.6 us, 8192^2 84.7 -> 72.9-73.1).
-        # Zeroed once here; only the columns each row's votes can reach (ch_row_bounds) are
-        # ever written.
+        # published, for the next detect (off the path to the count). Zeroed once here; only the
+        # columns each row's votes can reach (ch_row_bounds) are ever written.
         buf.accums = cp.zeros(2 * accum_size, dtype=cp.int32)
         buf.accum_pair = (buf.accums[:accum_size], buf.accums[accum_size:])
         buf.parity = 0
         buf.bounds = cp.zeros(1 + 2 * numangle, dtype=cp.int32)
-        _kernels.get_function("cuda_hough", "ch_row_bounds", options)(
-            (_cdiv(numangle, 256),), (256,),
+        kernel("ch_row_bounds")(
+            (cdiv(numangle, 256),), (256,),
             (np.int32(numangle), np.int32(numrho), np.int32(hi_col), self._theta, self._irho, np.int64(rows),
              np.int64(cols), buf.bounds))
-        cells = numangle * numrho
         # Every possible local maximum (no two neighbours in a row qualify, see hough_find_maxima).
         buf.keys = cp.empty(numangle * ((numrho + 1) // 2), dtype=cp.uint64)
-        buf.graphs, buf.graph_seen, buf.leans = {}, None, {}
-        buf.call_pinned = cp.cuda.alloc_pinned_memory(8 * 4)
-        buf.call_host = np.frombuffer(buf.call_pinned, dtype=np.int64, count=4)
-        buf.call_words = memoryview(buf.call_host)  # the replay's store (cheaper than numpy's)
-        buf.call_dev = cp.zeros(4, dtype=cp.int64)
+        buf.plans, buf.graph_seen = {}, None
+        buf.call = _graphs.CallBuffer(cp, WORDS)
+        buf.call_bytes, buf.out_word = buf.call.bytes, buf.call.word("out_ptr")
 
-        buf.collect = (_kernels.get_function("cuda_hough", "ch_collect", options),
-                       (collect_grid(rows, cols, 0, num_sms),), (256,))
-
-        if width * 4 <= max_optin - 1024:
+        buf.collect = Kernel(kernel("ch_collect"), (collect_grid(rows, cols, 0, num_sms),), (256,), 0,
+                             img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
+                             align=Word("load_width"), points=buf.points, counters=buf.counters, call=CALL)
+        buf.collect_lean = buf.collect.lean(kernel("ch_collect_lean"))
+        variant = vote_variant(width * 4, max_optin - 1024)
+        if variant == "shared":
             # The voting kernels' (cos, sin) / rho (ch_trig: float32 angle n * theta), near enough for
             # sizing the shared windows (vote_window's margin covers sincosf's error).
             with np.errstate(all="ignore"):
@@ -395,95 +380,93 @@ class HoughLinesDetector:
 
             def window(k):
                 return vote_window(host_cos, host_sin, rows, cols, k, hi_col + 1)
-            per_block_angles, splits = (self._vote_config or one_wave_vote_config(numangle, npix, num_sms, max_optin,
-                                                                                  window) or
-                                        vote_config(numangle, numrho, npix, num_sms, max_optin,
-                                                    vote_residency("cuda_hough", "ch_vote_shared_%d", options,
-                                                                   window), window))
+            (per_block_angles, splits), forced = shared_vote_grid(
+                numangle, numrho, npix, num_sms, max_optin, vote_residency(FAMILY, "ch_vote_shared_%d", options, window),
+                window, lambda: one_wave_vote_config(numangle, npix, num_sms, max_optin, window))
+            if forced:
+                _ran(forced)
             window_cells = window(per_block_angles)
             smem = per_block_angles * window_cells * 4
-            fn = _kernels.get_function("cuda_hough", "ch_vote_shared_%d" % per_block_angles, options,
-                                       max_dynamic_shared=smem)
-            buf.vote = (fn, (_cdiv(numangle, per_block_angles), splits), (512,), smem,
-                        (np.int32(numangle), np.int32(numrho), np.int32(hi_col), np.int32(window_cells),
-                         np.int32(VOTE_MIN_POINTS), np.int32(rows), np.int32(cols)))
+            vote = (kernel("ch_vote_shared_%d" % per_block_angles, smem), (cdiv(numangle, per_block_angles), splits),
+                    (VOTE_THREADS,), smem,
+                    dict(numangle=np.int32(numangle), numrho=np.int32(numrho), hi_col=np.int32(hi_col),
+                         window=np.int32(window_cells), min_points=np.int32(TUNING.vote_min_points),
+                         rows=np.int32(rows), cols=np.int32(cols)))
         else:
             # Angle rows are split over several blocks until the GPU is covered; the number of
             # points is not known on the host (no sync), so the pixel count bounds it.
-            splits = max(1, min(_cdiv(num_sms * 8, numangle), _cdiv(npix, _THREADS * 4), 65535))
-            fn = _kernels.get_function("cuda_hough", "ch_vote_global", options)
-            buf.vote = (fn, (numangle, splits), (_THREADS,), 0, (np.int32(numrho), np.int32(hi_col)))
-        buf.maxima = (_kernels.get_function("cuda_hough", "ch_maxima", options, max_dynamic_shared=cap * 8),
-                      (max(1, min(_cdiv(cells, 1024), _MAXIMA_BLOCKS_PER_SM * num_sms)),), (1024,), cap * 8)
-        buf.args = (np.int64(rows), np.int32(cols), np.int32(width), np.int32(numangle))
+            splits = max(1, min(cdiv(num_sms * TUNING.detector_global_blocks_per_sm, numangle),
+                                cdiv(npix, _THREADS * 4), 65535))
+            vote = (kernel("ch_vote_global"), (numangle, splits), (_THREADS,), 0,
+                    dict(numrho=np.int32(numrho), hi_col=np.int32(hi_col)))
+        _ran("vote-" + variant)
+        fn, grid, block, smem, sizes = vote
+        buf.votes = tuple(Kernel(fn, grid, block, smem, points=buf.points, counters=buf.counters, theta=self._theta,
+                                 irho=self._irho, **sizes, accum=accum) for accum in buf.accum_pair)
+        buf.maxima = (kernel("ch_maxima", cap * 8),
+                      (max(1, min(cdiv(numangle * numrho, 1024), TUNING.maxima_blocks_per_sm * num_sms)),), (1024,),
+                      cap * 8, np.int32(numangle), np.int32(numrho))
         self._buf = buf
-        return buf, cap
+        return buf
+
+    def _plan(self, cp, buf, out_cap):
+        """The _Plan of the current settings over ``buf``."""
+        fn, grid, block, smem, a_numangle, a_numrho = buf.maxima
+        plan = _Plan()
+        plan.out_cap, plan.out_bytes, plan.leans = out_cap, out_cap * 16, None
+        graphs = []
+        for parity in (0, 1):
+            maxima = Kernel(fn, grid, block, smem, accum=buf.accum_pair[parity], numangle=a_numangle, numrho=a_numrho,
+                            threshold=np.int32(self._threshold), keys=buf.keys, counters=buf.counters,
+                            max_lines=np.int32(self._max_lines), do_sort=np.int32(1 if self._do_sort else 0),
+                            smem_cap=np.int32(buf.cap), rho=self._rho, theta=self._theta, out=Word("out_ptr"),
+                            out_step_floats=np.int64(out_cap * 2), out_cap=np.int32(out_cap),
+                            host=np.uint64(buf.results.pinned.ptr), call=CALL, bounds=buf.bounds,
+                            next_accum=buf.accum_pair[1 - parity])
+            graphs.append(_graphs.GraphPlan(cp, FAMILY, buf.options, buf.call, (buf.collect, buf.votes[parity], maxima),
+                                            buf.collect_lean, _ran))
+        plan.graphs = tuple(graphs)
+        return plan
 
     def _run(self, cp, image, numangle, numrho, source=None):
         rows, cols = image.shape
-        buf, cap = self._buffers(cp, rows, cols, numangle, numrho)
-        a_rows, a_cols, a_width, a_numangle = buf.args
-        a_numrho = np.int32(numrho)
-        rho32, theta32 = self._rho, self._theta
-        irho = self._irho
-        max_lines = self._max_lines
-        out_cap = max(1, min(max_lines, cap))
-        stream, out = _start_detect(cp, buf, out_cap)
-        step = image.strides[0]
-
-        def launch(image_arg, step_arg, load_width_arg, out_arg, call_arg, fresh_arg=None, run=_launch, parity=0):
-            accum, next_accum = buf.accum_pair[parity], buf.accum_pair[1 - parity]
-            fn, grid, block = buf.collect
-            args = (image_arg, a_cols, step_arg, a_rows, load_width_arg, buf.points, buf.counters, call_arg)
-            if fresh_arg:  # a lean graph's first kernel (cvgpu._kernels.capture_graph)
-                fn = _kernels.get_function("cuda_hough", "ch_collect_lean", self._options(buf))
-                args += (fresh_arg,)
-            run(fn, grid, block, args)
-            fn, grid, block, smem, vote_args = buf.vote
-            run(fn, grid, block, (buf.points, buf.counters, theta32, irho) + vote_args + (accum,), smem)
-            fn, grid, block, smem = buf.maxima
-            run(fn, grid, block, (accum, a_numangle, a_numrho, np.int32(self._threshold), buf.keys,
-                                  buf.counters, np.int32(max_lines),
-                                  np.int32(1 if self._do_sort else 0), np.int32(cap), rho32, theta32, out_arg,
-                                  np.int64(out_cap * 2), np.int32(out_cap), np.uint64(buf.results.pinned.ptr),
-                                  call_arg, buf.bounds, next_accum),
-                smem)
-
-        def launch_on(parity):
-            return lambda *args: launch(*args, parity=parity)
-
+        buf = self._buffers(cp, rows, cols, numangle, numrho)
+        out_cap = max(1, min(self._max_lines, buf.cap))
+        gkey = (self._threshold, self._max_lines, self._do_sort, float(self._rho), float(self._theta), out_cap)
+        plan = buf.plans.get(gkey)
+        if plan is None:
+            plan = buf.plans[gkey] = self._plan(cp, buf, out_cap)
+        stream, out = _start_detect(cp, buf, plan.out_bytes)
+        step, ptr = image.strides[0], image.data.ptr
+        parity = buf.parity
+        graph_plan = plan.graphs[parity]
         try:
-            # From the second detect with the same settings on, the three launches replay as one
-            # captured CUDA graph (as cvgpu.hough does): ~3 us of host time instead of ~25.
-            gkey = (self._threshold, max_lines, self._do_sort, float(rho32), float(theta32), out_cap)
-            parity = buf.parity
-            graph = buf.graphs.get((gkey, parity))
+            # From the second detect with the same settings on, the launches replay as one captured
+            # CUDA graph (cvgpu._graphs).
+            graph = graph_plan.graph
             if graph is None and buf.graph_seen == gkey:
-                graph = buf.graphs[(gkey, parity)] = _capture(cp, buf, self._options(buf), launch_on(parity))
+                graph = graph_plan.full_graph()
             buf.graph_seen = gkey
             if graph:
-                call = buf.call_host
-                call[0] = image.data.ptr
-                call[1] = step
-                call[2] = load_width(image.data.ptr, step, cols)
-                call[3] = out.ptr
-                graph.launch(stream)
+                head = (ptr, step, load_width(ptr, step, cols))
+                _pack_words(buf.call_bytes, 0, *head, out.ptr)
+                graph_plan.replay(stream, head)
                 buf.parity = parity ^ 1
                 if source is not None:
-                    # A repeat replays a lean graph (no load node: call[0..2] keep this image's
-                    # words, 1.2-1.4 us less GPU time, see cvgpu.hough._launch_graph), one per parity.
-                    leans = []
-                    for q in (0, 1):
-                        lean = buf.leans.get((gkey, q))
-                        if lean is None:
-                            lean = buf.leans[(gkey, q)] = _capture(cp, buf, self._options(buf), launch_on(q),
-                                                                   loader=False)
-                        leans.append(lean)
-                    if all(leans):
-                        self._hot = _Hot(source, cp, buf, tuple(leans), out_cap, numrho)
+                    # A repeat replays a lean graph (the device call words keep this image's), one
+                    # per parity.
+                    leans = plan.leans
+                    if leans is None:
+                        leans = _leans(plan)
+                    if leans:
+                        hot = self._hot = _Hot(cp)
+                        hot.source, hot.buf, hot.leans, hot.numrho = source, buf, leans, numrho
+                        hot.out_cap, hot.out_bytes = out_cap, plan.out_bytes
+                        TUNING.ran("detector.hot")
             else:
-                launch(image, np.int64(step), np.int32(load_width(image.data.ptr, step, cols)), np.uint64(out.ptr),
-                       _NULL, parity=parity)
+                _ran("direct")
+                graph_plan.launch_direct((image, np.int64(step), np.int32(load_width(ptr, step, cols)),
+                                          np.uint64(out.ptr)))
                 buf.parity = parity ^ 1
         except BaseException:
             self._abandon(buf)
@@ -492,22 +475,21 @@ class HoughLinesDetector:
 
     def _replay(self, hot):
         """detect's repeat of the previous graph-replayed call (same GpuMat array, device, settings
-        and buffers; the setters, clear and any other detect drop ``_hot``): only the output memory
-        changes, call[0..2] still hold this image's pointer, step and load width, so ``hot`` holds
-        the lean graphs (no load node), one per accumulator parity. It skips the full
-        path's argument checks, device switch, plane, sizes, buffers and closures, and does before
-        the launch only what the launch needs (the bookkeeping follows it, while the GPU works):
-        detect + downloadResults on the H100 host, 10k points 38.2 -> 28.6 us, 512^2 / 82k 43.0 ->
-        36.7, 2048^2 / 82k 51.3 -> 44.6 (interleaved old/new, two rounds; GPU time ~1 us of each)."""
+        and buffers; the setters, clear, a TUNING override and any other detect drop ``_hot``):
+        only the output memory changes, the device call words still hold this image's pointer,
+        step and load width, so ``hot`` holds the lean graphs, one per accumulator parity. It skips
+        the full path's argument checks, device switch, plane, sizes, buffers and plan lookups,
+        and does before the launch only what the launch needs (the bookkeeping follows it, while
+        the GPU works)."""
         buf = hot.buf
         stream = hot.get_stream()
-        out = buf.spare_out.take(hot.cp, stream, hot.out_cap * 16)
-        buf.call_words[3] = out.ptr
+        out = buf.spare_out.take(hot.cp, stream, hot.out_bytes)
+        buf.out_word[0] = out.ptr
         results = buf.results
-        results.flag[0] = _INT_MIN
+        results.flag[0] = INT_MIN
         parity = buf.parity
         try:
-            hot.graphs[parity].launch(stream)
+            hot.leans[parity].launch(stream)
         except BaseException:
             self._abandon(buf)
             raise
@@ -519,34 +501,35 @@ class HoughLinesDetector:
     def _abandon(self, buf):
         """After a launch that failed or did not complete: no replay of it, and counters that start
         the next detect clean (stream-ordered after whatever did run): counters and both
-        accumulators zeroed."""
+        accumulators zeroed, the device call words unknown."""
         self._hot = None
         buf.counters.fill(0)
         buf.accums.fill(0)
+        buf.call.loaded = None
 
     def _finish(self, cp, buf, stream, out, out_cap, numrho):
-        """The launched detect's result: host work during the GPU's, the one sync, the GpuMat."""
+        """The launched detect's result: host work during the GPU's, the one wait, the GpuMat."""
         results = buf.results
         last = buf.last_count
         expected = None
         try:
-            # Host work done while the GPU runs (~4 us of a detect otherwise): the next detect's
-            # output memory, and the result as it is when the line count repeats (a video's
-            # frames, a benchmark's repeats), returned as it is once the count is known.
+            # Host work done while the GPU runs: the next detect's output memory, and the result as
+            # it is when the line count repeats (a video's frames, a benchmark's repeats), returned
+            # as it is once the count is known.
             buf.spare_out.refill(cp, stream, out_cap * 16)
             if last:
                 expected = _lines_mat(
                     cp.ndarray((2, last, 2), dtype=cp.float32, memptr=out, strides=(out_cap * 8, 8, 4)),
                     (results, results.launched, last, out_cap) + results.views_for(last, out_cap))
-            # The one host sync: the line count, polled where ch_maxima publishes it (as cvgpu.hough).
-            _kernels.await_published(results.flag, _INT_MIN, stream)
+            # The one host wait: the line count, polled where ch_maxima publishes it.
+            await_published(results.flag, INT_MIN, stream)
         except BaseException:
             self._abandon(buf)
             raise
         status = results.flag[0]
         if status == last and expected is not None:
             return expected
-        if status == _INT_MIN:
+        if status == INT_MIN:
             self._abandon(buf)
             raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_lines.cpp", 0)
         buf.last_count = max(status, 0)
@@ -554,7 +537,7 @@ class HoughLinesDetector:
             count = status
             if count == 0:
                 return GpuMat()
-            # out[:, :count, :] as a direct view (CuPy's slicing costs several us of host time).
+            # out[:, :count, :] as a direct view (CuPy's slicing costs more host time).
             prepared = cp.ndarray((2, count, 2), dtype=cp.float32, memptr=out, strides=(out_cap * 8, 8, 4))
             # downloadResults reads the pinned copy while no later detect has overwritten it.
             return _lines_mat(prepared, (results, results.launched, count, out_cap) +
@@ -568,20 +551,17 @@ class HoughLinesDetector:
         if count == 0:
             return GpuMat()
         keys = buf.keys[:total]
+        _ran("sort-host")
         if self._do_sort or total > count:
             keys = cp.sort(keys)[:count]  # the strongest first (ties in raster order)
         if not self._do_sort:
             swapped = cp.sort((keys << np.uint64(32)) | (keys >> np.uint64(32)))  # raster order
             keys = (swapped << np.uint64(32)) | (swapped >> np.uint64(32))
         out = cp.empty((2, count, 2), dtype=cp.float32)
-        _kernels.get_function("cuda_hough", "ch_emit", self._options(buf))(
-            (max(1, min(_cdiv(count, 256), 1024)),), (256,),
+        _kernels.get_function(FAMILY, "ch_emit", buf.options)(
+            (max(1, min(cdiv(count, 256), 1024)),), (256,),
             (keys, np.int32(count), np.int32(numrho), self._rho, self._theta, out, np.int64(count * 2)))
         return _lines_mat(out, None)
-
-    @staticmethod
-    def _options(buf):
-        return ("-DCVGPU_WIDE_POINTS",) if buf.key[-1] else ()
 
     def _plane(self, src):
         """_device_image(src), reusing the 2-D view of the GpuMat's array the last detect made."""
@@ -602,7 +582,7 @@ class HoughLinesDetector:
         h_lines: 1 x N CV_32FC2 (numpy (1, N, 2) float32); h_votes: 1 x N CV_32SC1 ((1, N) int32).
         Both None when d_lines is empty."""
         if type(d_lines) is GpuMat and h_lines is None and h_votes is None:
-            # The common call on detect's own result while its pinned copy is current (~3 us less
+            # The common call on detect's own result while its pinned copy is current (less
             # host time than the checks below; a GpuMat with a mirror is always 2 x N CV_32FC2).
             mirror = d_lines._host_mirror
             if mirror is not None and mirror[1] == mirror[0].launched:
@@ -634,14 +614,14 @@ class HoughLinesDetector:
         return _into(lines_h, h_lines), _into(votes_h, h_votes)
 
 
-def _start_detect(cp, buf, out_cap):
+def _start_detect(cp, buf, out_bytes):
     """(stream, output memory) of a detect about to launch; its pinned result slot marked unset."""
     stream = cp.cuda.get_current_stream()
     # Memory only (a (2, out_cap, 2) float32 array): the array object is made once the count is
-    # known (cp.empty costs ~2.7 us of host time against ~0.8 for the allocation alone).
-    out = buf.spare_out.take(cp, stream, out_cap * 16)
+    # known (an array costs more host time than its allocation).
+    out = buf.spare_out.take(cp, stream, out_bytes)
     results = buf.results
-    results.host[0] = _INT_MIN
+    results.flag[0] = INT_MIN
     results.launched += 1  # older results' pinned copies are overwritten from here on
     return stream, out
 
@@ -662,17 +642,6 @@ def _into(value, dst):
 
 def _looks_like_stream(value):
     return type(value).__name__ in ("Stream", "ExternalStream")
-
-
-def _deliver(result, lines):
-    """OpenCV writes into the given output GpuMat (released when nothing is found)."""
-    if isinstance(lines, GpuMat):
-        if result.empty():
-            lines.release()
-        else:
-            lines._arr, lines._type, lines._host_mirror = result._arr, result._type, result._host_mirror
-        return lines
-    return result
 
 
 def _device_image(src):

@@ -3,7 +3,7 @@
 regardless)."""
 import cv2 as _cv2
 
-from ..radon import RadonTransform
+from .radon import RadonTransform
 
 _OWN = {"RadonTransform"}
 

@@ -1,0 +1,628 @@
+"""cv2.HoughLines and cv2.HoughLinesWithAccumulator on the GPU, bit-exact with the cv2 beside them.
+
+The standard transform (srn == stn == 0) runs in ``kernels/hough/lines.cu``; the host only works out
+cv2's sizes and trig table (a few hundred numbers) and reads the line count back once. The
+multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as such.
+
+Three paths reach the kernels: the full argument layer (any call cv2 accepts); the fast path, the
+common ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and plain numbers;
+and the hot path, the repeat of a fast call on the same device array. From a plan's second call on,
+its three launches replay as one captured CUDA graph (cvgpu._graphs), the lean graph while the
+device call words still describe the same image.
+"""
+import functools
+import math
+import weakref
+from threading import get_ident as _get_ident
+
+import cv2
+import numpy as np
+
+from .. import _backend, _binding, _errors, _graphs, _kernels
+from .._arrays import on_input_device, upload_2d
+from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
+from .._graphs import CALL, NULL, Kernel, Word, await_published
+from ._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, shared_vote_grid, vote_residency,
+                      vote_variant, vote_window)
+
+FAMILY = "hough/lines"  # kernels/hough/lines.cu
+
+_CV2_VERSION = _backend.opencv_major_minor(cv2.__version__)
+# OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
+RHO_MODE = 0 if _CV2_VERSION >= (4, 13) else 1
+# HoughLinesWithAccumulator returns (N, 3) from 5.0 on, (N, 1, 3) before.
+ACCUMULATOR_3D = _CV2_VERSION[0] < 5
+HAS_USE_EDGEVAL = "use_edgeval" in (cv2.HoughLines.__doc__ or "")
+
+_PARAMS = [
+    _binding.Param("image", "mat"),
+    _binding.Param("rho", "double"),
+    _binding.Param("theta", "double"),
+    _binding.Param("threshold", "int"),
+    _binding.Param("lines", "outmat", None),
+    _binding.Param("srn", "double", 0.0),
+    _binding.Param("stn", "double", 0.0),
+    _binding.Param("min_theta", "double", 0.0),
+    _binding.Param("max_theta", "double", math.pi),
+]
+if HAS_USE_EDGEVAL:
+    _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
+# cv2 converts the arguments in the C++ signature's order: lines right after image.
+_ORDER = ["image", "lines"] + [p.name for p in _PARAMS if p.name not in ("image", "lines")]
+
+# The signature in cv2's CV_Check errors: namespace-qualified array types up to OpenCV 4.12, plain from
+# 4.13 on (4.10-4.14 and 5.0 checked).
+_CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
+                  "double, double{1})".format("cv::" if _CV2_VERSION < (4, 13) else "",
+                                              ", bool" if HAS_USE_EDGEVAL else ""))
+
+# Lines sorted and written by hough_maxima_emit's last block in shared memory (its dynamic shared
+# memory, 8 bytes a key, and the pinned result's size); more go through CuPy's sort.
+SORT_CAPACITY = 8192
+
+# The call words of the graphs (kernels/hough/lines.cu: LINES_WORD_*): the image's, then the
+# threshold and the output pointer (0: results to pinned host memory only).
+WORDS = _graphs.CallWords(IMAGE_WORDS + (("threshold", np.int32), ("out_ptr", np.uint64)),
+                          lean_keeps=len(IMAGE_WORDS))
+_pack_words = WORDS.pack_into
+
+
+# ---------------------------------------------------------------- cv2's sizes
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def _numrho(rows, cols, rho32):
+    # cvRound(((max_rho - min_rho) + 1) / rho): int arithmetic (wrapping), the int converted to float
+    # and divided in float32, then cvRound(float).
+    max_rho = wrap_int32(cols + rows)
+    span = wrap_int32(wrap_int32(max_rho - wrap_int32(-max_rho)) + 1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.float32(span) / np.float32(rho32)
+    return cv_round(q)
+
+
+def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta):
+    """(numangle, numrho) exactly as cv2's standard transform computes them."""
+    numangle = wrap_int32(cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
+    if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
+        numangle -= 1
+    return numangle, _numrho(rows, cols, rho32)
+
+
+@functools.lru_cache(maxsize=64)
+def trig_table(numangle, rho32, theta32, min_theta):
+    """cv2's float32 (cos, sin) / rho table. The angle is accumulated in float32 (ang += theta),
+    not n * theta; sin and cos are libm's double functions (math.sin is the platform's libm, as
+    cv2's std::sin), scaled by the float32 1/rho in double and rounded to float32."""
+    irho = float(np.float32(1) / np.float32(rho32))
+    steps = np.full(numangle, np.float32(theta32), dtype=np.float32)
+    steps[0] = np.float32(min_theta)
+    angles = np.add.accumulate(steps, dtype=np.float32)  # sequential float32 sums, as cv2's loop
+    tab_cos = np.array([math.cos(float(a)) * irho for a in angles], dtype=np.float32)
+    tab_sin = np.array([math.sin(float(a)) * irho for a in angles], dtype=np.float32)
+    return tab_cos, tab_sin
+
+
+# ---------------------------------------------------------------- argument layer
+
+_convert_array = _binding.array_converter("lines")
+
+
+def _prepare(func_name, args, kwargs):
+    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array, _ORDER)
+    a.setdefault("use_edgeval", False)
+    return a
+
+
+def _forward_to_cv2(func_name, a, image):
+    """The multi-scale path and the no-GPU fallback: cv2 computes, on host data."""
+    cv2_args = [image, a["rho"], a["theta"], a["threshold"], None, a["srn"], a["stn"],
+                a["min_theta"], a["max_theta"]]
+    if HAS_USE_EDGEVAL:
+        cv2_args.append(a["use_edgeval"])
+    _backend.record("cv2")
+    return getattr(cv2, func_name)(*cv2_args)
+
+
+def _deliver(result, lines_arg):
+    """cv2 writes into a given ``lines`` array (and returns it) only when its Mat already has the
+    result's size and type: HoughLines an (N, 1, 2) float32 array (N x 1 CV_32FC2);
+    HoughLinesWithAccumulator an (N, 1, 3) or (1, N, 3) float32 array (its 1-D result of N CV_32FC3
+    fits either); an (N, 3) float32 array is N x 3 CV_32FC1, so cv2 returns a new array."""
+    if result is None or lines_arg is None:
+        return result
+    n, per_line = result.shape[0], result.shape[-1]
+    shapes = ((n, 1, per_line),) if per_line == 2 else ((n, 1, per_line), (1, n, per_line))
+    return _binding.deliver(result, lines_arg, shapes)
+
+
+def _hough(func_name, with_votes, args, kwargs):
+    a = _prepare(func_name, args, kwargs)
+    pending = a.pop(_binding.PENDING, None)
+    result = _hough_parsed(func_name, with_votes, a, args, kwargs)
+    if pending is not None:  # cv2 ran the call with an error pending (its own error would replace it)
+        raise _binding.returned_with_error(func_name, pending)
+    return result
+
+
+def _hough_parsed(func_name, with_votes, a, args, kwargs):
+    mat = a["image"]
+    on_device = isinstance(mat, _binding.DeviceMat)
+    if a["srn"] != 0 or a["stn"] != 0:
+        # Multi-scale transform: cv2's serial coarse-to-fine algorithm, computed by cv2 (see
+        # compat_matrix: variant "multiscale", backend "cv2").
+        image = mat.array.get() if on_device else (args[0] if args else kwargs.get("image"))
+        result = _forward_to_cv2(func_name, a, image)
+        if on_device and result is not None:
+            result = _backend.cupy_module().asarray(result)
+        return _deliver(result, a["lines"])
+
+    # cv2's checks, in cv2's order (HoughLinesStandard): type, theta range, accumulator size.
+    if not mat.is_type(np.uint8, 1):
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard",
+                               "hough.cpp", 0)
+    min_theta, max_theta = a["min_theta"], a["max_theta"]
+    if not max_theta >= min_theta:
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED,
+            "> max_theta must be greater than min_theta (expected: 'max_theta >= min_theta'), where\n"
+            ">     'max_theta' is %g\n> must be greater than or equal to\n>     'min_theta' is %g\n"
+            % (max_theta, min_theta), _CHECK_GE_FUNC, "hough.cpp", 0)
+    rho32, theta32 = np.float32(a["rho"]), np.float32(a["theta"])
+    rows, cols = mat.rows, mat.cols
+    numangle, numrho = accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta)
+    nbytes = (numangle + 2) * (numrho + 2) * 4
+    if _CV2_VERSION[0] < 5 and min(numangle, numrho) + 2 < 0:
+        # OpenCV 4's Mat::create asserts each size; OpenCV 5 lets the size_t product overflow.
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", "matrix.cpp", 0)
+    if nbytes < 0 or nbytes >= (1 << 63):
+        raise _errors.out_of_memory(nbytes)
+
+    cp = _backend.cupy_module()
+    if cp is None:
+        _backend.warn_fallback()
+        return _deliver(_forward_to_cv2(func_name, a, args[0] if args else kwargs.get("image")), a["lines"])
+    _backend.record("cuda")
+    if numangle <= 0 or numrho <= 0 or rows <= 0 or cols <= 0 or mat.array is None:
+        return None  # no cell can be voted for (cv2 allocates, votes nothing, finds nothing)
+    image = mat.array
+    if image.ndim != 2:
+        image = image.reshape(rows, cols)
+    try:
+        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, a["threshold"],
+                           a["use_edgeval"], with_votes, not on_device)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(nbytes) from None
+    if lines is None:
+        return None
+    if with_votes:
+        lines = lines.reshape(-1, 1, 3) if ACCUMULATOR_3D else lines.reshape(-1, 3)
+    else:
+        lines = lines.reshape(-1, 1, 2)
+    return _deliver(lines, a["lines"])
+
+
+# ---------------------------------------------------------------- the launch plan
+
+_device_tables = {}
+
+
+def _device_trig(cp, numangle, rho32, theta32, min_theta):
+    # Per device and stream: a table is uploaded on, read on and (once evicted) freed back to the
+    # memory pool of one stream only, so no kernel of another stream can see it half-written or reused.
+    key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, numangle, float(rho32), float(theta32),
+           min_theta)
+    tabs = _device_tables.get(key)
+    if tabs is None:
+        if len(_device_tables) > 64:
+            _device_tables.clear()
+        tab_cos, tab_sin = trig_table(numangle, rho32, theta32, min_theta)
+        tabs = (cp.asarray(tab_cos), cp.asarray(tab_sin))
+        _device_tables[key] = tabs
+    return tabs
+
+
+class _Workspace:
+    """Per thread and device: scratch reused by every call (no allocation or memset per call),
+    and the launch plans built over it. The counters are zero between calls: hough_maxima_emit
+    resets them."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.counters = cp.zeros(4, dtype=cp.int32)
+        self.arrays = {}
+        self.plans = {}
+        # hough_maxima_emit's published count (flag), then the lines of a host result.
+        results = _graphs.PinnedResults(cp, 1 + 3 * SORT_CAPACITY)
+        self.pinned, self.host, self.flag = results.pinned, results.host, results.flag
+        self.call = _graphs.CallBuffer(cp, WORDS)  # shared by the plans: one image's words loaded at a time
+        self.call_bytes = self.call.bytes
+        # Output memory for the next device-result call, allocated while the GPU runs the current one.
+        self.spare_out = _graphs.SpareOutput()
+        self.last_key = self.last_plan = None
+
+    def array(self, name, size, dtype):
+        arr = self.arrays.get((name, dtype))
+        if arr is None or arr.size < size:
+            arr = self.arrays[(name, dtype)] = self.cp.empty(max(size, 1), dtype=dtype)
+            self.plans.clear()  # plans hold the old buffers in their argument tuples
+            self.last_key = self.last_plan = None
+        return arr
+
+
+def _workspace(cp):
+    return _kernels.thread_workspace("hough", lambda: _Workspace(cp))
+
+
+def _ran(path):
+    TUNING.ran("lines." + path)
+
+
+class _Plan(_graphs.GraphPlan):
+    """Everything of a launch sequence that does not change between calls of the same sizes and
+    parameters: kernels, grids, arguments over the workspace; a call only adds its call words
+    (image, threshold, output). The first call launches directly; the second captures the graph
+    (GraphPlan) and every call from then on replays it."""
+
+    __slots__ = ("out_floats", "out_bytes", "per_line", "line_args", "keys", "num_sms", "calls", "last_shape")
+
+
+def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes, to_host):
+    num_sms, max_shared = _kernels.device_properties()
+    wide = max(rows, cols) > 0xFFFF
+    options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
+
+    def kernel(name, max_dynamic_shared=None):
+        return _kernels.get_function(FAMILY, name, options, max_dynamic_shared=max_dynamic_shared)
+    tab_cos, tab_sin = _device_trig(cp, numangle, rho32, theta32, min_theta)
+    npix = rows * cols
+    accum_cells = (numangle + 2) * (numrho + 2)
+    max_maxima = numangle * ((numrho + 1) // 2 + 1)
+    accum = ws.array("accum", accum_cells, cp.int32)
+    points = ws.array("points", npix, cp.uint64 if wide else cp.uint32)
+    weights = ws.array("weights", npix, cp.uint8) if use_edgeval else NULL
+    keys = ws.array("keys", max_maxima, cp.uint64)
+    counters = ws.counters
+    common = dict(points=points, weights=weights, counters=counters)
+
+    collect = Kernel(kernel("hough_collect_points"), (collect_grid(rows, cols, accum_cells, num_sms),), (256,), 0,
+                     img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
+                     align=Word("load_width"), **common, accum=accum, accum_size=np.int64(accum_cells), call=CALL)
+    variant = vote_variant((numrho + 2) * 4, max_shared)
+    if variant == "shared":
+        host_cos, host_sin = trig_table(numangle, rho32, theta32, min_theta)
+
+        def window(k):
+            return vote_window(host_cos, host_sin, rows, cols, k, numrho + 2)
+        (per_block, splits), forced = shared_vote_grid(
+            numangle, numrho, npix, num_sms, max_shared,
+            vote_residency(FAMILY, "hough_vote_shared_%d", options, window), window)
+        if forced:
+            _ran(forced)
+        window_cells = window(per_block)
+        smem = per_block * window_cells * 4
+        vote = Kernel(kernel("hough_vote_shared_%d" % per_block, smem), (cdiv(numangle, per_block), splits),
+                      (VOTE_THREADS,), smem, **common, tab_cos=tab_cos, tab_sin=tab_sin,
+                      numangle=np.int32(numangle), numrho=np.int32(numrho), window=np.int32(window_cells),
+                      min_points=np.int32(TUNING.vote_min_points), rows=np.int32(rows), cols=np.int32(cols),
+                      accum=accum, accum_size=np.int64(accum_cells))
+    else:
+        angles = TUNING.global_angles
+        vote = Kernel(kernel("hough_vote_global"),
+                      (num_sms * TUNING.global_blocks_per_sm, min(65535, cdiv(numangle, angles))), (256,), 0,
+                      **common, tab_cos=tab_cos, tab_sin=tab_sin, numangle=np.int32(numangle),
+                      numrho=np.int32(numrho), angles_per_block=np.int32(angles), accum=accum,
+                      accum_size=np.int64(accum_cells))
+    _ran("vote-" + variant)
+    line_args = dict(numrho=np.int32(numrho), rho=np.float32(rho32), theta=np.float32(theta32),
+                     min_theta=np.float32(min_theta), rho_mode=np.int32(RHO_MODE),
+                     with_votes=np.int32(1 if with_votes else 0))
+    host_ptr = ws.pinned.ptr
+    emit = Kernel(kernel("hough_maxima_emit", SORT_CAPACITY * 8),
+                  (max(1, min(cdiv(numangle * numrho, 1024), num_sms * TUNING.maxima_blocks_per_sm)),), (1024,),
+                  SORT_CAPACITY * 8, accum=accum, numangle=np.int32(numangle), threshold=Word("threshold"),
+                  keys=keys, counters=counters, capacity=np.int32(SORT_CAPACITY), **line_args,
+                  out_dev=Word("out_ptr"), out_host=np.uint64(host_ptr + 4 if to_host else 0),
+                  host_count=np.uint64(host_ptr), call=CALL)
+    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel("hough_collect_points_lean")),
+                 _ran)
+    plan.per_line = 3 if with_votes else 2
+    plan.out_floats = min(max_maxima, SORT_CAPACITY) * plan.per_line
+    plan.out_bytes = plan.out_floats * 4
+    plan.line_args = tuple(line_args.values())
+    plan.keys, plan.num_sms, plan.calls, plan.last_shape = keys, num_sms, 0, None
+    return plan
+
+
+# ---------------------------------------------------------------- running a plan
+
+def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold, use_edgeval,
+               with_votes, to_host, shape_3d=False, key=None):
+    """Run the pipeline on ``image`` (2-D uint8, device or host). Returns numpy or CuPy float32
+    lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
+    rows, cols = image.shape
+    d_image = upload_2d(image)
+    ws = _workspace(cp)
+    if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
+        key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
+               to_host, TUNING.generation)
+    plan = ws.last_plan if key is ws.last_key else ws.plans.get(key)
+    if plan is None:
+        if len(ws.plans) > 32:
+            ws.plans.clear()
+        plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
+                                           use_edgeval, with_votes, to_host)
+    ws.last_key, ws.last_plan = key, plan
+    step = d_image.strides[0]
+    image_ptr = d_image.data.ptr
+    graph = plan.graph
+    if graph is None and plan.calls:
+        graph = plan.full_graph()
+    plan.calls += 1
+    if graph:
+        return _replay(cp, ws, plan, (image_ptr, step, load_width(image_ptr, step, cols)), threshold, to_host,
+                       shape_3d)
+    _ran("direct")
+    stream = cp.cuda.get_current_stream()
+    ws.flag[0] = -1
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
+    try:
+        plan.launch_direct((d_image, np.int64(step), np.int32(load_width(image_ptr, step, cols)), np.int32(threshold),
+                            NULL if out_dev is None else np.uint64(out_dev.ptr)))
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    return _lines(cp, ws, plan, stream, out_dev, None, to_host, shape_3d)
+
+
+def _reset_workspace(ws):
+    # A launch that did not run leaves the counters as they were: start the next call clean.
+    ws.cp.cuda.get_current_stream().synchronize()
+    ws.counters.fill(0)
+    ws.call.loaded = None
+
+
+def _replay(cp, ws, plan, head, threshold, to_host, shape_3d):
+    """The plan's captured graph on the image of call words ``head``; the result as _gpu_lines'."""
+    stream = cp.cuda.get_current_stream()
+    ws.flag[0] = -1
+    # Device results need memory of their own (an array is made once the count is known); host
+    # results are read from pinned memory.
+    out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
+    prepared = None
+    try:
+        _pack_words(ws.call_bytes, 0, *head, threshold, 0 if out_dev is None else out_dev.ptr)
+        plan.replay(stream, head)
+        if out_dev is not None:
+            # Host work that would otherwise follow the wait is done during it: the next call's
+            # output memory, and this call's array shaped for the previous call's line count (a
+            # repeated or slowly changing image keeps it).
+            ws.spare_out.refill(cp, stream, plan.out_bytes)
+            if plan.last_shape is not None:
+                prepared = cp.ndarray(plan.last_shape, dtype=cp.float32, memptr=out_dev)
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    return _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d)
+
+
+def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
+    """The launched call's lines: the one host wait, then numpy or CuPy float32 lines, or None."""
+    flag = ws.flag
+    try:
+        # The one host wait: the line count decides the shape. The count the last kernel publishes
+        # is polled rather than the stream synchronised: the host goes on as soon as it is written.
+        await_published(flag, -1, stream)
+        count = flag[0]
+        if count < 0:
+            raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines",
+                                   "hough.cpp", 0)
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    if count == 0:
+        return None
+    per_line = plan.per_line
+    shape = (count, 1, per_line) if shape_3d else (count, per_line)
+    if count <= SORT_CAPACITY:
+        if to_host:
+            return ws.host[1:1 + count * per_line].view(np.float32).reshape(shape).copy()
+        plan.last_shape = shape
+        if prepared is not None and prepared.shape == shape:
+            return prepared
+        return cp.ndarray(shape, dtype=cp.float32, memptr=out_dev)
+    # More lines than one block sorts: CuPy's radix sort over the keys, then a wide emit.
+    _ran("sort-host")
+    sorted_keys = cp.sort(plan.keys[:count])
+    out = cp.empty(count * per_line, dtype=cp.float32)
+    _kernels.get_function(FAMILY, "hough_emit", plan.options)(
+        (min(cdiv(count, 256), plan.num_sms * 8),), (256,),
+        (sorted_keys, np.int32(count)) + plan.line_args + (out,))
+    out = out.reshape(shape)
+    return out.get() if to_host else out
+
+
+# ---------------------------------------------------------------- public API
+
+_plans = {}
+
+
+def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
+    """Sizes of a default-parameter call and its _gpu_lines plan key, cached; None when the call
+    needs cv2's checks."""
+    key = (rows, cols, rho, theta, with_votes, to_host)
+    plan = _plans.get(key)
+    if plan is None:
+        rho32, theta32 = np.float32(rho), np.float32(theta)
+        numangle, numrho = accumulator_size(rows, cols, rho32, theta32, 0.0, math.pi)
+        nbytes = (numangle + 2) * (numrho + 2) * 4
+        if numangle <= 0 or numrho <= 0 or not 0 <= nbytes < (1 << 62):
+            return None
+        if len(_plans) > 256:
+            _plans.clear()
+        gpu_key = (rows, cols, numangle, numrho, float(rho32), float(theta32), 0.0, False, with_votes, to_host,
+                   TUNING.generation)
+        plan = _plans[key] = (numangle, numrho, rho32, theta32, gpu_key)
+    return plan
+
+
+_NOT_FAST = object()
+_UINT8 = np.dtype(np.uint8)  # (a dtype against a dtype: no conversion of the type object per call)
+_NUMBERS = (float, int)
+
+
+def _plain_numbers(rho, theta, threshold):
+    """Whether rho and theta are Python floats or ints and threshold a Python int in int32's range:
+    the fast paths' argument types."""
+    return (type(threshold) is int and INT_MIN <= threshold < (1 << 31) and type(rho) in _NUMBERS
+            and type(theta) in _NUMBERS)
+
+
+class _Hot(_graphs.HotCall):
+    """A device image met twice in a row by the fast path, with what its calls need, so that its
+    next calls with the same rho and theta skip the checks, plan lookup and workspace lookup
+    (kernels and result as _gpu_lines'). Valid while the same array object (held weakly) has the
+    same shape and strides (a CuPy array's pointer and dtype never change; its shape may), on the
+    same thread and current device."""
+
+    __slots__ = ("image", "shape", "strides", "rho", "theta", "thread", "ws", "plan", "head", "shape_3d", "nbytes")
+
+
+_hot = [None, None]   # [with_votes]: the _Hot of the last device image called twice in a row
+_seen = [None, None]  # [with_votes]: id() of the last device image of the fast path
+
+
+def _forget():
+    """TUNING changed: plans and hot calls built under the values before are not reused."""
+    _plans.clear()
+    _hot[0] = _hot[1] = None
+    _seen[0] = _seen[1] = None
+
+
+TUNING.on_change(_forget)
+
+
+def _hot_lines(hot, image, rho, theta, threshold):
+    """The hot image's lines, or _NOT_FAST when this call is not its repeat."""
+    if (not _plain_numbers(rho, theta, threshold) or rho != hot.rho or theta != hot.theta
+            or image.shape != hot.shape or image.strides != hot.strides or _get_ident() != hot.thread):
+        return _NOT_FAST
+    if hot.get_device() != hot.device:
+        return _NOT_FAST
+    _backend.record("cuda")
+    cp = hot.cp
+    try:
+        return _replay(cp, hot.ws, hot.plan, hot.head, threshold, False, hot.shape_3d)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(hot.nbytes) from None
+
+
+def _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes):
+    """After a fast device call: the second call in a row on ``image`` makes it hot (the first
+    only remembers its id, so that a new array per call pays nothing more here)."""
+    if _seen[with_votes] != id(image):
+        _seen[with_votes] = id(image)
+        return
+    ws = _workspace(cp)
+    plan = ws.last_plan
+    if not plan.graph or ws.call.loaded is None:
+        return
+    hot = _Hot(cp)
+    hot.image, hot.shape, hot.strides = weakref.ref(image), image.shape, image.strides
+    hot.rho, hot.theta, hot.thread = rho, theta, _get_ident()
+    hot.ws, hot.plan, hot.head = ws, plan, ws.call.loaded
+    hot.shape_3d, hot.nbytes = shape_3d, nbytes
+    _hot[with_votes] = hot
+    TUNING.ran("lines.hot")
+
+
+def _fast_hough(with_votes, args):
+    """The common call ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and
+    plain Python numbers: the same result as the full argument layer without its generality;
+    anything else returns _NOT_FAST and takes the full path."""
+    image, rho, theta, threshold = args
+    hot = _hot[with_votes]
+    if hot is not None and hot.image() is image:
+        lines = _hot_lines(hot, image, rho, theta, threshold)
+        if lines is not _NOT_FAST:
+            return lines
+    cp = _backend.cupy_module()
+    if cp is None:
+        return _NOT_FAST
+    kind = type(image)
+    if kind is cp.ndarray:
+        to_host = False
+        if image.data.device_id != cp.cuda.runtime.getDevice():
+            return _NOT_FAST  # (on_input_device switches devices on the full path)
+    elif kind is np.ndarray:
+        to_host = True
+    else:
+        return _NOT_FAST
+    if (image.dtype != _UINT8 or image.ndim != 2 or not _plain_numbers(rho, theta, threshold)
+            or not 0 < rho < 1e300 or not 0 < theta < 1e300):
+        # (An int beyond a double's range is cv2's "int too large to convert to float": full path.)
+        return _NOT_FAST
+    rows, cols = image.shape
+    if rows == 0 or cols == 0:
+        return _NOT_FAST
+    plan = _fast_plan(rows, cols, rho, theta, with_votes, to_host)
+    if plan is None:
+        return _NOT_FAST
+    numangle, numrho, rho32, theta32, gpu_key = plan
+    _backend.record("cuda")
+    shape_3d = ACCUMULATOR_3D or not with_votes
+    nbytes = (numangle + 2) * (numrho + 2) * 4
+    try:
+        lines = _gpu_lines(cp, image, numangle, numrho, rho32, theta32, 0.0, threshold, False,
+                           with_votes, to_host, shape_3d=shape_3d, key=gpu_key)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(nbytes) from None
+    if not to_host:
+        _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes)
+    return lines
+
+
+@on_input_device(0, "image")
+def _hough_lines_on_device(*args, **kwargs):
+    return _hough("HoughLines", False, args, kwargs)
+
+
+@on_input_device(0, "image")
+def _hough_lines_acc_on_device(*args, **kwargs):
+    return _hough("HoughLinesWithAccumulator", True, args, kwargs)
+
+
+# The fast path comes before the device switch of on_input_device: it takes arrays of the current
+# device only, the others go through the decorated full path.
+def HoughLines(*args, **kwargs):
+    """HoughLines(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
+
+    cv2.HoughLines on the GPU: the same lines, float32 values and order as the installed cv2.
+    ``image`` may be a numpy array (numpy out) or a CuPy/CUDA-array-interface/DLPack device array
+    (CuPy out). srn/stn != 0 (multi-scale) is computed by cv2.
+    """
+    if len(args) == 4 and not kwargs:
+        lines = _fast_hough(False, args)
+        if lines is not _NOT_FAST:
+            return lines
+    return _hough_lines_on_device(*args, **kwargs)
+
+
+def HoughLinesWithAccumulator(*args, **kwargs):
+    """HoughLinesWithAccumulator(image, rho, theta, threshold[, lines[, srn[, stn[, min_theta[, max_theta[, use_edgeval]]]]]]) -> lines
+
+    As cvgpu.HoughLines, each line carrying its accumulator value as a third float32.
+    """
+    if len(args) == 4 and not kwargs:
+        lines = _fast_hough(True, args)
+        if lines is not _NOT_FAST:
+            return lines
+    return _hough_lines_acc_on_device(*args, **kwargs)
+
+
+def uses_gpu(srn=0, stn=0):
+    """Whether a HoughLines call with these srn/stn values is computed by cvgpu's kernels."""
+    return _backend.backend() == "cuda" and srn == 0 and stn == 0

@@ -1,0 +1,18 @@
+"""Forcing a path of cvgpu.contours in a test, and proving that it ran (cvgpu/_tuning.py)."""
+import contextlib
+
+from cvgpu.contours import PATHS, TUNING
+
+
+@contextlib.contextmanager
+def forcing(*paths, **values):
+    """TUNING.override(**values) for the block; when it ends, each of ``paths`` (names in
+    cvgpu.contours.PATHS) must have run inside it."""
+    unknown = set(paths) - set(PATHS)
+    assert not unknown, "not a documented path: %s" % sorted(unknown)
+    before = TUNING.paths()
+    with TUNING.override(**values):
+        yield
+    ran = TUNING.paths() - before
+    missing = [p for p in paths if not ran[p]]
+    assert not missing, "forced paths that did not run: %s (ran: %s)" % (missing, dict(ran))

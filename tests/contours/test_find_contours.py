@@ -1,0 +1,608 @@
+"""cvgpu.findContours / findContoursPacked against the installed cv2.
+
+CPU part (runs everywhere): the argument layer (every rejected call raises cv2's own error, calls
+cvgpu does not claim are forwarded and reported as cv2's), the no-GPU fallback equal to cv2, the
+packed form's round trip, the caller's array untouched. GPU part (``gpu``): cvgpu == cv2 bit for
+bit on hypothesis images (nested blobs, salt-and-pepper, 1-px lines, checkerboards, border
+shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for every mode x method
+(NONE, SIMPLE, TC89_L1, TC89_KCOS), with offsets; the packed device form equals cv2 packed.
+"""
+import ctypes
+import glob
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import types
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, note, strategies as st
+
+import cvgpu
+from cvgpu import contours as cc
+from cvgpu.bench.contours import blobs_image, worst_snake
+from cvgpu.contours import _common, _ranking, _suzuki
+from conftest import HAS_GPU, spin
+from contours_forcing import forcing
+from test_contours_model import (border_shapes, checkerboard, lines, nested_blobs, salt_pepper)
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+MODES = {"EXTERNAL": cv2.RETR_EXTERNAL, "LIST": cv2.RETR_LIST, "CCOMP": cv2.RETR_CCOMP, "TREE": cv2.RETR_TREE}
+METHODS = {"NONE": cv2.CHAIN_APPROX_NONE, "SIMPLE": cv2.CHAIN_APPROX_SIMPLE,
+           "TC89_L1": cv2.CHAIN_APPROX_TC89_L1, "TC89_KCOS": cv2.CHAIN_APPROX_TC89_KCOS}
+
+
+def outcome(f):
+    try:
+        r = f()
+    except cv2.error as e:
+        return ("error", e.code, e.err, e.func)
+    except Exception as e:  # noqa: BLE001 - the type and text are what we compare
+        return ("exc", type(e).__name__, str(e))
+    return ("ok", signature(r))
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else a
+
+
+def signature(res):
+    """One int64 array holding everything cv2 returns: container type, count, each array's dtype,
+    shape and points, the hierarchy (or its absence)."""
+    contours, hier = res
+    contours = [_host(c) for c in contours]
+    hier = _host(hier)
+    head = [int(type(res) is tuple), int(type(contours) is list or True), len(contours), int(hier is None)]
+    lens = [len(c) for c in contours]
+    ok = [int(c.dtype == np.int32 and c.ndim == 3 and c.shape[1:] == (1, 2)) for c in contours]
+    parts = [np.array(head + lens + ok, np.int64)]
+    parts += [c.reshape(-1).astype(np.int64) for c in contours]
+    if hier is not None:
+        parts.append(np.array([hier.dtype == np.int32] + list(hier.shape), np.int64))
+        parts.append(hier.reshape(-1).astype(np.int64))
+    return np.concatenate(parts)
+
+
+def same_result(ours, ref):
+    oc, oh = ours
+    rc, rh = ref
+    return type(oc) is tuple and type(rc) is tuple and np.array_equal(signature(ours), signature(ref))
+
+
+IMG = nested_blobs(40, 50, 4, 4, 7)
+
+
+# ---------------------------------------------------------------- CPU: argument layer
+
+BAD_CALLS = [
+    ("float32", (IMG.astype(np.float32), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("int32 tree", (IMG.astype(np.int32), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("2 channels", (np.dstack([IMG, IMG]), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("3 channels", (np.dstack([IMG, IMG, IMG]), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("bool", (IMG.astype(bool), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("int8", (IMG.astype(np.int8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("floodfill 8u", (IMG, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("mode 7", (IMG, 7, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("mode -1", (IMG, -1, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("method 9", (IMG, cv2.RETR_TREE, 9), {}),
+    ("method -3", (IMG, cv2.RETR_TREE, -3), {}),
+    ("link runs", (IMG, cv2.RETR_TREE, 5), {}),
+    ("offset float", (IMG, 3, 1), {"offset": (1.5, 2)}),
+    ("offset len 3", (IMG, 3, 1), {"offset": (1, 2, 3)}),
+    ("offset str", (IMG, 3, 1), {"offset": "ab"}),
+    ("missing method", (IMG, 3), {}),
+    ("mode float", (IMG, 3.0, 1), {}),
+    ("mode bool", (IMG, True, 1), {}),
+    ("too many", (IMG, 3, 1, None, None, (0, 0), 5), {}),
+    ("bad keyword", (IMG, 3, 1), {"foo": 1}),
+    ("twice", (IMG, 3, 1), {"mode": 3}),
+]
+
+UNUSUAL_CALLS = [
+    ("keywords", (), {"image": IMG, "mode": cv2.RETR_CCOMP, "method": cv2.CHAIN_APPROX_NONE}),
+    ("offset list", (IMG, 3, 2), {"offset": [4, -5]}),
+    ("offset numpy ints", (IMG, 3, 2), {"offset": (np.int64(4), np.int32(-5))}),
+    ("offset positional", (IMG, 3, 2, None, None, (1, 1)), {}),
+    ("mode numpy int", (IMG, np.int64(3), np.int32(2)), {}),
+    ("3-d one channel", (IMG[:, :, None], 1, 1), {}),
+    ("1-d", (np.array([0, 1, 1, 0, 1], np.uint8), 1, 1), {}),
+    ("empty", (np.zeros((0, 0), np.uint8), 3, 1), {}),
+    ("empty rows", (np.zeros((0, 5), np.uint8), 3, 1), {}),
+    ("non-contiguous", (IMG[::2, ::3], 3, 1), {}),
+    ("int32 ccomp", (IMG.astype(np.int32), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("int32 floodfill", (IMG.astype(np.int32), cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("tc89 l1", (IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_TC89_L1), {}),
+    ("tc89 kcos", (IMG, cv2.RETR_LIST, cv2.CHAIN_APPROX_TC89_KCOS), {}),
+    ("no contour", (np.zeros((4, 4), np.uint8), 0, 1), {}),
+    ("image None", (None, 3, 1), {}),
+]
+
+
+@pytest.mark.parametrize("label,args,kwargs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_errors_match_cv2(label, args, kwargs):
+    ref = outcome(lambda: cv2.findContours(*args, **kwargs))
+    assert ref[0] != "ok", ref
+    ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
+    assert ours == ref
+
+
+@pytest.mark.parametrize("label,args,kwargs", UNUSUAL_CALLS, ids=[c[0] for c in UNUSUAL_CALLS])
+def test_unusual_but_valid_calls_match_cv2(label, args, kwargs):
+    ref = outcome(lambda: cv2.findContours(*args, **kwargs))
+    ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
+    assert ref[0] == "ok"
+    assert ours[0] == "ok" and np.array_equal(ours[1], ref[1])
+
+
+@pytest.mark.parametrize("args", [(IMG, 3, 0), (IMG.astype(np.int32), cv2.RETR_FLOODFILL, 0)])
+def test_unclaimed_variants_are_reported_as_cv2(args):
+    cvgpu.findContours(*args)
+    assert cvgpu.last_call_backend() == "cv2"
+
+
+def test_caller_array_is_not_modified():
+    img = IMG.copy()
+    cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    cvgpu.findContoursPacked(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    assert np.array_equal(img, IMG)
+
+
+def test_pack_and_assemble_round_trip():
+    for mode in MODES.values():
+        ref = cv2.findContours(IMG, mode, cv2.CHAIN_APPROX_SIMPLE, offset=(2, -3))
+        pts, off, hier = cc.pack(*ref)
+        assert pts.dtype == np.int32 and pts.shape[1] == 2 and off.dtype == np.int64 and hier.shape == (len(ref[0]), 4)
+        back = cc.assemble(pts, off, hier)
+        assert same_result(back, ref)
+        # One buffer behind every contour.
+        assert all(c.base is back[0][0].base for c in back[0])
+    assert cc.assemble(*cc.pack((), None)) == ((), None)
+
+
+def test_assemble_grouped_round_trip():
+    # The length-grouped layout the numpy path downloads: contours sorted by (length, index).
+    for mode in MODES.values():
+        ref = cv2.findContours(IMG, mode, cv2.CHAIN_APPROX_NONE)
+        pts, off, hier = cc.pack(*ref)
+        lengths = np.diff(off)
+        order = np.argsort(lengths, kind="stable")
+        grouped = np.concatenate([pts[off[i]:off[i + 1]] for i in order])
+        back = cc.assemble_grouped(grouped, order, lengths[order], hier)
+        assert same_result(back, ref)
+        assert all(c.flags.c_contiguous and c.dtype == np.int32 for c in back[0])
+    assert cc.assemble_grouped(np.zeros((0, 2), np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32),
+                               np.zeros((0, 4), np.int32)) == ((), None)
+
+
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=300), st.integers(0, 2 ** 31), st.integers(1, 64),
+       st.booleans())
+def test_assemble_grouped_any_runs(length_pool, seed, run_min, cap_keys):
+    # Any layout of the contract: runs of equal lengths in any order, a length recurring in several
+    # runs (the host sort's capped keys), each run's contours ascending in output order; runs
+    # shorter and longer than TUNING.run_min. Compared with the output-ordered layout (assemble).
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 400))
+    lengths = rng.choice(np.asarray(length_pool), size=m).astype(np.int32)
+    offsets = np.zeros(m + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    pts = rng.integers(-1000, 1000, size=(int(offsets[-1]), 2)).astype(np.int32)
+    hier = rng.integers(-1, m, size=(m, 4)).astype(np.int32)
+    keys = np.minimum(lengths, 20) if cap_keys else lengths  # capped: lengths above 20 share one key
+    order = np.argsort(keys, kind="stable")
+    grouped = np.concatenate([pts[offsets[i]:offsets[i + 1]] for i in order])
+    args = (grouped, order.astype(np.int32), lengths[order], hier)
+    before = [a.copy() for a in args]
+    runs = np.diff(np.flatnonzero(np.diff(lengths[order], prepend=-1, append=-1)))
+    expect = ["runs_long"] * bool((runs >= run_min).any()) + ["runs_short"] * bool((runs < run_min).any())
+    with forcing(*expect, run_min=run_min):
+        back = cc.assemble_grouped(*args)
+    ref = cc.assemble(pts, offsets, hier)
+    assert len(back[0]) == m and all(a.shape == b.shape and a.dtype == np.int32 and np.array_equal(a, b)
+                                     for a, b in zip(back[0], ref[0]))
+    assert np.array_equal(back[1], ref[1]) and back[1].shape == (1, m, 4)
+    assert all(np.array_equal(a, b) for a, b in zip(args, before))
+
+
+def test_tuning_and_paths_are_documented_in_one_place():
+    # Every path the code counts is named in cvgpu.contours.PATHS, and every PATHS entry is counted
+    # somewhere; every tuned value is read by the code as TUNING.<name>.
+    root = os.path.join(os.path.dirname(cc.__file__), "*.py")
+    src = "".join(open(f).read() for f in sorted(glob.glob(root)))
+    assert set(re.findall(r'TUNING\.ran\("(\w+)"\)', src)) == set(cc.PATHS)
+    read = set(re.findall(r"TUNING\.(\w+)", src)) - {"ran", "override", "paths"}
+    assert read == set(cc.TUNING.names()), read ^ set(cc.TUNING.names())
+    with pytest.raises(AttributeError):
+        with cc.TUNING.override(no_such_value=1):
+            pass
+
+
+def test_launch_code_names_kernels_of_the_files_it_loads():
+    # Every fn("<file>", "<kernel>") of the launch code names a kernel of kernels/contours/<file>.cu,
+    # and every kernel of the family is named somewhere in the launch code.
+    kernels = {}
+    for path in glob.glob(os.path.join(ROOT, "kernels", "contours", "*.cu")):
+        names = re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', open(path).read())
+        kernels[os.path.basename(path)[:-3]] = set(names)
+    src = "".join(open(f).read() for f in sorted(glob.glob(os.path.join(os.path.dirname(cc.__file__), "*.py"))))
+    calls = re.findall(r'fn\("(\w+)",\s*([^)]*)\)', src)
+    assert len(calls) > 40
+    for module, rest in calls:
+        for name in re.findall(r'"(\w+)"', rest):
+            assert name in kernels[module], (module, name)
+    every = set().union(*kernels.values())
+    assert every <= set(re.findall(r'"(\w+)"', src)), every - set(re.findall(r'"(\w+)"', src))
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
+def test_fallback_equals_cv2_and_is_reported():
+    for mode in MODES.values():
+        for method in METHODS.values():
+            ref = cv2.findContours(IMG, mode, method, offset=(1, 2))
+            assert same_result(cvgpu.findContours(IMG, mode, method, offset=(1, 2)), ref)
+            assert cvgpu.last_call_backend() == "cv2"
+            packed = cvgpu.findContoursPacked(IMG, mode, method, (1, 2))
+            assert all(np.array_equal(a, b) for a, b in zip(packed, cc.pack(*ref)))
+
+
+@pytest.mark.parametrize("call", ["findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)",
+                                  "findContoursLinkRuns(img)"])
+def test_fallback_warns_once_in_a_fresh_process(call):
+    code = textwrap.dedent("""
+        import os, warnings
+        os.environ["CVGPU_BACKEND"] = "cv2"
+        import numpy as np, cv2, cvgpu
+        img = np.zeros((8, 8), np.uint8); img[2:5, 2:6] = 1
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            a = cvgpu.CALL
+            b = cvgpu.CALL
+        n = sum(issubclass(x.category, cvgpu.CvgpuFallbackWarning) for x in w)
+        ref = cv2.CALL
+        ok = all(np.array_equal(p, q) for p, q in zip(a[0], ref[0])) and np.array_equal(a[1], ref[1])
+        print(n, ok, cvgpu.last_call_backend())
+    """).replace("CALL", call)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert out.stdout.split() == ["1", "True", "cv2"], out.stderr
+
+
+# ---------------------------------------------------------------- GPU: equality with cv2
+
+def label_image(h, w, seed):
+    """Label-like multi-valued image (nonzero = foreground): nearest-neighbour blow-up of labels."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 6, (max(1, h // 4), max(1, w // 4))).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+# One long 1-px serpentine border (worst case for one thread per border): the benchmark's image.
+snake = worst_snake
+
+
+FAMILIES = ("blobs", "salt", "lines", "checker", "border", "full", "empty", "labels", "pixels", "snake")
+
+
+def make_image(family, h, w, seed, p):
+    rng = np.random.default_rng(seed)
+    if family == "blobs":
+        return nested_blobs(h, w, 1 + p % 6, 1 + p % 5, seed)
+    # Images beyond 512^2 keep their family but not a million contours: cv2's own TREE / CCOMP
+    # build on that many takes tens of seconds per call (4096 x 3000 salt at density ~0.5, 905k
+    # contours: 47 s on a 2-core CPU), so the few such examples of a 10,000-example property
+    # outlasted a device call. test_fixed_extremes keeps one dense 2048^2 case per mode and method.
+    big = h * w > 512 * 512
+    if family == "salt":
+        return salt_pepper(h, w, float(rng.random()) * (0.01 if big else 1.0), seed)
+    if family == "lines":
+        return lines(h, w, 1 + p % 8, seed)
+    if family == "checker":
+        cell = 16 if big else 1
+        return checkerboard(h, w, cell + p % 5, cell + (p // 5) % 5, p % 3, p % 4, bool(p & 1))
+    if family == "border":
+        return border_shapes(h, w, 1 + p % 6, seed)
+    if family == "full":
+        return np.full((h, w), 1 + p % 255, np.uint8)
+    if family == "empty":
+        return np.zeros((h, w), np.uint8)
+    if family == "labels":
+        return label_image(h, w, seed)
+    if family == "pixels":
+        img = np.zeros((h, w), np.uint8)
+        k = 1 + p % 8
+        img[rng.integers(0, h, k), rng.integers(0, w, k)] = 1 + p % 255
+        return img
+    return snake(h, w)
+
+
+@st.composite
+def images(draw, big=True):
+    family = draw(st.sampled_from(FAMILIES))
+    tier = draw(st.integers(0, 999)) if big else 999
+    if tier == 0:
+        top = 4096          # rare: up to 4096^2
+    elif tier < 30:
+        top = 512
+    else:
+        top = 48
+    h = draw(st.integers(1, top))
+    w = draw(st.integers(1, top))
+    if family in ("blobs", "lines", "border") and h * w > 512 * 512:
+        family = "salt"     # their generators build O(h*w) per shape in numpy: keep big cases cheap
+    seed = draw(st.integers(0, 2**32 - 1))
+    p = draw(st.integers(0, 1000))
+    note("family=%s h=%d w=%d seed=%d p=%d" % (family, h, w, seed, p))
+    return make_image(family, h, w, seed, p)
+
+
+offsets = st.one_of(st.just(None), st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000)))
+
+
+def check_case(compat, img, mode_name, method_name, offset, modes=MODES, variant="%s/%s"):
+    """cvgpu.findContours against cv2 (compat row ``variant % (mode_name, method_name)``); the
+    image is left unchanged."""
+    keep = img.copy()
+    mode, method = modes[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    ours = cvgpu.findContours(img, mode, method, **kw)
+    assert cvgpu.last_call_backend() == "cuda"
+    assert type(ours[0]) is tuple
+    compat.check("findContours", variant % (mode_name, method_name), signature(ours), signature(ref))
+    assert np.array_equal(img, keep)
+
+
+# One item per mode x method (one compat row each): pytest-xdist runs the items in parallel.
+@pytest.mark.gpu
+@pytest.mark.parametrize("method_name", list(METHODS))
+@pytest.mark.parametrize("mode_name", list(MODES))
+@given(img=images(), offset=offsets)
+def test_matches_cv2(compat, mode_name, method_name, img, offset):
+    check_case(compat, img, mode_name, method_name, offset)
+
+
+@pytest.mark.gpu
+@given(img=images(big=False), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_packed_device_form_matches_cv2(img, mode_name, method_name, offset):
+    import cupy as cp
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cc.pack(*cv2.findContours(img, mode, method, **kw))
+    d = cvgpu.findContoursPacked(cp.asarray(img), mode, method, offset)
+    assert all(isinstance(a, cp.ndarray) for a in d)
+    h = cvgpu.findContoursPacked(img, mode, method, offset)
+    assert all(isinstance(a, np.ndarray) for a in h)
+    for a, b, r in zip(d, h, ref):
+        assert np.array_equal(a.get(), r) and np.array_equal(b, r) and a.dtype == r.dtype and b.dtype == r.dtype
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ranking", ["rulers", "jumping"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(["NONE", "SIMPLE"]),
+       offset=offsets)
+def test_both_walk_rankings_match_cv2(ranking, img, mode_name, method_name, offset):
+    # The walk states are ranked by rulers from TUNING.ruler_min_slots slots on and by pointer
+    # jumping below: each way is forced here on every image size (an image without contours has no
+    # walk to rank).
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    path = "rulers" if ranking == "rulers" else "jump_slots"
+    with forcing(*[path] * bool(ref[0]), ruler_min_slots=0 if ranking == "rulers" else 1 << 62):
+        ours = cvgpu.findContours(img, mode, method, **kw)
+    assert same_result(ours, ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", ["offsets", "host-ordered", "device-ordered"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_numpy_path_layouts_match_cv2(layout, img, mode_name, method_name, offset):
+    # The numpy path downloads the points in output order below TUNING.grouped_min contours and
+    # grouped by length above (never for TC89, whose points are compacted in output order), ordered
+    # on the host up to TUNING.host_sort_max contours and on the device beyond (RETR_EXTERNAL's
+    # selection in one block with padding rows up to TUNING.device_select_max borders, and by CuPy's
+    # flatnonzero with device ordering): each way is forced here on every image size.
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    expect = []
+    if ref[0]:
+        if layout == "offsets" or method_name.startswith("TC89"):
+            expect = ["flat"]
+        else:
+            expect = ["grouped", "device_sort" if layout == "device-ordered" else "host_sort"]
+        if mode_name == "EXTERNAL":
+            expect.append("external_flatnonzero" if layout == "device-ordered" else "external_select")
+    small = 0 if layout == "device-ordered" else 1 << 62
+    with forcing(*expect, grouped_min=1 << 62 if layout == "offsets" else 1, host_sort_max=small,
+                 device_select_max=small):
+        ours = cvgpu.findContours(img, mode, method, **kw)
+    assert same_result(ours, ref)
+
+
+class _HostBits(np.ndarray):
+    """numpy standing in for the device array _upload_bits copies into (``.data.ptr``)."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+
+_HOST_COPY_CP = types.SimpleNamespace(
+    uint8=np.uint8,
+    empty=lambda n, dtype: np.zeros(n, dtype).view(_HostBits),
+    cuda=types.SimpleNamespace(
+        alloc_pinned_memory=bytearray,
+        get_current_stream=lambda: types.SimpleNamespace(ptr=0),
+        runtime=types.SimpleNamespace(memcpyHostToDevice=1,
+                                      memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))))
+
+
+@pytest.mark.parametrize("band", [8, 64, 1000, 1 << 21])
+@pytest.mark.parametrize("threads", [1, 3, 4])
+def test_upload_bits_bands(band, threads):
+    # Host images go up as one row-major bit stream, packed in bands of whole bytes by several
+    # threads into the reused staging buffer: the bytes equal np.packbits of the flat image for any
+    # band layout, from contiguous and strided images, and the image is left as it was.
+    ws = _common.Workspace.__new__(_common.Workspace)
+    ws.cp, ws.bufs = _HOST_COPY_CP, {}
+    rng = np.random.default_rng(band + threads)
+    for h, w in ((1, 1), (1, 7), (3, 5), (17, 33), (64, 64), (100, 101), (9, 1000)):
+        for img in ((rng.random((h, w)) < 0.4).astype(np.uint8) * rng.integers(1, 256, (h, w), dtype=np.uint8),
+                    (rng.random((h, 2 * w)) < 0.5).astype(np.uint8)[:, ::2]):
+            keep = img.copy()
+            bands = min(threads, max(1, h * w // band))
+            with forcing("upload_bits" if bands == 1 else "upload_bands", upload_band=band, upload_threads=threads):
+                got = np.asarray(_suzuki.upload_bits(_HOST_COPY_CP, ws, img))
+            assert np.array_equal(got, np.packbits(img.reshape(-1) != 0)), (h, w)
+            assert np.array_equal(img, keep)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("paths", ["block", "library"])
+@given(img=images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=offsets)
+def test_small_kernels_and_uploads_match_cv2(paths, img, mode_name, method_name, offset):
+    # Up to TUNING.tree_sort_small_max / offsets_scan_max contours the tree sort and the offsets are
+    # one block's kernels, above CuPy's argsort and cumsum: each way is forced here on every image
+    # size, with host input (uploaded as bits) and device input (read as bytes; findContours then
+    # returns CuPy arrays made by the ndarray constructor over the points, whose offsets come in
+    # output order).
+    import cupy as cp
+    mode, method = MODES[mode_name], METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    ref = cv2.findContours(img, mode, method, **kw)
+    n, tree = len(ref[0]), mode_name in ("TREE", "CCOMP")
+    if paths == "library":
+        expect = ["tree_argsort"] * (tree and n > 0) + ["offsets_cumsum"] * (n > 0)
+        small = {"tree_sort_small_max": -1, "offsets_scan_max": -1}
+    else:
+        expect = ["tree_sort_small"] * (tree and 0 < n <= 16384) + ["offsets_scan"] * (0 < n <= 16384)
+        small = {}
+    with forcing(*expect, **small):
+        ours = cvgpu.findContours(img, mode, method, **kw)
+        packed = cvgpu.findContoursPacked(cp.asarray(img), mode, method, **kw)
+        on_device = cvgpu.findContours(cp.asarray(img), mode, method, **kw)
+    assert same_result(ours, ref) and same_result(on_device, ref)
+    assert all(isinstance(c, cp.ndarray) for c in on_device[0])
+    assert all(np.array_equal(a.get(), b) for a, b in zip(packed, cc.pack(*ref)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [1, 2, 3, 1023, 4096, 4097, 9999, 16384])
+def test_offsets_scan_kernel(k):
+    import cupy as cp
+    rng = np.random.default_rng(k)
+    counts = rng.integers(1, 2**31 - 1, k, dtype=np.int32)   # sums past 2^32: int64 throughout
+    counts[rng.random(k) < 0.5] = 1
+    with forcing("offsets_scan"):
+        got = _ranking.offsets(_common.current_gpu(), cp.asarray(counts), k).get()
+    want = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 1000, 1025, 4097, 16384])
+def test_tree_sort_small_kernel(m):
+    # tree_sort_small's order is the stable argsort of tree_sort_keys (parent of node m - 1 - j,
+    # the frame m for top-level nodes), on trees whose parents come before their children.
+    import cupy as cp
+    rng = np.random.default_rng(m)
+    for depth in (1, 4, m):
+        parent = np.array([-1 if i == 0 or rng.random() < 1 / depth else rng.integers(max(0, i - depth), i)
+                           for i in range(m)], dtype=np.int32)
+        key = np.where(parent[::-1] < 0, m, parent[::-1])
+        with forcing("tree_sort_small"):
+            order = _ranking.tree_sort(_common.current_gpu(), m, cp.asarray(parent)).get()
+        assert np.array_equal(order, np.argsort(key, kind="stable")), depth
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(3))
+def test_rulers_on_thick_blobs(seed):
+    # Thick strokes have many arrivals that no border passes (state_init drops them). A kept one
+    # linked to a dropped slot at a block-ruler position whose ruler is not live joined its chain to
+    # another ruler's and misplaced that border's points (seen on the 4928x4112 benchmark image).
+    img = blobs_image(1028, 1232, seed=seed, noise=0.002 * seed)
+    with forcing("rulers", ruler_min_slots=0):
+        for mode in MODES.values():
+            ours = cvgpu.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)
+            assert same_result(ours, cv2.findContours(img, mode, cv2.CHAIN_APPROX_SIMPLE)), mode
+
+
+class _HeldGpu(_common.Gpu):
+    """The GPU, with every point emission (state_emit) held back on its stream by a spinning kernel."""
+
+    def fn(self, module, name, **kwargs):
+        kernel = super().fn(module, name, **kwargs)
+        if name != "state_emit":
+            return kernel
+
+        def launch(*args, **kw):
+            spin(self.cp, self.cp.cuda.get_current_stream(), 0.2)
+            return kernel(*args, **kw)
+        return launch
+
+
+@pytest.mark.gpu
+def test_calls_on_two_streams_keep_their_scratch():
+    # A call with device results returns before its point emission has run; a call on another
+    # stream must not overwrite the thread's scratch under it. The emission of both calls is held
+    # back on its stream by a spinning kernel, so without ordering the second call's labelling
+    # would run first.
+    import cupy as cp
+    mode = cv2.RETR_LIST
+    imgs = [blobs_image(300, 400, seed=1), blobs_image(300, 400, seed=2, noise=0.01)]
+    refs = [cc.pack(*cv2.findContours(i, mode, cv2.CHAIN_APPROX_SIMPLE)) for i in imgs]
+    devs = [cp.asarray(i) for i in imgs]
+    cvgpu.findContoursPacked(devs[0], mode, cv2.CHAIN_APPROX_SIMPLE)  # compile outside the test
+    cp.cuda.Device().synchronize()
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in imgs]
+    outs = []
+    with cc.computing_on(_HeldGpu(cp)):
+        for d, s in zip(devs, streams):
+            with s:
+                outs.append(cvgpu.findContoursPacked(d, mode, cv2.CHAIN_APPROX_SIMPLE))
+    for s in streams:
+        s.synchronize()
+    for out, ref in zip(outs, refs):
+        for a, r in zip(out, ref):
+            assert np.array_equal(a.get(), r)
+
+
+@pytest.mark.gpu
+def test_device_input_gives_device_output():
+    import cupy as cp
+    ref = cv2.findContours(IMG, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    ours = cvgpu.findContours(cp.asarray(IMG), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    assert all(isinstance(c, cp.ndarray) for c in ours[0]) and isinstance(ours[1], cp.ndarray)
+    assert same_result(ours, ref)
+    # A strided device view is read as cv2 reads the same host view.
+    big = cp.asarray(nested_blobs(60, 70, 4, 4, 3))
+    view = big[5:50:2, 3:60]
+    assert same_result(cvgpu.findContours(view, 3, 1), cv2.findContours(view.get(), 3, 1))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 1), (1, 4096), (4096, 1), (2048, 2048)])
+def test_fixed_extremes(compat, shape):
+    for img in (np.ones(shape, np.uint8), snake(*shape), salt_pepper(shape[0], shape[1], 0.5, 1)):
+        for mode_name in MODES:
+            for method_name in METHODS:
+                check_case(compat, img, mode_name, method_name, (1, -1))
+
+
+@pytest.mark.gpu
+def test_tc89_quirks_and_long_borders(compat):
+    # TC89_L1's seam pass repeats point 0 at the end of one contour here; the blob images have long
+    # smooth borders (large support regions), the snake one border of 130k points.
+    quirk = (np.array([[0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 0], [1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0],
+                       [1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]) * 255).astype(np.uint8)
+    for img in (quirk, blobs_image(1028, 1232, seed=1, noise=0.01), snake(512, 512)):
+        for mode_name in MODES:
+            for method_name in ("TC89_L1", "TC89_KCOS"):
+                check_case(compat, img, mode_name, method_name, None)

@@ -1,0 +1,192 @@
+"""cvgpu.findContours / findContoursPacked on CV_32SC1 label images against the installed cv2.
+
+CPU part (runs everywhere): cv2's type errors for label images with EXTERNAL / LIST / TREE and for
+8-bit images with RETR_FLOODFILL are raised by cvgpu itself with cv2's code, err and func; the
+no-GPU fallback equals cv2. GPU part (``gpu``): RETR_FLOODFILL and RETR_CCOMP x NONE / SIMPLE /
+TC89_L1 / TC89_KCOS equal cv2 bit for bit on hypothesis label images (tests/contours/test_labels_model.py's
+families: few labels, blocks, rectangles on zero, extreme values with the flag bits set, many
+distinct labels, full, stripes; 1x1 up to 1024^2 rarely) with offsets (also int32-wrapping), the
+packed device form, device input staying on the device, views and read-only input. Images where
+cv2's behaviour is undefined (tests/models/labels_model.py: it may crash) are never given to cv2; there
+cvgpu raises cv2.error.
+"""
+import cv2
+import numpy as np
+import pytest
+from hypothesis import assume, given, note, strategies as st
+
+import cvgpu
+from cvgpu import contours as cc
+from cvgpu.bench.contours import labels_image
+from conftest import HAS_GPU
+from contours_forcing import forcing
+from labels_model import UNDEFINED_IMAGE, defined
+from test_find_contours import METHODS, check_case as find_contours_case, outcome, same_result
+from test_labels_model import FAMILIES, label_image, offsets
+
+MODES = {"FLOODFILL": cv2.RETR_FLOODFILL, "CCOMP": cv2.RETR_CCOMP}
+LAB = label_image("blocks", 30, 40, 3, 5)
+U8 = (LAB > 1).astype(np.uint8)
+
+
+
+# ---------------------------------------------------------------- CPU: errors raised by cvgpu
+
+TYPE_ERRORS = [
+    ("int32 external", (LAB, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("int32 list", (LAB, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("int32 tree", (LAB, cv2.RETR_TREE, cv2.CHAIN_APPROX_TC89_L1), {}),
+    ("int32 tree offset", (LAB, cv2.RETR_TREE, cv2.CHAIN_APPROX_TC89_KCOS), {"offset": (3, 4)}),
+    ("int32 3-d", (LAB[:, :, None], cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE), {}),
+    ("int32 keywords", (), {"image": LAB, "mode": cv2.RETR_EXTERNAL, "method": cv2.CHAIN_APPROX_SIMPLE}),
+    ("uint8 floodfill", (U8, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+    ("uint8 floodfill none", (U8, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_NONE), {"offset": (-1, 2)}),
+    ("uint8 floodfill tc89", (U8, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_TC89_L1), {}),
+    ("uint8 1x1 floodfill", (np.ones((1, 1), np.uint8), cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE), {}),
+]
+
+
+@pytest.mark.parametrize("label,args,kwargs", TYPE_ERRORS, ids=[c[0] for c in TYPE_ERRORS])
+def test_type_errors_match_cv2(label, args, kwargs):
+    ref = outcome(lambda: cv2.findContours(*args, **kwargs))
+    assert ref[0] == "error", ref
+    ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
+    assert ours == ref
+    # Raised by cvgpu (no cv2 call), also from the packed form.
+    with pytest.raises(cv2.error) as e:
+        cc._bind(args, kwargs)
+    assert (e.value.code, e.value.err, e.value.func) == ref[1:]
+    if not kwargs or "offset" in kwargs:
+        packed = outcome(lambda: cvgpu.findContoursPacked(*args, **kwargs))
+        assert packed == ref
+
+
+def test_errors_keep_cv2_messages():
+    try:
+        cv2.findContours(LAB, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    except cv2.error as e:
+        ref = e
+    with pytest.raises(cv2.error) as ours:
+        cvgpu.findContours(LAB, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    assert str(ours.value).split("\n", 1)[1] == str(ref).split("\n", 1)[1]
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the no-GPU fallback needs a machine without a usable GPU")
+def test_fallback_equals_cv2():
+    for mode in MODES.values():
+        for method in METHODS.values():
+            ref = cv2.findContours(LAB, mode, method, offset=(1, 2))
+            assert same_result(cvgpu.findContours(LAB, mode, method, offset=(1, 2)), ref)
+            assert cvgpu.last_call_backend() == "cv2"
+
+
+# ---------------------------------------------------------------- GPU: equality with cv2
+
+@st.composite
+def label_images(draw):
+    family = draw(st.sampled_from(FAMILIES))
+    tier = draw(st.integers(0, 999))
+    top = 1024 if tier == 0 else 256 if tier < 30 else 40
+    h = draw(st.integers(1, top))
+    w = draw(st.integers(1, top))
+    seed = draw(st.integers(0, 2**32 - 1))
+    p = draw(st.integers(0, 1000))
+    note("family=%s h=%d w=%d seed=%d p=%d" % (family, h, w, seed, p))
+    return label_image(family, h, w, seed, p)
+
+
+def check_case(compat, img, mode_name, method_name, offset):
+    find_contours_case(compat, img, mode_name, method_name, offset, modes=MODES, variant="labels-%s-%s")
+
+
+@pytest.mark.gpu
+@given(img=label_images(), mode_name=st.sampled_from(list(MODES)), method_name=st.sampled_from(list(METHODS)),
+       offset=st.one_of(st.just(None), offsets))
+def test_matches_cv2(compat, img, mode_name, method_name, offset):
+    # The model decides definedness (pure Python) before cv2 sees the image; big images skip it and
+    # keep to labels without flag bits and offsets that cannot wrap, where cv2 is always defined
+    # (LNBD then lies on a border traced before, whose box holds it).
+    off = offset or (0, 0)
+    if img.size > 64 * 64:
+        assume(int(img.min()) >= 0 and int(img.max()) < (1 << 30) and max(abs(off[0]), abs(off[1])) <= 5000)
+    else:
+        assume(defined(img, off))
+    check_case(compat, img, mode_name, method_name, offset)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method_name", list(METHODS))
+@pytest.mark.parametrize("mode_name", list(MODES))
+def test_fixed_cases(compat, mode_name, method_name):
+    a = np.zeros((8, 10), np.int32)
+    a[1:5, 1:5] = 3
+    a[2:4, 2:4] = 0
+    a[5:7, 5:9] = 3
+    a[1:3, 6:9] = 7
+    b = np.ones((9, 9), np.int32)
+    b[3:6, 3:6] = 2
+    cases = [a, b, LAB, np.arange(12, dtype=np.int32).reshape(1, -1) % 4, np.arange(9, dtype=np.int32)[:, None] % 2]
+    cases += [np.full(s, v, np.int32) for s in ((1, 1), (1, 5), (5, 1), (3, 4)) for v in (0, 1, -1, 2**31 - 1,
+                                                                                         -2**31, 2**30)]
+    for img in cases:
+        if defined(img, (5, -7)):
+            check_case(compat, img, mode_name, method_name, (5, -7))
+        if defined(img):
+            check_case(compat, img, mode_name, method_name, None)
+
+
+@pytest.mark.gpu
+def test_bench_label_images(compat):
+    # The benchmark's label images (connected components of the blob workloads; many regions).
+    for noise in (0.0, 0.01):
+        img = labels_image(1028, 1232, seed=1, noise=noise)
+        for mode_name in MODES:
+            for method_name in METHODS:
+                check_case(compat, img, mode_name, method_name, None)
+
+
+@pytest.mark.gpu
+def test_views_read_only_and_device_io():
+    import cupy as cp
+    base = label_image("blocks", 60, 70, 4, 9)
+    for view in (base[::2, ::3], base[5:50, 3:60], base.T, np.flipud(base)):
+        assert same_result(cvgpu.findContours(view, cv2.RETR_FLOODFILL, 2), cv2.findContours(view, cv2.RETR_FLOODFILL, 2))
+    ro = base.copy()
+    ro.setflags(write=False)
+    assert same_result(cvgpu.findContours(ro, cv2.RETR_CCOMP, 1), cv2.findContours(ro, cv2.RETR_CCOMP, 1))
+    d = cp.asarray(base)
+    ours = cvgpu.findContours(d, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE, offset=(2, 3))
+    assert all(isinstance(c, cp.ndarray) for c in ours[0]) and isinstance(ours[1], cp.ndarray)
+    assert same_result(ours, cv2.findContours(base, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_SIMPLE, offset=(2, 3)))
+    view = d[5:50:2, 3:60]
+    assert same_result(cvgpu.findContours(view, cv2.RETR_CCOMP, 1), cv2.findContours(view.get(), cv2.RETR_CCOMP, 1))
+    for method in METHODS.values():
+        ref = cc.pack(*cv2.findContours(base, cv2.RETR_FLOODFILL, method, offset=(-4, 1)))
+        dp = cvgpu.findContoursPacked(d, cv2.RETR_FLOODFILL, method, (-4, 1))
+        hp = cvgpu.findContoursPacked(base, cv2.RETR_CCOMP, method, (-4, 1))
+        for a, b, r in zip(dp, hp, ref):
+            assert isinstance(a, cp.ndarray) and isinstance(b, np.ndarray)
+            assert np.array_equal(a.get(), r) and np.array_equal(b, r) and a.dtype == r.dtype == b.dtype
+
+
+@pytest.mark.gpu
+def test_undefined_case_raises_without_cv2():
+    img = UNDEFINED_IMAGE.copy()
+    assert not defined(img)
+    with pytest.raises(cv2.error):
+        cvgpu.findContours(img, cv2.RETR_FLOODFILL, cv2.CHAIN_APPROX_NONE)
+
+
+@pytest.mark.gpu
+def test_serial_replay_and_grouped_layout(compat):
+    # The one-thread replay taken after TUNING.lab_max_rounds rounds, and the numpy-io layout by
+    # contour length taken from TUNING.grouped_min contours on, forced on small images.
+    imgs = [label_image(f, 37, 29, 11, 5) for f in ("few", "blocks", "rects", "many", "stripes")]
+    imgs = [img for img in imgs if defined(img)]
+    with forcing("lab_serial", lab_max_rounds=0):
+        for img in imgs:
+            check_case(compat, img, "FLOODFILL", "SIMPLE", (1, 1))
+    with forcing("grouped", grouped_min=1):
+        for img in imgs:
+            for method_name in METHODS:
+                check_case(compat, img, "CCOMP", method_name, None)

@@ -1,0 +1,190 @@
+"""The per-call engine choice (cvgpu/_engine.py): forced engines, the cost model, the background
+GPU start-up, a clean exit while it runs, and forked children. The CPU part runs everywhere with a
+stand-in for the GPU's availability; the ``gpu`` part starts the real GPU."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import cvgpu
+from cvgpu import _backend, _engine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def fresh_engine(monkeypatch):
+    """An engine with no measurements, in auto mode, whose GPU counts as started and ready."""
+    old = _engine.set_engine("auto")
+    _engine.reset_model()
+    monkeypatch.setattr(_engine._startup, "state", "ready")
+    yield _engine
+    _engine.reset_model()
+    _engine.set_engine(old)
+
+
+def test_set_engine_validates_and_returns_the_previous_mode():
+    old = _engine.set_engine("cv2")
+    try:
+        assert _engine.get_engine() == "cv2"
+        assert _engine.set_engine("CUDA ") == "cv2"
+        with pytest.raises(ValueError):
+            _engine.set_engine("gpu")
+        assert _engine.get_engine() == "cuda"
+    finally:
+        _engine.set_engine(old)
+
+
+@pytest.mark.parametrize("mode, on_device, expected", [
+    ("cuda", False, "cuda"), ("cv2", False, "cv2"), ("cv2", True, "cuda"), ("auto", True, "cuda")])
+def test_forced_engines_and_device_input(mode, on_device, expected):
+    old = _engine.set_engine(mode)
+    try:
+        assert _engine.choose("findContours", ("k",), on_device) == expected
+    finally:
+        _engine.set_engine(old)
+
+
+def test_a_key_is_measured_on_cv2_then_the_gpu_is_tried_then_the_faster_wins(fresh_engine):
+    e = fresh_engine
+    key = ("findContours", (36, 1, 2))
+    with e.TUNING.override(first_use_ms=10.0, explore_factor=2.0, reprobe_every=1000):
+        assert e.choose(*key) == "cv2"
+        e.observe(*key, "cv2", 4.0)
+        # 4 ms of cv2 on this key < 2 x 10 ms of expected first use: stay on cv2
+        assert e.choose(*key) == "cv2"
+        for _ in range(4):
+            e.observe(*key, "cv2", 4.0)
+        assert e.choose(*key) == "cuda"          # 20 ms spent: try the GPU
+        e.observe(*key, "cuda", 12.0)            # its first call: plans, graphs
+        assert e.choose(*key) == "cuda"          # the steady time is measured next
+        e.observe(*key, "cuda", 0.5)
+        assert e.choose(*key) == "cuda"          # 0.5 < 4
+        snap = e.model_snapshot()[key]
+        assert snap["gpu_ms"] == 0.5 and snap["first_ms"] == 12.0 and snap["cv2_n"] == 5
+
+
+def test_the_slower_engine_is_measured_again(fresh_engine):
+    e = fresh_engine
+    key = ("HoughLines", (20,))
+    with e.TUNING.override(first_use_ms=0.0, reprobe_every=8):
+        e.observe(*key, "cv2", 1.0)
+        assert e.choose(*key) == "cuda"
+        e.observe(*key, "cuda", 5.0)
+        e.observe(*key, "cuda", 3.0)             # steady GPU 3 ms > cv2 1 ms
+        picks = [e.choose(*key) for _ in range(16)]
+        assert picks.count("cv2") >= 14 and "cuda" in picks
+
+
+def test_the_gpu_starts_only_after_enough_cv2_time(monkeypatch):
+    old = _engine.set_engine("auto")
+    _engine.reset_model()
+    started = []
+    monkeypatch.setattr(_engine._startup, "state", "cold")
+    monkeypatch.setattr(_engine._startup, "begin", lambda: started.append(True))
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: False)
+    try:
+        with _engine.TUNING.override(start_after_ms=50.0):
+            assert _engine.choose("findContours", 1) == "cv2" and not started
+            _engine.observe("findContours", 1, "cv2", 30.0)
+            assert _engine.choose("findContours", 1) == "cv2" and not started
+            _engine.observe("findContours", 1, "cv2", 30.0)
+            assert _engine.choose("findContours", 1) == "cv2" and started   # cv2 until the GPU is ready
+    finally:
+        _engine.reset_model()
+        _engine.set_engine(old)
+
+
+def test_run_attributes_the_time_to_the_engine_that_computed(fresh_engine):
+    e = fresh_engine
+    key = ("radon", 7)
+
+    def gpu():
+        _backend.record("cv2")     # a GPU path that handed the call to cv2 (e.g. a NaN sinogram)
+        return "g"
+
+    assert e.run(key[0], key[1], False, gpu, lambda: (_backend.record("cv2"), "c")[1]) == "c"
+    with e.TUNING.override(first_use_ms=0.0):
+        assert e.run(key[0], key[1], False, gpu, lambda: "c") == "g"
+    snap = e.model_snapshot()[key]
+    assert snap["cv2_n"] == 2 and snap["gpu_n"] == 0
+
+
+def test_size_buckets_are_half_octaves():
+    b = _engine.size_bucket
+    assert b(600 * 480) == b(640 * 480) != b(1280 * 720)
+    assert b(0) == -1 and b(1) == 0
+
+
+def _python(code, env_extra=None, args=("-X", "dev")):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, *args, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+EXIT_WHILE_STARTING = """
+    import time, cvgpu
+    from cvgpu import _engine
+    _engine.set_engine("auto")
+    _engine._startup.begin()          # the background start-up, then exit at once
+    print("state", _engine.startup_state())
+"""
+
+
+def test_exit_while_the_background_start_up_runs_is_clean():
+    r = _python(EXIT_WHILE_STARTING)
+    assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.startswith("state ")
+
+
+def test_exit_from_a_thread_that_started_the_gpu_is_clean():
+    r = _python("""
+        import threading, cvgpu
+        from cvgpu import _engine
+        _engine.set_engine("auto")
+        t = threading.Thread(target=_engine._startup.begin)
+        t.start(); t.join()
+        print("ok")
+    """)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    assert "Warning" not in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+def test_a_forked_child_of_a_started_gpu_computes_with_cv2():
+    r = _python("""
+        import os, numpy as np, cv2, cvgpu
+        from cvgpu import _engine
+        _engine.set_engine("auto")
+        _engine.wait_until_ready()
+        parent = _engine.startup_state()
+        img = np.zeros((40, 40), np.uint8); img[10:20, 10:20] = 255
+        pid = os.fork()
+        if pid == 0:
+            import warnings
+            warnings.simplefilter("ignore")
+            out = cvgpu.findContours(img, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+            ok = len(out[0]) == 1 and cvgpu.last_call_backend() == "cv2"
+            os._exit(0 if ok and _engine.startup_state() == "failed" else 3)
+        _, status = os.waitpid(pid, 0)
+        print("parent", parent, "child", os.waitstatus_to_exitcode(status))
+    """, args=())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "0", r.stdout + r.stderr
+
+
+@pytest.mark.gpu
+def test_background_start_up_reaches_ready_and_loads_kernels_ahead_of_time():
+    r = _python("""
+        import time, cvgpu
+        from cvgpu import _engine, _kernels
+        _engine.set_engine("auto")
+        assert _engine.wait_until_ready(60)
+        print(_engine.startup_state(), round(_engine._startup.seconds, 3))
+    """)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == "ready"

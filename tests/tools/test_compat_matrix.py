@@ -1,0 +1,138 @@
+"""compat_matrix/: results.json describes the committed code (its source digest must match), and
+generate.py refuses any device run that could make an old or failed run look fresh."""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # tests/tools/ -> the repository
+sys.path.insert(0, str(ROOT / "compat_matrix"))
+import generate  # noqa: E402
+
+RESULTS = ROOT / "compat_matrix" / "results.json"
+
+
+def _in_git_checkout():
+    return shutil.which("git") is not None and subprocess.run(
+        ["git", "rev-parse", "--is-inside-work-tree"], cwd=ROOT, capture_output=True).returncode == 0
+
+
+needs_git = pytest.mark.skipif(not _in_git_checkout(), reason="the digest covers git-tracked files; no git checkout")
+
+
+def test_results_schema():
+    result = json.loads(RESULTS.read_text())
+    for key in ("commit", "source_digest", "device", "cv2_version", "cupy_version", "generated", "rows", "bench"):
+        assert key in result
+    for row in result["rows"]:
+        assert set(row) >= {"function", "variant", "reference", "backend", "cases", "exact", "nontrivial", "empty",
+                            "errors"}
+        assert 0 <= row["exact"] <= row["cases"]
+        assert row["nontrivial"] + row["empty"] + row["errors"] == row["cases"]
+        assert row["backend"] in ("cuda", "cv2", "none")
+        # an argument error computes nothing: never counted as the GPU's
+        assert row["backend"] != "cuda" or row["errors"] == 0
+    for b in result["bench"]:
+        assert set(b) >= {"function", "workload", "cv2_ms", "cvgpu_ms", "speedup", "io"}
+        assert b["io"] in ("numpy", "device")
+
+
+@needs_git
+def test_recorded_digest_matches_committed_sources():
+    recorded = json.loads(RESULTS.read_text())["source_digest"]
+    assert recorded == generate.source_digest(ROOT), (
+        "compat_matrix/results.json was generated from other sources: run the GPU suite on the device "
+        "(compat_matrix/run_device.sh) and regenerate it")
+
+
+@needs_git
+def test_disk_sources_are_the_tracked_sources():
+    # the device computes the digest from the files on disk (no git there): the same set here
+    untracked = set(generate.disk_sources(ROOT)) - set(generate.tracked_sources(ROOT))
+    ignored = subprocess.run(["git", "check-ignore", "--stdin"], cwd=ROOT, input="\n".join(untracked),
+                             capture_output=True, text=True).stdout.split()
+    assert untracked - set(ignored) == set(), "untracked files under cvgpu/ or kernels/ would change the digest"
+
+
+def test_readme_table_is_generated_from_results():
+    result = json.loads(RESULTS.read_text())
+    assert (ROOT / "compat_matrix" / "README.md").read_text() == generate.readme(result)
+
+
+# ---------------------------------------------------------------- generate.py's refusals
+
+def _case(**kw):
+    row = {"function": "HoughLines", "variant": "standard", "reference": "cv2-cpu", "backend": "cuda",
+           "exact": True, "kind": "result", "input": "a", "side": 300}
+    row.update(kw)
+    return row
+
+
+def _run_dir(tmp_path, name, digest, cases, log="10 passed in 1.0s", commit="abc"):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "env.json").write_text(json.dumps({"commit": commit, "source_digest": digest, "device": "GPU",
+                                            "cv2_version": "5.0.0", "cupy_version": "14"}))
+    lines = tmp_path / (name + ".jsonl")
+    lines.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (d / "compat-rows.json").write_text(json.dumps(generate.aggregate([str(lines)])))
+    (d / "pytest-x.log").write_text("...\n==== %s ====\n" % log)
+    return d
+
+
+@pytest.fixture
+def here(monkeypatch):
+    monkeypatch.setattr(generate, "source_digest", lambda root=None, files=None: "d" * 64)
+    return "d" * 64
+
+
+def test_aggregate_counts_kinds_inputs_and_sizes(tmp_path):
+    lines = tmp_path / "log.jsonl"
+    cases = [_case(), _case(input="b", side=20), _case(kind="empty", input="b", side=20),
+             _case(kind="error", backend="none", input="c", side=2000)]
+    lines.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    rows = {r["backend"]: r for r in generate.aggregate([str(lines)])}
+    assert rows["cuda"]["cases"] == 3 and rows["cuda"]["nontrivial"] == 2 and rows["cuda"]["empty"] == 1
+    assert rows["cuda"]["distinct"] == 2 and rows["cuda"]["sides"]["257-1024"] == 1
+    assert rows["cuda"]["sides"]["<=48"] == 2
+    assert rows["none"]["errors"] == 1 and rows["none"]["sides"][">1024"] == 1
+
+
+def test_run_of_this_code_is_taken(tmp_path, here):
+    d = _run_dir(tmp_path, "a", here, [_case()])
+    assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 0
+    result = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert result["commit"] == "abc" and result["rows"][0]["nontrivial"] == 1
+
+
+def test_run_of_other_sources_is_refused(tmp_path, here):
+    d = _run_dir(tmp_path, "a", "e" * 64, [_case()])
+    assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_runs_of_two_digests_are_refused(tmp_path, here):
+    a = _run_dir(tmp_path, "a", here, [_case()])
+    b = _run_dir(tmp_path, "b", "e" * 64, [_case()])
+    assert generate.main(["--from-device", str(a), str(b), "--out", str(tmp_path / "out")]) == 2
+
+
+@pytest.mark.parametrize("log", ["1 failed, 9 passed in 2.0s", "9 passed, 1 error in 2.0s"])
+def test_failed_runs_are_refused(tmp_path, here, log):
+    d = _run_dir(tmp_path, "a", here, [_case()], log=log)
+    assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 2
+
+
+def test_interrupted_run_is_refused(tmp_path, here):
+    d = _run_dir(tmp_path, "a", here, [_case()])
+    (d / "pytest-y.log").write_text("KeyboardInterrupt\n==== 5 passed in 420.0s ====\n")
+    assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 2
+
+
+def test_run_without_summary_is_refused(tmp_path, here):
+    d = _run_dir(tmp_path, "a", here, [_case()])
+    (d / "pytest-y.log").write_text("tests/x.py ....\n")
+    assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 2
