@@ -19,6 +19,11 @@ cvgpu_version = "0.1.0"
 
 warn_if_unvalidated_opencv(_cv2.__version__)
 
+# A function the installed cv2 does not have is not cvgpu's either (findContoursLinkRuns before 4.10):
+# ``cvgpu.findContoursLinkRuns`` then raises AttributeError as ``cv2.findContoursLinkRuns`` does.
+if not hasattr(_cv2, "findContoursLinkRuns"):
+    del findContoursLinkRuns
+
 _OWN = {"HoughLines", "HoughLinesWithAccumulator", "cuda", "ximgproc", "backend", "fallback_reason",
         "last_call_backend", "CvgpuFallbackWarning", "CvgpuVersionWarning", "cvgpu_version", "cuda_GpuMat",
         "cuda_Stream", "findContours", "findContoursLinkRuns", "findContoursPacked", "fitLineLMS", "fitLineLMSBatch",
@@ -33,4 +38,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(dir(_cv2)) | _OWN)
+    return sorted(set(dir(_cv2)) | {n for n in _OWN if n in globals()})

@@ -43,6 +43,11 @@ CHANGES = (
        "invalid count (N, must be in [1, 128])', code -5) where 4.x/5.0 made an n-d Mat (pull "
        "request not identified; measured on 5.1.0.95)",
        "_binding.mat_header raises the binding error or makes the n-d header"),
+    _c("binding.zero_channels", [((0, 0, 0), "accepted"), ((4, 14, 0), "error")],
+       "from 4.14 (and in 5.x) the binding refuses a trailing axis of length 0 ('unable to wrap "
+       "channels, invalid count (0, must be in [1, CV_CN_MAX])', code -5); before, the Mat was made "
+       "and the function failed on it (pull request not identified; measured)",
+       "_binding / findContoursLinkRuns' argument check"),
     _c("binding.one_d", [((0, 0, 0), "column"), ((5, 0, 0), "row")],
        "5.0's 0-d/1-d Mat (#23473): a 1-D array is a 1 x N Mat (dims 1), no longer N x 1",
        "_binding.mat_header's rows/cols for ndim 1"),
@@ -134,6 +139,10 @@ CHANGES = (
        "ContourScanner_::create, code -2) and added findContoursLinkRuns; before, "
        "cvStartFindContours_Impl (-210, -211)",
        "errors and label images follow the running implementation; link runs exist from 4.10"),
+    _c("linkruns.nd_image", [((0, 0, 0), "computed"), ((5, 0, 0), "dims_error")],
+       "4.x's findContoursLinkRuns runs on an n-d uint8 array (its first two axes); 5.0 asserts "
+       "dims <= 2 in Mat::size() (measured)",
+       "before 5.0 cv2 computes such calls"),
     _c("contours.create_signature", [((0, 0, 0), "mat"), ((4, 12, 0), "storage")],
        "4.12 passes the contour storages to ContourScanner_::create, changing the func text of its "
        "checks (pull request not identified; measured)",

@@ -108,6 +108,12 @@ def test_channel_limit():
         assert over.err != "img.type() == CV_8UC1"  # an n-d Mat: rows = cols = -1, a size error
 
 
+def test_zero_channels():
+    exc = error_of(lambda: cv2.transpose(np.ones((3, 4, 0), np.uint8)))
+    refused = exc.code == -5 and "invalid count (0, must be in [1, " in exc.err
+    assert refused == (b("binding.zero_channels") == "error")
+
+
 def test_cvround_out_of_range():
     # numrho = cvRound(float 101 / rho) = 5e9: INT_MIN (setSize / negative size), wraps to 705032704
     # (an allocation of about 93 GB fails), or saturates at the largest float32 below 2**31.
@@ -143,6 +149,18 @@ def test_type_numbers_and_overload_order():
     lines = [line for line in exc.err.split("\n") if line.startswith(">  - ")]
     umat_first_half = "UMat" in lines[1]
     assert umat_first_half == (b("binding.overload_order") == "interleaved")
+
+
+def test_linkruns_nd_image():
+    if not hasattr(cv2, "findContoursLinkRuns"):
+        pytest.skip("no findContoursLinkRuns before 4.10")
+    exc = error_of(lambda: cv2.findContoursLinkRuns(np.ones((2, 3, 4, 2), np.uint8)))
+    assert (exc is None) == (b("linkruns.nd_image") == "computed")
+
+
+def test_cvgpu_has_what_cv2_has():
+    import cvgpu
+    assert hasattr(cvgpu, "findContoursLinkRuns") == hasattr(cv2, "findContoursLinkRuns")
 
 
 def test_contours_implementation():
