@@ -63,7 +63,7 @@ def property_shard(request):
 def pytest_collection_modifyitems(config, items):
     if HAS_GPU:
         return
-    skip = pytest.mark.skip(reason="no usable CUDA GPU: %s" % cvgpu.fallback_reason())
+    skip = pytest.mark.skip(reason="no usable GPU: %s" % cvgpu.fallback_reason())
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
