@@ -145,12 +145,24 @@ def _copy_args(args):
 
 
 def run(scale=2, seed=0, out=sys.stdout, show=5):
+    import warnings
+    with warnings.catch_warnings():
+        # The tally says which engine computed: no fallback warning in the middle of it.
+        warnings.simplefilter("ignore", _backend.CvgpuFallbackWarning)
+        warnings.simplefilter("ignore", _backend.CvgpuVersionWarning)
+        return _run(scale, seed, out, show)
+
+
+def _run(scale, seed, out, show):
     import cvgpu
     rng = np.random.default_rng(seed)
     status = _versions.status()
     print("cvgpu %s beside cv2 %s (%s; behaviour of OpenCV %s), backend %s" % (
         cvgpu.cvgpu_version, cv2.__version__, status, _versions.version_text(_versions.effective()),
         _backend.backend()), file=out)
+    if _backend.backend() != "cuda":
+        print("  no GPU (%s): this checks cvgpu's argument, error and output layers; values come from cv2"
+              % _backend.fallback_reason(), file=out)
     t0 = time.perf_counter()
     total = matched = 0
     for name, get, cases in _families(rng, scale):
