@@ -223,3 +223,9 @@ def test_effective_release_outside_the_validated_range():
     assert _versions.effective((4, 0, 0)) == oldest
     assert _versions.status((newest[0], newest[1] + 1, 0)) == "newer"
     assert _versions.status((newest[0], newest[1], newest[2] + 3)) == "validated"
+
+
+def test_hypothesis_shrinking_is_bounded():
+    """A failing property is reported in seconds, not after hypothesis' default 300 s of shrinking."""
+    from hypothesis.internal.conjecture import engine
+    assert engine.MAX_SHRINKING_SECONDS <= 60
