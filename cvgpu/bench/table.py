@@ -70,11 +70,11 @@ def table_cells(r, brackets=True):
 
 
 COLUMNS = ["workload", "function", "io", "cv2 ms [p10-p90]", "cvgpu ms [p10-p90]", "speedup", "exact",
-           "ocv-cuda ms"]
+           "ocv-cuda"]
 FOOTNOTE = ("speedup: cv2 median / cvgpu median, cv2 timed in this run (host clock); cvgpu numpy io: host "
             "clock, device io: CUDA events (calls under %g ms in back-to-back batches between two events, "
             "per call). exact: every output equal to cv2's, bit for bit ('-': not compared). ocv-cuda: "
-            "OpenCV's own CUDA kernels timed in this run (ocv_harness; 'rec': figures recorded on an H100 where the harness is not built), cuda.* rows." % BATCH_MS)
+            "OpenCV's own CUDA kernels timed in this run, ms (ocv_harness; 'rec': figures recorded on an H100 where the harness is not built), cuda.* rows." % BATCH_MS)
 # The terminal table's width (columns of text): empty columns are dropped, then the p10-p90 ranges,
 # then the workload column is cut (to no less than WORKLOAD_MIN).
 TABLE_WIDTH = 100
