@@ -77,11 +77,11 @@ def _driver_present():
 def _probe():
     if os.environ.get("CVGPU_BACKEND", "").lower() == "cv2":
         return None, "CVGPU_BACKEND=cv2 is set"
-    if not _driver_present():
-        return None, NO_DRIVER
     try:
         import cupy
     except Exception as exc:  # ImportError, or a broken CUDA install raising at import
+        if not _driver_present():
+            return None, NO_DRIVER
         return None, ("CuPy is not importable (%s: %s; pip install 'cvgpu[cuda12]' or 'cvgpu[cuda13]')"
                       % (type(exc).__name__, exc))
     try:
@@ -93,7 +93,7 @@ def _probe():
         cupy.cuda.get_current_stream().synchronize()
     except Exception as exc:
         text = "%s: %s" % (type(exc).__name__, exc)
-        if any(e in text for e in _NO_DRIVER_ERRORS):
+        if any(e in text for e in _NO_DRIVER_ERRORS) or not _driver_present():
             return None, NO_DRIVER
         return None, "CUDA is not usable (%s)" % text
     return cupy, None
