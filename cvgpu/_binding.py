@@ -25,6 +25,7 @@ CN_MAX = _versions.behaviour("binding.cn_max")
 _TOO_MANY_CHANNELS = _versions.behaviour("binding.too_many_channels")
 _ONE_D = _versions.behaviour("binding.one_d")
 _DTYPE_TEXT = _versions.behaviour("binding.dtype_error_text")
+_READONLY_OUTPUT = _versions.behaviour("binding.readonly_output")
 _CV_MAX_DIM = 32
 
 
@@ -284,6 +285,17 @@ def deliver(result, out, shapes=None):
     if take is not None:
         return take(out, result)
     if out.dtype == result.dtype and out.shape in (shapes or (result.shape,)):
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            # Before 4.9 cv2 takes a read-only output array and writes into it all the same.
+            try:
+                out.setflags(write=True)
+            except ValueError:
+                return result  # (memory numpy cannot write: cvgpu returns a new array)
+            try:
+                out[...] = result.reshape(out.shape)
+            finally:
+                out.setflags(write=False)
+            return out
         out[...] = result.reshape(out.shape)
         return out
     return result
@@ -377,7 +389,7 @@ def out_mat(name, value):
         return value if message is None else Pending(value, message)
     if not isinstance(value, np.ndarray):
         raise ConversionError("%s is not a numpy array, neither a scalar" % name)
-    if not value.flags.writeable:
+    if not value.flags.writeable and _READONLY_OUTPUT == "error":
         raise ConversionError("%s marked as output argument, but provided NumPy array marked as readonly" % name)
     mat_header(name, value, value.shape, value.dtype)
     if value.dtype in _CAST_DTYPES or needs_copy(value.shape, value.strides, value.itemsize):

@@ -67,6 +67,11 @@ CHANGES = (
        "#23958 (4.9): 'data type = uint32 is not supported' instead of numpy's type number "
        "('data type = 6')",
        "_binding's unsupported-dtype message"),
+    _c("binding.readonly_output", [((0, 0, 0), "accepted"), ((4, 9, 0), "error")],
+       "from 4.9 an output argument that is a read-only numpy array is the binding's error ('marked "
+       "as output argument, but provided NumPy array marked as readonly'); before, cv2 wrote into it "
+       "(pull request not identified; measured)",
+       "_binding.out_mat / deliver"),
     _c("binding.empty_output", [((0, 0, 0), "none"), ((5, 1, 0), "shaped")],
        "#29524 (5.1): an output Mat created with a zero-length axis comes back as an empty ndarray "
        "of its shape and dtype (HoughLines (0, 1, 2), HoughLinesWithAccumulator (0, 3), "

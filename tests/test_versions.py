@@ -114,6 +114,13 @@ def test_zero_channels():
     assert refused == (b("binding.zero_channels") == "error")
 
 
+def test_readonly_output():
+    out = np.zeros((1, 1, 2), np.float32)
+    out.setflags(write=False)
+    exc = error_of(lambda: cv2.HoughLines(IMG, 1, 0.1, 5, out))
+    assert (exc is not None and "marked as readonly" in exc.err) == (b("binding.readonly_output") == "error")
+
+
 def test_cvround_out_of_range():
     # numrho = cvRound(float 101 / rho) = 5e9: INT_MIN (setSize / negative size), wraps to 705032704
     # (an allocation of about 93 GB fails), or saturates at the largest float32 below 2**31.

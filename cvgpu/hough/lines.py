@@ -221,7 +221,9 @@ def _deliver(result, lines_arg):
     if result is None or lines_arg is None:
         return result
     n, per_line = result.shape[0], result.shape[-1]
-    shapes = ((n, 1, per_line),) if per_line == 2 else ((n, 1, per_line), (1, n, per_line))
+    # 5.x's accumulator result is a 1-D Mat of N CV_32FC3 (fits (N, 1, 3) and (1, N, 3) arrays);
+    # 4.x's an N x 1 Mat (fits (N, 1, 3) only).
+    shapes = ((n, 1, per_line),) if per_line == 2 or ACCUMULATOR_3D else ((n, 1, per_line), (1, n, per_line))
     return _binding.deliver(result, lines_arg, shapes)
 
 

@@ -362,8 +362,11 @@ def test_host_plan_reproduces_cv2(c):
 
 def test_numangle_drops_the_angle_at_pi():
     rho32, theta32 = np.float32(1), np.float32(math.pi / 180)
-    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi) == (180, 41)
-    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi / 2)[0] == 91
+    # From 4.7 (#22164): cvFloor + 1, less the angle at pi.
+    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi, "floor_drop_pi") == (180, 41)
+    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi / 2, "floor_drop_pi")[0] == 91
+    # Before: cvRound of the range over theta.
+    assert hough.accumulator_size(10, 10, rho32, theta32, 0.0, math.pi / 2, "round")[0] == 90
 
 
 def test_version_switch_matches_the_running_cv2():
