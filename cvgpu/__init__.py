@@ -27,7 +27,6 @@ _LAZY = {
     "HoughLinesWithAccumulator": ("hough", "HoughLinesWithAccumulator"),
     "HoughLinesP": ("hough", "HoughLinesP"),
     "findContours": ("contours", "findContours"),
-    "findContoursLinkRuns": ("contours", "findContoursLinkRuns"),
     "findContoursPacked": ("contours", "findContoursPacked"),
     "fitLineLMS": ("lms", "fitLineLMS"),
     "fitLineLMSBatch": ("lms", "fitLineLMSBatch"),
@@ -37,6 +36,11 @@ _LAZY = {
     "cuda_GpuMat": ("cuda.gpumat", "GpuMat"),
     "cuda_Stream": ("cuda.gpumat", "Stream"),
 }
+
+# A function the installed cv2 does not have is not cvgpu's either (findContoursLinkRuns before 4.10):
+# ``cvgpu.findContoursLinkRuns`` then raises AttributeError as ``cv2.findContoursLinkRuns`` does.
+if hasattr(_cv2, "findContoursLinkRuns"):
+    _LAZY["findContoursLinkRuns"] = ("contours", "findContoursLinkRuns")
 
 _OWN = set(_LAZY) | {"backend", "fallback_reason", "last_call_backend", "CvgpuFallbackWarning",
                      "CvgpuVersionWarning", "cvgpu_version", "get_engine", "set_engine"}

@@ -3,6 +3,7 @@
 The no-GPU fallback is explicit: it warns once (``CvgpuFallbackWarning``, filterable) and
 ``cvgpu.backend()`` answers ``"cv2"``. ``CVGPU_BACKEND=cv2`` forces it, for comparisons.
 """
+import ctypes.util
 import os
 import sys
 import threading
@@ -14,43 +15,63 @@ class CvgpuFallbackWarning(RuntimeWarning):
 
 
 class CvgpuVersionWarning(RuntimeWarning):
-    """The installed cv2 is newer than the OpenCV versions cvgpu reproduces."""
-
-
-# The newest OpenCV cvgpu reproduces is 5.0.x: 5.1.0 returns empty arrays where 5.0 returned None
-# (HoughLines and HoughLinesWithAccumulator without lines, RadonTransform without angles), checks
-# HoughLines' rho, theta and angle range with errors of its own (code -2), and its RadonTransform
-# values differ (float sums in the last bits, normalised uint8 values by a few levels).
-# pyproject.toml keeps pip below it; one that is installed anyway is warned of.
-VALIDATED_BELOW = (5, 1)
-
-
-def opencv_major_minor(version):
-    """(major, minor) of a cv2 version string such as "5.0.0"."""
-    return tuple(int(part) for part in version.split(".")[:2])
+    """The installed cv2 is outside the OpenCV releases cvgpu was validated beside."""
 
 
 def opencv_version_problem(version):
-    """The warning text for a cv2 ``version`` string cvgpu does not reproduce, else None."""
-    try:
-        major_minor = opencv_major_minor(version)
-    except ValueError:
+    """The warning text for a cv2 ``version`` outside the releases cvgpu was validated beside
+    (cvgpu/_versions.py), else None. Beside such a cv2 cvgpu still computes, with the behaviour of
+    the nearest validated release."""
+    from . import _versions
+    status = _versions.status(version)
+    if status == "validated":
         return None
-    if major_minor < VALIDATED_BELOW:
-        return None
-    return ("cvgpu reproduces OpenCV below %d.%d; the installed cv2 is %s, whose results cvgpu's may not "
-            "equal (install opencv-contrib-python<%d.%d)" % (VALIDATED_BELOW + (version,) + VALIDATED_BELOW))
+    nearest = _versions.version_text(_versions.effective(version))
+    return ("cvgpu was validated beside OpenCV %s to %s; the installed cv2 is %s (%s): cvgpu follows %s's "
+            "behaviour, which this cv2 may not share. 'python -m cvgpu selftest' compares the two and says "
+            "what matches." % (_versions.version_text(_versions.VALIDATED[0]),
+                               _versions.version_text(_versions.VALIDATED[-1]), version,
+                               "newer" if status == "newer" else "older", nearest))
 
 
 def warn_if_unvalidated_opencv(version):
     text = opencv_version_problem(version)
     if text is not None:
-        warnings.warn(text, CvgpuVersionWarning, stacklevel=3)
+        warnings.warn(text, CvgpuVersionWarning, stacklevel=caller_stacklevel())
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def caller_stacklevel():
+    """The ``stacklevel`` for warnings.warn that names the first frame outside cvgpu (the caller's
+    line, whichever family and decorators the call went through)."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR + os.sep) and "importlib" not in filename:
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 _lock = threading.Lock()
 _state = {"checked": False, "cupy": None, "reason": None, "warned": False}
 _last_call = threading.local()
+
+
+NO_DRIVER = "no NVIDIA GPU/driver found"
+# CUDA runtime errors that mean the same: no driver, or no device behind it.
+_NO_DRIVER_ERRORS = ("cudaErrorInsufficientDriver", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
+                     "CUDA_ERROR_NOT_INITIALIZED", "libcuda")
+
+
+def _driver_present():
+    """Whether an NVIDIA driver is installed: its device nodes (Linux), its kernel module's version
+    file, or a loadable libcuda (WSL, other systems)."""
+    if any(os.path.exists(p) for p in ("/dev/nvidiactl", "/proc/driver/nvidia/version", "/dev/dxg")):
+        return True
+    return ctypes.util.find_library("cuda") is not None or ctypes.util.find_library("nvcuda") is not None
 
 
 def _probe():
@@ -59,16 +80,22 @@ def _probe():
     try:
         import cupy
     except Exception as exc:  # ImportError, or a broken CUDA install raising at import
-        return None, "CuPy is not importable (%s: %s)" % (type(exc).__name__, exc)
+        if not _driver_present():
+            return None, NO_DRIVER
+        return None, ("CuPy is not importable (%s: %s; pip install 'cvgpu[cuda12]' or 'cvgpu[cuda13]')"
+                      % (type(exc).__name__, exc))
     try:
         if cupy.cuda.runtime.getDeviceCount() < 1:
-            return None, "no CUDA device is visible"
+            return None, NO_DRIVER
         # A real allocation and memset: a driver too old for CuPy's runtime fails here (a newer
         # minor runtime on an older driver of the same major version is fine).
         cupy.zeros(1, dtype=cupy.uint8)
         cupy.cuda.get_current_stream().synchronize()
     except Exception as exc:
-        return None, "CUDA is not usable (%s: %s)" % (type(exc).__name__, exc)
+        text = "%s: %s" % (type(exc).__name__, exc)
+        if any(e in text for e in _NO_DRIVER_ERRORS) or not _driver_present():
+            return None, NO_DRIVER
+        return None, "CUDA is not usable (%s)" % text
     return cupy, None
 
 

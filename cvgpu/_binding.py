@@ -13,15 +13,19 @@ import operator
 import cv2
 import numpy as np
 
-from . import _errors
+from . import _errors, _versions
 from ._arrays import as_device_array
 
 REQUIRED = object()
 
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
-_CV2_MAJOR = int(cv2.__version__.split(".")[0])
-# Largest trailing dimension that cv2 reads as channels rather than as a third axis.
-CN_MAX = 128 if _CV2_MAJOR >= 5 else 512
+# Largest trailing dimension that cv2 reads as channels rather than as a third axis (_versions).
+CN_MAX = _versions.behaviour("binding.cn_max")
+# A longer one: an n-d Mat, or the binding's own error (5.1).
+_TOO_MANY_CHANNELS = _versions.behaviour("binding.too_many_channels")
+_ONE_D = _versions.behaviour("binding.one_d")
+_DTYPE_TEXT = _versions.behaviour("binding.dtype_error_text")
+_READONLY_OUTPUT = _versions.behaviour("binding.readonly_output")
 _CV_MAX_DIM = 32
 
 
@@ -281,23 +285,36 @@ def deliver(result, out, shapes=None):
     if take is not None:
         return take(out, result)
     if out.dtype == result.dtype and out.shape in (shapes or (result.shape,)):
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            # Before 4.9 cv2 takes a read-only output array and writes into it all the same.
+            try:
+                out.setflags(write=True)
+            except ValueError:
+                return result  # (memory numpy cannot write: cvgpu returns a new array)
+            try:
+                out[...] = result.reshape(out.shape)
+            finally:
+                out.setflags(write=False)
+            return out
         out[...] = result.reshape(out.shape)
         return out
     return result
 
 
-_SUPPORTED_DTYPES = {np.dtype(t) for t in (
-    np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.uint64, np.float16, np.float32,
-    np.float64)}
-if _CV2_MAJOR >= 5:  # OpenCV 5 added CV_Bool and CV_32U
-    _SUPPORTED_DTYPES |= {np.dtype(np.bool_), np.dtype(np.uint32)}
+_SUPPORTED_DTYPES = {np.dtype(t) for t in _versions.behaviour("binding.dtypes")}
+
+
+def dtype_error(name, dtype):
+    """The binding's complaint about an array dtype it does not convert: numpy's type number up to
+    4.8, str(dtype) from 4.9 ('<U3', '|S3', '|V2', 'float128', 'datetime64[s]')."""
+    shown = str(dtype) if _DTYPE_TEXT == "name" else str(dtype.num)
+    return ConversionError("%s data type = %s is not supported" % (name, shown))
 
 
 def mat_header(name, value, shape, dtype):
     """Rows, cols and channels as cv2 reads an array of this shape (ndim > 2 rules included)."""
     if dtype not in _SUPPORTED_DTYPES:
-        # cv2 prints str(dtype): '<U3', '|S3', '|V2', 'float128', 'datetime64[s]'.
-        raise ConversionError("%s data type = %s is not supported" % (name, str(dtype)))
+        raise dtype_error(name, dtype)
     ndim = len(shape)
     if ndim >= _CV_MAX_DIM:
         raise ConversionError("%s dimensionality (=%d) is too high" % (name, ndim))
@@ -305,11 +322,14 @@ def mat_header(name, value, shape, dtype):
         return HostMat(value, 1, 1, 1, dtype)
     if ndim == 1:
         # OpenCV 5 has 1-D Mats (one row); OpenCV 4 makes a column.
-        return HostMat(value, 1, shape[0], 1, dtype) if _CV2_MAJOR >= 5 else HostMat(value, shape[0], 1, 1, dtype)
+        return HostMat(value, 1, shape[0], 1, dtype) if _ONE_D == "row" else HostMat(value, shape[0], 1, 1, dtype)
     if ndim == 2:
         return HostMat(value, shape[0], shape[1], 1, dtype)
     if ndim == 3 and shape[2] <= CN_MAX:
         return HostMat(value, shape[0], shape[1], shape[2], dtype)
+    if ndim == 3 and _TOO_MANY_CHANNELS == "error":
+        raise ConversionError("%s unable to wrap channels, invalid count (%d, must be in [1, %d])"
+                              % (name, shape[2], CN_MAX))
     # A true n-d Mat: cv2 reports rows = cols = -1 for it.
     return HostMat(value, -1, -1, 1, dtype)
 
@@ -369,7 +389,7 @@ def out_mat(name, value):
         return value if message is None else Pending(value, message)
     if not isinstance(value, np.ndarray):
         raise ConversionError("%s is not a numpy array, neither a scalar" % name)
-    if not value.flags.writeable:
+    if not value.flags.writeable and _READONLY_OUTPUT == "error":
         raise ConversionError("%s marked as output argument, but provided NumPy array marked as readonly" % name)
     mat_header(name, value, value.shape, value.dtype)
     if value.dtype in _CAST_DTYPES or needs_copy(value.shape, value.strides, value.itemsize):

@@ -2,9 +2,19 @@
 
 cv2 raises ``cv2.error`` with the attributes ``code``, ``err``, ``func``, ``file``, ``line`` and
 ``msg``; code written against cv2 catches it and sometimes reads ``code``. cvgpu raises the same
-class with the same ``code``, ``err`` and ``func`` as cv2 would for the same input.
+class with the same ``code``, ``err``, ``func``, ``file``, ``line`` and message as cv2 would for
+the same input.
+
+File and line are measured, not written down: they are the build host's source path and move in
+nearly every release (docs/opencv-versions.md, "Error sites"). Each place cvgpu raises an error
+of OpenCV's C++ code is a *site* with one tiny cv2 call that fails there (``site``); the first
+time cvgpu raises it, that call runs once and cv2's file and line are kept for the process.
 """
+import threading
+
 import cv2
+
+from . import _versions
 
 # OpenCV's cv::Error::Code names, as cv2 prints them inside the message.
 _CODE_NAMES = {
@@ -33,8 +43,42 @@ NOT_IMPLEMENTED = -213
 GPU_API_ERROR = -217
 
 
-def cv_error(code, err, func, file="cvgpu", line=0):
-    """Return a ``cv2.error`` carrying cv2's attributes (raise it at the call site)."""
+_sites = {}
+_where = {}
+_sites_lock = threading.Lock()
+
+
+def site(name, probe, code, func=None, file=None):
+    """Register an error site: ``probe()`` makes the installed cv2 raise ``code`` (and ``func``,
+    when given) there; ``file`` is what cvgpu prints if the probe does not (line 0). Returns name."""
+    _sites[name] = (probe, code, func, file or name)
+    return name
+
+
+def where(name):
+    """(file, line) of site ``name`` as the installed cv2 reports them (measured once)."""
+    found = _where.get(name)
+    if found is None:
+        probe, code, func, fallback = _sites[name]
+        found = (fallback, 0)
+        try:
+            probe()
+        except cv2.error as exc:
+            # cv2 stores the attributes on the class: read them at once.
+            if exc.code == code and (func is None or exc.func == func):
+                found = (exc.file, exc.line)
+        except Exception:
+            pass
+        with _sites_lock:
+            _where[name] = found
+    return found
+
+
+def cv_error(code, err, func, file="cvgpu", line=0, at=None):
+    """Return a ``cv2.error`` carrying cv2's attributes (raise it at the call site). ``at``: the
+    registered site whose measured file and line the error carries."""
+    if at is not None:
+        file, line = where(at)
     name = _CODE_NAMES.get(code, "Unknown error code %d" % code)
     if code == -2 and err.startswith(">"):
         # cv2's Check* macros put the whole explanation after the function name.
@@ -49,7 +93,14 @@ def cv_error(code, err, func, file="cvgpu", line=0):
 
 
 def bad_argument(func, *overload_messages):
-    """cv2's binding error when no overload accepts the arguments (code -5, func = the Python name)."""
+    """cv2's binding error when no overload accepts the arguments (code -5, func = the Python name).
+    Messages come in 4.11+'s order, every overload's Mat attempt before the UMat attempts; up to
+    4.10 cv2 lists them per overload (Mat, UMat, next overload), ``binding.overload_order``."""
+    n = len(overload_messages)
+    if n > 2 and n % 2 == 0 and _versions.behaviour("binding.overload_order") == "interleaved":
+        half = n // 2
+        overload_messages = tuple(m for pair in zip(overload_messages[:half], overload_messages[half:])
+                                  for m in pair)
     err = "> Overload resolution failed:\n" + "".join(">  - %s\n" % m for m in overload_messages)
     exc = cv_error(BAD_ARGUMENT, err, func, file="", line=-1)
     exc.msg = "OpenCV(%s) :-1: error: (-5:Bad argument) in function '%s'\n%s" % (cv2.__version__, func, err)
@@ -57,6 +108,25 @@ def bad_argument(func, *overload_messages):
     return exc
 
 
+def _alloc_probe():
+    import numpy as np
+    # About 3.8e15 bytes of accumulator in every release (5.1's argument checks pass).
+    cv2.HoughLines(np.zeros((1, 1), np.uint8), 1e-7, 1e-7, 5)
+
+
+ALLOC = site("alloc.cpp", _alloc_probe, NO_MEMORY, "OutOfMemoryError")
+
+
 def out_of_memory(nbytes):
     """cv2's allocation failure: the byte count is printed as the unsigned size_t cv2 asked for."""
-    return cv_error(NO_MEMORY, "Failed to allocate %d bytes" % (nbytes % (1 << 64)), "OutOfMemoryError")
+    return cv_error(NO_MEMORY, "Failed to allocate %d bytes" % (nbytes % (1 << 64)), "OutOfMemoryError", at=ALLOC)
+
+
+def check_func(signature):
+    """A CV_Check error's func as the installed cv2 prints it: ``signature`` written with
+    ``cv::InputArray``-style types loses the cv:: of the array typedefs from 4.13 on
+    (``cvcheck.namespace``)."""
+    if _versions.behaviour("cvcheck.namespace") == "":
+        for t in ("InputArray", "OutputArray", "InputOutputArray", "OutputArrayOfArrays", "InputArrayOfArrays"):
+            signature = signature.replace("cv::" + t + ",", t + ",").replace("cv::" + t + ")", t + ")")
+    return signature

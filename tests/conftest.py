@@ -18,6 +18,7 @@ from hypothesis import Phase, settings
 from hypothesis.internal.conjecture import engine as _hypothesis_engine
 
 import cvgpu
+from cvgpu import _versions
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))  # tests/models: the CPU models
 
@@ -31,7 +32,47 @@ settings.register_profile("device", max_examples=DEVICE_EXAMPLES, deadline=None)
 # Triage of a slow device run: the device profile without shrinking (a failure is reported at once).
 settings.register_profile("device-noshrink", parent=settings.get_profile("device"),
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# Profiles without shrinking, for surveys of many cv2 releases (a failure reported at once).
+settings.register_profile("ci-noshrink", parent=settings.get_profile("ci"), database=None,
+                          phases=[Phase.explicit, Phase.generate])
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+# Bounded shrinking: hypothesis shrinks a failure for up to 300 s (and 500 shrinks) per test, which
+# let one failing property on a new cv2 run past half an hour. Seconds of shrinking per failing test,
+# per profile; hypothesis keeps the limit in its engine module (tests/test_versions-style guard: a
+# hypothesis that renames it fails here, loudly, rather than shrinking unbounded).
+SHRINK_SECONDS = {"ci": 10, "device": 60}
+
+
+def _bound_shrinking(seconds):
+    from hypothesis.internal.conjecture import engine
+    if not hasattr(engine, "MAX_SHRINKING_SECONDS"):
+        raise RuntimeError("hypothesis no longer has engine.MAX_SHRINKING_SECONDS: bound shrinking "
+                           "another way in tests/conftest.py")
+    engine.MAX_SHRINKING_SECONDS = seconds
+
+
+_bound_shrinking(SHRINK_SECONDS.get(PROFILE, 10))
+
+# The cv2 these tests run against: tests that depend on a release's behaviour ask _versions (the
+# table checked against cv2 by tests/test_versions.py). CVGPU_EXPECT_CV2=5.0 makes a run that imported
+# another cv2 stop at once (the CI matrix sets it per row).
+EXPECT_CV2 = os.environ.get("CVGPU_EXPECT_CV2")
+
+
+def pytest_report_header(config):
+    import cv2
+    return ["cv2 %s from %s; cvgpu follows OpenCV %s (%s); hypothesis profile %s, shrinking <= %d s" % (
+        cv2.__version__, os.path.dirname(cv2.__file__ or "?"), _versions.version_text(_versions.effective()),
+        _versions.status(), PROFILE, SHRINK_SECONDS.get(PROFILE, 10))]
+
+
+def pytest_sessionstart(session):
+    import cv2
+    if EXPECT_CV2 and not (cv2.__version__ + ".").startswith(EXPECT_CV2.rstrip(".") + "."):
+        pytest.exit("CVGPU_EXPECT_CV2=%s but the cv2 imported is %s (%s)" % (EXPECT_CV2, cv2.__version__,
+                                                                           cv2.__file__), returncode=3)
 
 # Bounded shrinking: a failing property reports its (partly shrunk) example after at most this many
 # seconds of shrinking (hypothesis' own cap is 300 s, and 500 successful shrinks; both are documented
@@ -97,7 +138,7 @@ def property_shard(request):
 def pytest_collection_modifyitems(config, items):
     if HAS_GPU:
         return
-    skip = pytest.mark.skip(reason="no usable CUDA GPU: %s" % cvgpu.fallback_reason())
+    skip = pytest.mark.skip(reason="no usable GPU: %s" % cvgpu.fallback_reason())
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)

@@ -176,11 +176,14 @@ def check_declarations(cp, img, d, theta):
     from cvgpu.hough import TUNING
     cvgpu.HoughLines(d, 1, theta, 40, None, 0, 0, 0.0, math.pi)
     cvgpu.HoughLinesWithAccumulator(img, 1, theta, 40, min_theta=0.1)
+    # The weighted-vote kernels, where the installed cv2's accumulator binding has use_edgeval (4.12+).
+    from cvgpu.hough import lines as hough_lines
+    edgeval = {"use_edgeval": True} if "HoughLinesWithAccumulator" in hough_lines.EDGEVAL_FUNCTIONS else {}
     for force in (dict(vote="global"), dict(vote_grid=(1, 3)), dict(vote_grid=(2, 2)), dict(vote_grid=(4, 5))):
         with TUNING.override(**force):
             for _ in range(3):
                 cvgpu.HoughLines(d, 1, theta, 40)
-                cvgpu.HoughLinesWithAccumulator(img, 1, theta, 40, use_edgeval=True)
+                cvgpu.HoughLinesWithAccumulator(img, 1, theta, 40, **edgeval)
                 det = cvgpu.cuda.createHoughLinesDetector(1, theta, 40, False, 10)
                 det.downloadResults(det.detect(cvgpu.cuda.GpuMat(d)))
     det = cvgpu.cuda.createHoughLinesDetector(2, theta, 30)

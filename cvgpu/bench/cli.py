@@ -187,6 +187,10 @@ def main(argv=None):
             rows, env, notes = saved, environment(), ["environment: of the machine re-rendering, not of the run"]
     else:
         env = environment()
+        if env["gpu"] is None:
+            # Said first, before minutes of cv2 timings.
+            print("No usable GPU (%s): cvgpu bench times cv2 only; cvgpu's columns stay empty."
+                  % env.get("no_gpu_reason"), flush=True)
         names = [n for n in FAMILIES if not args.only or n in args.only]
         rows, notes, failed = run_families(names, quick=args.quick, variants=args.variants,
                                    show_progress=not args.no_progress)

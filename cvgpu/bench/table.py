@@ -3,6 +3,7 @@ import datetime
 import os
 import platform
 import sys
+import textwrap
 
 import cv2
 import numpy as np
@@ -58,20 +59,54 @@ def exact_text(v):
     return {True: "yes", False: "NO", None: "-"}.get(v, "-")
 
 
-def table_cells(r):
-    return [r["workload"], r["function"], r["io"],
-            fmt_ms(r.get("cv2_ms"), r.get("cv2_p10"), r.get("cv2_p90"), 3),
-            fmt_ms(r.get("cvgpu_ms"), r.get("cvgpu_p10"), r.get("cvgpu_p90"), 4),
+def table_cells(r, brackets=True):
+    cv2_cell = fmt_ms(r.get("cv2_ms"), r.get("cv2_p10") if brackets else None, r.get("cv2_p90"), 3)
+    if r.get("cv2_baseline") and r.get("cv2_ms") is not None:
+        cv2_cell += " *"  # not the same computation: see the baseline note
+    return [r["workload"], r["function"], r["io"], cv2_cell,
+            fmt_ms(r.get("cvgpu_ms"), r.get("cvgpu_p10") if brackets else None, r.get("cvgpu_p90"), 4),
             "-" if r.get("speedup") is None else "%.1fx" % r["speedup"], exact_text(r.get("exact")),
             fmt_ms(r.get("reference_ms")) + (" rec" if r.get("reference_kind") == "recorded" else "")]
 
 
 COLUMNS = ["workload", "function", "io", "cv2 ms [p10-p90]", "cvgpu ms [p10-p90]", "speedup", "exact",
-           "ocv-cuda ms"]
+           "ocv-cuda"]
 FOOTNOTE = ("speedup: cv2 median / cvgpu median, cv2 timed in this run (host clock); cvgpu numpy io: host "
             "clock, device io: CUDA events (calls under %g ms in back-to-back batches between two events, "
             "per call). exact: every output equal to cv2's, bit for bit ('-': not compared). ocv-cuda: "
-            "OpenCV's own CUDA kernels timed in this run (ocv_harness; 'rec': figures recorded on an H100 where the harness is not built), cuda.* rows." % BATCH_MS)
+            "OpenCV's own CUDA kernels timed in this run, ms (ocv_harness; 'rec': figures recorded on an H100 where the harness is not built), cuda.* rows." % BATCH_MS)
+# The terminal table's width (columns of text): empty columns are dropped, then the p10-p90 ranges,
+# then the workload column is cut (to no less than WORKLOAD_MIN).
+TABLE_WIDTH = 100
+WORKLOAD_MIN = 20
+
+
+def baseline_notes(rows):
+    """One note per cv2 baseline that is not the function itself (the LMS rows' cv2.fitLine)."""
+    seen = []
+    for r in rows:
+        b = r.get("cv2_baseline")
+        if b and r.get("cv2_ms") is not None and (r["function"], b) not in seen:
+            seen.append((r["function"], b))
+    return ["* %s rows: the cv2 column times %s" % (f, b) for f, b in seen]
+
+
+def _layout(rows):
+    """(columns kept, names, cells, widths) of a table that fits TABLE_WIDTH where it can: empty
+    columns dropped, then the workload column cut, then the p10-p90 ranges dropped."""
+    for brackets in (True, False):
+        cells = [table_cells(r, brackets) for r in rows]
+        names = [c if brackets else c.replace(" [p10-p90]", "") for c in COLUMNS]
+        keep = [i for i in range(len(COLUMNS)) if i < 3 or not cells or any(row[i] != "-" for row in cells)]
+        widths = {i: max([len(names[i])] + [len(row[i]) for row in cells]) for i in keep}
+        widths[0] = min(widths[0], 44)
+        total = sum(widths.values()) + 2 * (len(keep) - 1)
+        if total > TABLE_WIDTH:
+            widths[0] = max(WORKLOAD_MIN, widths[0] - (total - TABLE_WIDTH))
+            total = sum(widths.values()) + 2 * (len(keep) - 1)
+        if total <= TABLE_WIDTH:
+            break
+    return keep, names, cells, widths
 
 
 def print_table(rows, env=None, notes=(), out=None):
@@ -79,16 +114,19 @@ def print_table(rows, env=None, notes=(), out=None):
     env = env or environment()
     for line in header_lines(env):
         print(line, file=out)
-    cells = [table_cells(r) for r in rows]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(COLUMNS)]
-    widths[0] = min(widths[0], 44)
-    line = "  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))
+    keep, names, cells, widths = _layout(rows)
+    line = "  ".join(names[i].ljust(widths[i]) for i in keep)
     print(line, file=out)
     print("-" * len(line), file=out)
     for row in cells:
-        print("  ".join(c[:w].ljust(w) for c, w in zip(row, widths)).rstrip(), file=out)
+        print("  ".join(row[i][:widths[i]].ljust(widths[i]) for i in keep).rstrip(), file=out)
     if not rows:
         print("(no rows)", file=out)
-    print(FOOTNOTE, file=out)
+    dropped = [COLUMNS[i].replace(" [p10-p90]", "") for i in range(len(COLUMNS)) if i not in keep]
+    if dropped:
+        print("(columns with no value in any row left out: %s)" % ", ".join(dropped), file=out)
+    print(textwrap.fill(FOOTNOTE, TABLE_WIDTH), file=out)
+    for note in baseline_notes(rows):
+        print(textwrap.fill(note, TABLE_WIDTH), file=out)
     for note in notes:
-        print("note: " + note, file=out)
+        print(textwrap.fill("note: " + note, TABLE_WIDTH), file=out)

@@ -115,13 +115,16 @@ PATHS = {
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
 }
 
-from .. import _backend, _device_ops, _engine, _kernels  # noqa: E402  (the modules below read TUNING)
+from .. import _backend, _device_ops, _engine, _kernels, _versions  # noqa: E402  (the modules below read TUNING)
 from .._arrays import as_device_array, on_input_device  # noqa: E402
 from . import _common, _labels, _linkruns, _suzuki  # noqa: E402
 from ._common import (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_EXTERNAL,  # noqa: E402,F401
                       RETR_FLOODFILL, RETR_LIST, RETR_TREE, TC89, Forward, computing_on)
 
 _NAMES = ("image", "mode", "method", "contours", "hierarchy", "offset")
+_ONE_D = _versions.behaviour("binding.one_d")
+_LEGACY = _versions.behaviour("contours.implementation") == "legacy"
+_TC89_L1 = 3  # cv2.CHAIN_APPROX_TC89_L1
 
 
 def _bind(args, kwargs):
@@ -158,9 +161,13 @@ def _bind(args, kwargs):
         raise Forward
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
-    elif arr.ndim == 1 and int(cv2.__version__.split(".")[0]) >= 5:
+    elif arr.ndim == 1 and _ONE_D == "row":
         arr = arr.reshape(1, -1)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise Forward
+    if _LEGACY and (arr.dtype == np.int32 or mode == RETR_FLOODFILL or method == _TC89_L1):
+        # Before 4.10 (_versions: contours.implementation, contours.tc89_l1) label images, their
+        # errors and TC89_L1 follow the legacy C code, which the kernels do not reproduce: cv2's.
         raise Forward
     mode = _labels.label_mode(arr, mode)
     return arr, device is not None, mode, method, ox, oy

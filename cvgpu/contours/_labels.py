@@ -8,27 +8,36 @@ The GPU resolves that order by a fixed-point iteration over all label changes at
 sync per round; rounds = the longest chain of events whose outcome depends on an earlier one) and
 ranks the walks like the 8-bit pipeline. Label images with other modes and 8-bit images with
 RETR_FLOODFILL raise cv2's type errors from here (label_mode)."""
+import cv2
 import numpy as np
 
-from .. import _errors
+from .. import _errors, _versions
 from . import TUNING
 from ._common import BLOCK, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_FLOODFILL, TC89, TooLarge, empty
 from ._ranking import grouped_layout, jump_rounds, offsets as offsets_of, tree_order
 from ._tc89 import tc89
 
-_CREATE = ("static std::shared_ptr<ContourScanner_> ContourScanner_::create(cv::ContourDataStorage"
-           "<cv::Point_<int>, 1024, 0>::storage_t&, cv::ContourDataStorage<signed char, 1024, 0>::storage_t&, "
-           "cv::Mat, int, int, cv::Point)")
-_CREATE_FILE = "/io/opencv/modules/imgproc/src/contours_new.cpp"
+# ContourScanner_::create's signature in its checks: the contour storages are arguments from 4.12
+# (_versions: contours.create_signature).
+_CREATE = ("static std::shared_ptr<ContourScanner_> ContourScanner_::create(%scv::Mat, int, int, cv::Point)"
+           % ("cv::ContourDataStorage<cv::Point_<int>, 1024, 0>::storage_t&, cv::ContourDataStorage<signed char, "
+              "1024, 0>::storage_t&, " if _versions.behaviour("contours.create_signature") == "storage" else ""))
+# Error sites, measured from the installed cv2 (_errors.site).
+_AT_LABEL_MODE = _errors.site("contours_new.cpp:label-mode",
+                              lambda: cv2.findContours(np.zeros((2, 2), np.int32), cv2.RETR_LIST, 1),
+                              _errors.UNSPECIFIED, _CREATE, "contours_new.cpp")
+_AT_FLOODFILL_8U = _errors.site("contours_new.cpp:floodfill-8u",
+                                lambda: cv2.findContours(np.zeros((2, 2), np.uint8), cv2.RETR_FLOODFILL, 1),
+                                _errors.UNSPECIFIED, _CREATE, "contours_new.cpp")
 _TYPE_NAMES = {0: "CV_8UC1", 4: "CV_32SC1"}
 LAB_INF = 0x7FFFFFFF       # = LAB_INF in kernels/contours/labels.cu: no trace event
 
 
-def _type_error(line, text, expected, actual):
+def _type_error(at, text, expected, actual):
     err = ("> %s (expected: 'img.type() == %s'), where\n>     'img.type()' is %d (%s)\n> must be equal to\n"
            ">     '%s' is %d (%s)\n" % (text, _TYPE_NAMES[expected], actual, _TYPE_NAMES[actual],
                                       _TYPE_NAMES[expected], expected, _TYPE_NAMES[expected]))
-    return _errors.cv_error(_errors.UNSPECIFIED, err, _CREATE, file=_CREATE_FILE, line=line)
+    return _errors.cv_error(_errors.UNSPECIFIED, err, _CREATE, at=at)
 
 
 def label_mode(arr, mode):
@@ -37,9 +46,9 @@ def label_mode(arr, mode):
     if arr.dtype == np.int32:
         if mode in (RETR_CCOMP, RETR_FLOODFILL):
             return RETR_FLOODFILL
-        raise _type_error(332, "Modes other than RETR_FLOODFILL and RETR_CCOMP support only CV_8UC1 images", 0, 4)
+        raise _type_error(_AT_LABEL_MODE, "Modes other than RETR_FLOODFILL and RETR_CCOMP support only CV_8UC1 images", 0, 4)
     if mode == RETR_FLOODFILL:
-        raise _type_error(330, "RETR_FLOODFILL mode supports only CV_32SC1 images", 4, 0)
+        raise _type_error(_AT_FLOODFILL_8U, "RETR_FLOODFILL mode supports only CV_32SC1 images", 4, 0)
     return mode
 
 

@@ -7,9 +7,10 @@ outside a 0-row Mat: its result is its own) and non-array inputs are cv2's. As f
 beyond the kernels' int32 indices raise -211 (run end points, 2 per run, number at most
 h * (w + 1); the flat pixel index h * w is below that), running out of GPU memory raises cv2's -4
 after one retry without the cached scratch (_common.retrying)."""
+import cv2
 import numpy as np
 
-from .. import _binding, _errors
+from .. import _binding, _errors, _versions
 from .._arrays import as_device_array
 from . import TUNING
 from ._common import BLOCK, Forward, by_name, empty
@@ -17,14 +18,24 @@ from ._ranking import grouped_layout
 
 FAMILY = "contours-linkruns"   # its scratch, per thread and device, apart from findContours'
 
-_LR_FUNC = "void cv::findContoursLinkRuns(InputArray, OutputArrayOfArrays, OutputArray)"
+_LR_FUNC = _errors.check_func("void cv::findContoursLinkRuns(cv::InputArray, cv::OutputArrayOfArrays, cv::OutputArray)")
 _LR_TYPE_ERR = ("> Bad input image type, must be CV_8UC1 or CV_8SC1:\n"
                 ">     '_image.type() == CV_8UC1 || _image.type() == CV_8SC1'\n> where\n"
                 ">     '_image.type()' is %d (%s)\n")
-# cv2 5's depth codes of the numpy dtypes its binding accepts (int64 / uint64 arrive as CV_32S).
+# cv2's depth codes of the numpy dtypes its binding accepts (int64 arrives as CV_32S; uint64 too
+# before 5.1, as CV_64U from 5.1), and the channel shift of its type numbers (3 in 4.x, 5 in 5.x).
 _LR_DEPTHS = {"uint8": (0, "8U"), "int8": (1, "8S"), "uint16": (2, "16U"), "int16": (3, "16S"),
               "int32": (4, "32S"), "int64": (4, "32S"), "uint64": (4, "32S"), "float32": (5, "32F"),
               "float64": (6, "64F"), "float16": (7, "16F"), "bool": (9, "Bool"), "uint32": (12, "32U")}
+if _versions.behaviour("binding.uint64_depth") == "CV_64U":
+    _LR_DEPTHS["uint64"] = (10, "64U")
+_CN_SHIFT = _versions.behaviour("binding.cn_shift")
+_ZERO_CHANNELS = _versions.behaviour("binding.zero_channels")
+_ND_IMAGE = _versions.behaviour("linkruns.nd_image")
+_AT_TYPE = _errors.site("contours_link.cpp:type", lambda: cv2.findContoursLinkRuns(np.zeros((2, 2), np.float32)),
+                        _errors.UNSPECIFIED, _LR_FUNC, "contours_link.cpp")
+_AT_DIMS = _errors.site("mat.inl.hpp:size", lambda: cv2.findContoursLinkRuns(np.zeros((2, 2, 2, 2), np.uint8)),
+                        _errors.ASSERTION_FAILED, "operator()", "mat.inl.hpp")
 _LR_NAMES = ("image", "contours", "hierarchy")
 
 
@@ -46,6 +57,8 @@ def image_of(args, kwargs):
         raise Forward
     try:
         if arr.ndim == 3 and arr.shape[2] == 0:
+            if _ZERO_CHANNELS != "error":
+                raise Forward  # (before 4.14 cv2 makes the Mat and fails on its type: cv2's)
             raise _binding.ConversionError("image unable to wrap channels, invalid count (0, must be in [1, %d])"
                                            % _binding.CN_MAX)
         # cv2 reads a non-native byte order by its kind and size (a '>u2' image is CV_16U).
@@ -60,10 +73,13 @@ def image_of(args, kwargs):
     depth, name = _LR_DEPTHS[dtype.name]
     cn = mat.channels
     if depth > 1 or cn != 1:
-        raise _errors.cv_error(_errors.UNSPECIFIED, _LR_TYPE_ERR % (depth + ((cn - 1) << 5), "CV_%sC%d" % (name, cn)),
-                               _LR_FUNC, "contours_link.cpp", 0)
-    if mat.rows < 0:  # an n-d Mat: Mat::size() asserts
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "operator()", "mat.inl.hpp", 0)
+        raise _errors.cv_error(_errors.UNSPECIFIED,
+                               _LR_TYPE_ERR % (depth + ((cn - 1) << _CN_SHIFT), "CV_%sC%d" % (name, cn)),
+                               _LR_FUNC, at=_AT_TYPE)
+    if mat.rows < 0:  # an n-d Mat: Mat::size() asserts from 5.0; 4.x runs on it (cv2's)
+        if _ND_IMAGE == "computed":
+            raise Forward
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "dims <= 2", "operator()", at=_AT_DIMS)
     arr = arr.reshape(mat.rows, mat.cols)
     if arr.dtype != np.uint8:
         arr = arr.view(np.uint8)

@@ -67,8 +67,9 @@ def accumulator_size(rows, cols, rho32, theta32):
     numangle = cvRound(CV_PI / theta) in double (theta widened from float);
     numrho = cvRound(((cols + rows) * 2 + 1) / rho) — an int divided by a float: float32 division."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        numangle = cv_round(math.pi / float(theta32)) if float(theta32) != 0 else INT_MIN
-        numrho = cv_round(np.float32(np.float32((cols + rows) * 2 + 1) / np.float32(rho32)))
+        # OpenCV-CUDA's host code, x86 conversions (not the wheel's: pip wheels have no CUDA).
+        numangle = cv_round(math.pi / float(theta32), "int_min") if float(theta32) != 0 else INT_MIN
+        numrho = cv_round(np.float32(np.float32((cols + rows) * 2 + 1) / np.float32(rho32)), "int_min")
     return numangle, numrho
 
 

@@ -18,7 +18,7 @@ from threading import get_ident as _get_ident
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels, _versions
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
 from .._graphs import CALL, NULL, Kernel, Word, await_published
@@ -27,14 +27,22 @@ from ._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_widt
 
 FAMILY = "hough/lines"  # kernels/hough/lines.cu
 
-_CV2_VERSION = _backend.opencv_major_minor(cv2.__version__)
-# OpenCV 4.13 fixed the half-bin rho shift of the standard transform's output (#27992).
-RHO_MODE = 0 if _CV2_VERSION >= (4, 13) else 1
+# What differs between OpenCV releases (cvgpu/_versions.py, docs/opencv-versions.md):
+# rho = (r - (numrho-1)/2) * rho from 4.13 (#27992), before (r - (numrho-1)*0.5f) * rho: the kernels' mode.
+RHO_MODE = 0 if _versions.behaviour("hough.rho_output") == "exact" else 1
 # HoughLinesWithAccumulator returns (N, 3) from 5.0 on, (N, 1, 3) before.
-ACCUMULATOR_3D = _CV2_VERSION[0] < 5
-HAS_USE_EDGEVAL = "use_edgeval" in (cv2.HoughLines.__doc__ or "")
+ACCUMULATOR_3D = _versions.behaviour("hough.accumulator_shape") == "n13"
+# The functions whose binding takes use_edgeval (HoughLines from 4.11, the accumulator's from 4.12).
+EDGEVAL_FUNCTIONS = _versions.behaviour("hough.use_edgeval")
+HAS_USE_EDGEVAL = "HoughLines" in EDGEVAL_FUNCTIONS
+_NUMANGLE = _versions.behaviour("hough.numangle")
+_SIZE_CHECK = _versions.behaviour("hough.size_check")
+# 5.1 checks rho, theta, threshold and the theta range in cv::HoughLines, before the image.
+_ARG_CHECKS = _versions.behaviour("hough.arg_checks") == "hough_lines"
+# 5.1: no lines is an empty (0, 1, 2) / (0, 3) array, no longer None.
+_EMPTY_ARRAYS = _versions.behaviour("binding.empty_output") == "shaped"
 
-_PARAMS = [
+_BASE_PARAMS = [
     _binding.Param("image", "mat"),
     _binding.Param("rho", "double"),
     _binding.Param("theta", "double"),
@@ -45,16 +53,90 @@ _PARAMS = [
     _binding.Param("min_theta", "double", 0.0),
     _binding.Param("max_theta", "double", math.pi),
 ]
-if HAS_USE_EDGEVAL:
-    _PARAMS.append(_binding.Param("use_edgeval", "bool", False))
+_PARAMS = {fn: _BASE_PARAMS + ([_binding.Param("use_edgeval", "bool", False)] if fn in EDGEVAL_FUNCTIONS else [])
+           for fn in ("HoughLines", "HoughLinesWithAccumulator")}
 # cv2 converts the arguments in the C++ signature's order: lines right after image.
-_ORDER = ["image", "lines"] + [p.name for p in _PARAMS if p.name not in ("image", "lines")]
+_ORDER = {fn: ["image", "lines"] + [p.name for p in params if p.name not in ("image", "lines")]
+          for fn, params in _PARAMS.items()}
 
-# The signature in cv2's CV_Check errors: namespace-qualified array types up to OpenCV 4.12, plain from
-# 4.13 on (4.10-4.14 and 5.0 checked).
-_CHECK_GE_FUNC = ("void cv::HoughLinesStandard({0}InputArray, {0}OutputArray, int, float, float, int, int, "
-                  "double, double{1})".format("cv::" if _CV2_VERSION < (4, 13) else "",
-                                              ", bool" if HAS_USE_EDGEVAL else ""))
+# The signatures in cv2's CV_Check errors (cv:: of the array types dropped from 4.13, _errors.check_func).
+_STANDARD_FUNC = _errors.check_func(
+    "void cv::HoughLinesStandard(cv::InputArray, cv::OutputArray, int, float, float, int, int, double, double%s)"
+    % (", bool" if HAS_USE_EDGEVAL else ""))
+_HOUGH_LINES_FUNC = _errors.check_func(
+    "void cv::HoughLines(cv::InputArray, cv::OutputArray, double, double, int, double, double, double, double, bool)")
+_RANGE_FUNC = _HOUGH_LINES_FUNC if _ARG_CHECKS else _STANDARD_FUNC
+
+
+# Doubles whose float32 is positive and finite lie within these (5.1's rho/theta checks; the fast
+# path leaves the rest to the full argument layer).
+_FLOAT_MIN, _FLOAT_MAX = 1e-44, 3.4e38
+
+
+def _u8(*shape):
+    return np.zeros(shape or (1, 1), np.uint8)
+
+
+# Error sites, measured from the installed cv2 (_errors.site): a call of cv2 that fails at each.
+_AT_TYPE = _errors.site("hough.cpp:type", lambda: cv2.HoughLines(np.zeros((1, 1), np.float32), 1, 1, 1),
+                        _errors.ASSERTION_FAILED, "HoughLinesStandard", "hough.cpp")
+_AT_RANGE = _errors.site("hough.cpp:theta-range", lambda: cv2.HoughLines(_u8(), 1, 1, 1, None, 0, 0, 1.0, 0.5),
+                         _errors.UNSPECIFIED, _RANGE_FUNC, "hough.cpp")
+_AT_RHO = _errors.site("hough.cpp:rho", lambda: cv2.HoughLines(_u8(), 0, 1, 1), _errors.UNSPECIFIED,
+                       _HOUGH_LINES_FUNC, "hough.cpp")
+_AT_THETA = _errors.site("hough.cpp:theta", lambda: cv2.HoughLines(_u8(), 1, 0, 1), _errors.UNSPECIFIED,
+                         _HOUGH_LINES_FUNC, "hough.cpp")
+_AT_THRESHOLD = _errors.site("hough.cpp:threshold", lambda: cv2.HoughLines(_u8(), 1, 1, -1), _errors.UNSPECIFIED,
+                             _HOUGH_LINES_FUNC, "hough.cpp")
+_AT_SET_SIZE = _errors.site("matrix.cpp:setSize", lambda: cv2.HoughLines(_u8(), -1, 1, 1),
+                            _errors.ASSERTION_FAILED, "setSize", "matrix.cpp")
+
+
+def _positive_finite(name, value):
+    with np.errstate(over="ignore"):
+        v32 = float(np.float32(value))
+    if not (math.isfinite(v32) and v32 > 0):
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED, "> %s must be positive and finite:\n>     'std::isfinite((float)%s) && (float)%s > 0'\n"
+            "> where\n>     '%s' is %s\n" % (name, name, name, name, _cv_g(value)), _HOUGH_LINES_FUNC,
+            at=_AT_RHO if name == "rho" else _AT_THETA)
+
+
+def _cv_g(value):
+    """A double as CV_Check prints it (an ostream's default: 6 significant digits)."""
+    text = "%g" % value
+    return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(text, text)
+
+
+def _check_arguments(a):
+    """5.1's checks in cv::HoughLines, in its order, before the image is looked at."""
+    _positive_finite("rho", a["rho"])
+    _positive_finite("theta", a["theta"])
+    if a["threshold"] < 0:
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED, "> threshold must be non-negative (expected: 'threshold >= 0'), where\n"
+            ">     'threshold' is %d\n> must be greater than or equal to\n>     '0' is 0\n" % a["threshold"],
+            _HOUGH_LINES_FUNC, at=_AT_THRESHOLD)
+    _check_range(a["min_theta"], a["max_theta"])
+
+
+def _check_range(min_theta, max_theta):
+    if not max_theta >= min_theta:
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED,
+            "> max_theta must be greater than min_theta (expected: 'max_theta >= min_theta'), where\n"
+            ">     'max_theta' is %s\n> must be greater than or equal to\n>     'min_theta' is %s\n"
+            % (_cv_g(max_theta), _cv_g(min_theta)), _RANGE_FUNC, at=_AT_RANGE)
+
+
+def no_lines(with_votes, cp=None):
+    """What cv2 returns when it finds no line: None, or from 5.1 an empty (0, 1, 2) / (0, 3) float32
+    array (numpy, or CuPy for device input)."""
+    if not _EMPTY_ARRAYS:
+        return None
+    shape = (0, 1, 3) if with_votes and ACCUMULATOR_3D else (0, 3) if with_votes else (0, 1, 2)
+    return (cp or np).zeros(shape, dtype=np.float32)
+
 
 # Lines sorted and written by hough_maxima_emit's last block in shared memory (its dynamic shared
 # memory, 8 bytes a key, and the pinned result's size); more go through Thrust's sort.
@@ -81,14 +163,18 @@ def _numrho(rows, cols, rho32):
     span = wrap_int32(wrap_int32(max_rho - wrap_int32(-max_rho)) + 1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.float32(span) / np.float32(rho32)
-    return cv_round(q)
+    return cv_round(q, single=True)
 
 
-def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta):
-    """(numangle, numrho) exactly as cv2's standard transform computes them."""
-    numangle = wrap_int32(cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
-    if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
-        numangle -= 1
+def accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta, rule=None):
+    """(numangle, numrho) exactly as cv2's standard transform computes them: from 4.7 (#22164)
+    cvFloor + 1 less the angle at pi, before cvRound of the range over theta (``hough.numangle``)."""
+    if (rule or _NUMANGLE) == "round":
+        numangle = cv_round(_div(max_theta - min_theta, float(theta32)))
+    else:
+        numangle = wrap_int32(cv_floor(_div(max_theta - min_theta, float(theta32))) + 1)
+        if numangle > 1 and abs(math.pi - (numangle - 1) * float(theta32)) < float(theta32) / 2:
+            numangle -= 1
     return numangle, _numrho(rows, cols, rho32)
 
 
@@ -112,7 +198,7 @@ _convert_array = _binding.array_converter("lines")
 
 
 def _prepare(func_name, args, kwargs):
-    a = _binding.parse(func_name, _PARAMS, args, kwargs, _convert_array, _ORDER)
+    a = _binding.parse(func_name, _PARAMS[func_name], args, kwargs, _convert_array, _ORDER[func_name])
     a.setdefault("use_edgeval", False)
     return a
 
@@ -121,7 +207,7 @@ def _forward_to_cv2(func_name, a, image):
     """The multi-scale path and the no-GPU fallback: cv2 computes, on host data."""
     cv2_args = [image, a["rho"], a["theta"], a["threshold"], None, a["srn"], a["stn"],
                 a["min_theta"], a["max_theta"]]
-    if HAS_USE_EDGEVAL:
+    if func_name in EDGEVAL_FUNCTIONS:
         cv2_args.append(a["use_edgeval"])
     _backend.record("cv2")
     return getattr(cv2, func_name)(*cv2_args)
@@ -135,7 +221,9 @@ def _deliver(result, lines_arg):
     if result is None or lines_arg is None:
         return result
     n, per_line = result.shape[0], result.shape[-1]
-    shapes = ((n, 1, per_line),) if per_line == 2 else ((n, 1, per_line), (1, n, per_line))
+    # 5.x's accumulator result is a 1-D Mat of N CV_32FC3 (fits (N, 1, 3) and (1, N, 3) arrays);
+    # 4.x's an N x 1 Mat (fits (N, 1, 3) only).
+    shapes = ((n, 1, per_line),) if per_line == 2 or ACCUMULATOR_3D else ((n, 1, per_line), (1, n, per_line))
     return _binding.deliver(result, lines_arg, shapes)
 
 
@@ -160,24 +248,24 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
             result = _backend.cupy_module().asarray(result)
         return _deliver(result, a["lines"])
 
-    # cv2's checks, in cv2's order (HoughLinesStandard): type, theta range, accumulator size.
-    if not mat.is_type(np.uint8, 1):
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard",
-                               "hough.cpp", 0)
+    # cv2's checks, in cv2's order: (5.1: cv::HoughLines' argument checks, then an empty image
+    # returns at once) HoughLinesStandard's type, theta range, accumulator size.
     min_theta, max_theta = a["min_theta"], a["max_theta"]
-    if not max_theta >= min_theta:
-        raise _errors.cv_error(
-            _errors.UNSPECIFIED,
-            "> max_theta must be greater than min_theta (expected: 'max_theta >= min_theta'), where\n"
-            ">     'max_theta' is %g\n> must be greater than or equal to\n>     'min_theta' is %g\n"
-            % (max_theta, min_theta), _CHECK_GE_FUNC, "hough.cpp", 0)
-    rho32, theta32 = np.float32(a["rho"]), np.float32(a["theta"])
     rows, cols = mat.rows, mat.cols
+    if _ARG_CHECKS:
+        _check_arguments(a)
+        if rows * cols == 0:  # (a number or tuple is a 4 x 1 / n x 1 CV_64F Mat: not empty)
+            _backend.record("cuda" if _backend.cupy_module() is not None else "cv2")
+            return no_lines(True, _backend.cupy_module() if on_device else None) if with_votes else None
+    if not mat.is_type(np.uint8, 1):
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard", at=_AT_TYPE)
+    _check_range(min_theta, max_theta)
+    rho32, theta32 = np.float32(a["rho"]), np.float32(a["theta"])
     numangle, numrho = accumulator_size(rows, cols, rho32, theta32, min_theta, max_theta)
     nbytes = (numangle + 2) * (numrho + 2) * 4
-    if _CV2_VERSION[0] < 5 and min(numangle, numrho) + 2 < 0:
+    if _SIZE_CHECK == "set_size" and min(numangle, numrho) + 2 < 0:
         # OpenCV 4's Mat::create asserts each size; OpenCV 5 lets the size_t product overflow.
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", "matrix.cpp", 0)
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", at=_AT_SET_SIZE)
     if nbytes < 0 or nbytes >= (1 << 63):
         raise _errors.out_of_memory(nbytes)
 
@@ -186,8 +274,9 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
         _backend.warn_fallback()
         return _deliver(_forward_to_cv2(func_name, a, args[0] if args else kwargs.get("image")), a["lines"])
     if numangle <= 0 or numrho <= 0 or rows <= 0 or cols <= 0 or mat.array is None:
+        # No cell can be voted for (cv2 allocates, votes nothing, finds nothing).
         _backend.record("none")
-        return None  # no cell can be voted for (cv2 allocates, votes nothing, finds nothing)
+        return _deliver(no_lines(with_votes, cp if on_device else None), a["lines"])
     _backend.record("cuda")
     image = mat.array
     if image.ndim != 2:
@@ -198,7 +287,7 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(nbytes) from None
     if lines is None:
-        return None
+        return _deliver(no_lines(with_votes, cp if on_device else None), a["lines"])
     if with_votes:
         lines = lines.reshape(-1, 1, 3) if ACCUMULATOR_3D else lines.reshape(-1, 3)
     else:
@@ -444,7 +533,7 @@ def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
         _reset_workspace(ws)
         raise
     if count == 0:
-        return None
+        return no_lines(plan.per_line == 3, None if to_host else cp)
     per_line = plan.per_line
     shape = (count, 1, per_line) if shape_3d else (count, per_line)
     if count <= SORT_CAPACITY:
@@ -582,7 +671,9 @@ def _fast_hough(with_votes, args):
     else:
         return _NOT_FAST
     if (image.dtype != _UINT8 or image.ndim != 2 or not _plain_numbers(rho, theta, threshold)
-            or not 0 < rho < 1e300 or not 0 < theta < 1e300):
+            or not 0 < rho < 1e300 or not 0 < theta < 1e300
+            or (_ARG_CHECKS and (threshold < 0 or not _FLOAT_MIN <= rho <= _FLOAT_MAX
+                                 or not _FLOAT_MIN <= theta <= _FLOAT_MAX))):
         # (An int beyond a double's range is cv2's "int too large to convert to float": full path.)
         return _NOT_FAST
     rows, cols = image.shape

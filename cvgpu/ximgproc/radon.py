@@ -14,20 +14,23 @@ path choices and their limits are ``TUNING`` (cvgpu/_tuning.py); each call count
 (``TUNING.paths()``): "texture" or "global" for the transform, "pinned" or "pageable" for a numpy
 result.
 
-Beside an OpenCV older than 5 (``CV2_MAJOR``), cv2.ximgproc computes every call (backend "cv2"):
-4.x warps 8-bit images in fixed point, so 5.0's arithmetic would not match it.
+What the installed cv2 warps with is ``WARP`` (cvgpu/_versions.py, ``radon.warp``): beside 4.x
+(fixed-point 8-bit and float32 warps) cv2.ximgproc computes every call, and beside 5.1 it computes
+8-bit and float32 input while ``cv2.ipp.useIPP()`` is on (IPP's warpAffine; with IPP off 5.1 equals
+5.0); both are reported as backend "cv2". From 5.1 no angles give an (n, 0) array, not None.
 
 Unlike cv2 5.0, cvgpu never writes to ``src``: cv2.ximgproc.RadonTransform transposes a square
 ``src`` array in place as a side effect (its result is unaffected).
 """
 import functools
 import math
+import os
 import threading
 
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels, _versions
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cdiv, cv_ceil, cv_round
 from .._tuning import Tuning
@@ -159,13 +162,72 @@ def _parse(args, kwargs):
     return _binding.parse(_FUNC, _PARAMS, args, kwargs, _convert_array)
 
 
-def _assert(cond, expr, line, func=_FUNC, file=_FILE):
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 46
+
+
+# cv2 allocates the sinogram before it warps: an allocation larger than the machine's memory fails
+# there (a saturated column count from 5.1 on is a real, failing 10-100 GB request; before, a
+# negative size). A heuristic of the host's allocator, which refuses such requests at once.
+_HOST_ALLOC_LIMIT = min(1 << 46, _physical_memory())
+
+
+def _r(*args):
+    return lambda: cv2.ximgproc.RadonTransform(*args)
+
+
+# Error sites, measured from the installed cv2 (_errors.site; cv2 without ximgproc: file names, line 0).
+_AT_DIMS = _errors.site("radon_transform.cpp:dims", _r(np.ones((2, 2, 2, 2), np.uint8)), _errors.ASSERTION_FAILED,
+                        _FUNC, _FILE)
+_AT_CHANNELS = _errors.site("radon_transform.cpp:channels", _r(np.ones((5, 5, 3), np.uint8)),
+                            _errors.ASSERTION_FAILED, _FUNC, _FILE)
+_AT_ANGLES = _errors.site("radon_transform.cpp:angles", _r(np.ones((5, 5), np.uint8), None, 1.0, 0.0, 0.0),
+                          _errors.ASSERTION_FAILED, _FUNC, _FILE)
+_AT_RELEASE = _errors.site("matrix_wrap.cpp:release", _r(np.zeros((0, 0), np.uint8)), _errors.ASSERTION_FAILED,
+                           "release", "matrix_wrap.cpp")
+_AT_WARP = _errors.site("imgwarp.cpp:warpAffine", _r(np.zeros((0, 5), np.uint8), None, 1.0, 0.0, 180.0, True),
+                        _errors.ASSERTION_FAILED, "warpAffine", "imgwarp.cpp")
+_AT_REDUCE = _errors.site("matrix_operations.cpp:reduce", _r(np.zeros((3, 3), np.int16)), _errors.UNSUPPORTED_FORMAT,
+                          "reduce", "matrix_operations.cpp")
+_AT_REMAP = _errors.site("imgwarp.cpp:remap", _r(np.zeros((3, 3), np.int8)), _errors.ASSERTION_FAILED, "remap",
+                         "imgwarp.cpp")
+_AT = {"src.dims() == 2": _AT_DIMS, "src.channels() == 1": _AT_CHANNELS,
+       "(end_angle - start_angle) * theta > 0": _AT_ANGLES}
+
+
+def _assert(cond, expr):
     if not cond:
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, expr, func, file, line)
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, expr, _FUNC, at=_AT[expr])
 
 
 class _Plan:
     __slots__ = ("image", "dtype", "rows", "cols", "n", "oy", "ox", "col_num", "out_dtype")
+
+
+class _NoAngles:
+    """No angle to compute: the empty result's shape and dtype (None before 5.1)."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+# How the installed cv2 warps (cvgpu/_versions.py): the kernels reproduce "float" (5.0's
+# warpAffine: float32 coordinates and interpolation with its fused multiply-adds).
+WARP = _versions.behaviour("radon.warp")
+_NO_ANGLES = _versions.behaviour("radon.no_angles")
+_IPP_DTYPES = (np.dtype(np.uint8), np.dtype(np.float32))
+
+
+def cv2_warps_differently(dtype):
+    """Whether cv2's result for ``dtype`` input comes from a warp the kernels do not reproduce: 4.x's
+    fixed point, or 5.1's IPP warpAffine (8-bit and float32, while cv2.ipp.useIPP())."""
+    if WARP == "fixed_point":
+        return True
+    return WARP == "float_or_ipp" and np.dtype(dtype) in _IPP_DTYPES and cv2.ipp.useIPP()
 
 
 def _plan(a):
@@ -175,35 +237,38 @@ def _plan(a):
     is_array = isinstance(mat.array, np.ndarray) or isinstance(mat, _DeviceMat)
     # A 0-d or 1-d array is not a 2-D Mat in OpenCV 5; neither is a true n-d one (rows == -1).
     dims_ok = mat.array is not None and mat.rows != -1 and not (is_array and ndim is not None and ndim < 2)
-    _assert(dims_ok, "src.dims() == 2", 16)
-    _assert(mat.channels == 1, "src.channels() == 1", 17)
+    _assert(dims_ok, "src.dims() == 2")
+    _assert(mat.channels == 1, "src.channels() == 1")
     theta, start, end = a["theta"], a["start_angle"], a["end_angle"]
-    _assert((end - start) * theta > 0, "(end_angle - start_angle) * theta > 0", 18)
+    _assert((end - start) * theta > 0, "(end_angle - start_angle) * theta > 0")
     col_num = cv_round((end - start) / theta)
     rows, cols = mat.rows, mat.cols
     crop = a["crop"]
     empty = rows * cols == 0
     if empty and not crop:
         # copyTo of the empty transposed source into a fixed-size ROI of the padded square.
-        raise _errors.cv_error(_errors.ASSERTION_FAILED, "!fixedSize()", "release", "matrix_wrap.cpp", 2044)
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "!fixedSize()", "release", at=_AT_RELEASE)
     dtype = np.dtype(mat.dtype)
     floating = dtype in (np.dtype(np.float32), np.dtype(np.float64))
     n, oy, ox = geometry(rows, cols, crop) if not empty else (0, 0, 0)
     elem = 8 if floating else 4
     nbytes = n * col_num * elem
-    if nbytes < 0 or nbytes >= (1 << 46):
+    if nbytes < 0 or nbytes >= _HOST_ALLOC_LIMIT:
         raise _errors.out_of_memory(nbytes)
     if col_num > 0:
         if empty:
             raise _errors.cv_error(_errors.ASSERTION_FAILED, "src.cols > 0 && src.rows > 0", "warpAffine",
-                                   "imgwarp.cpp", 0)
+                                   at=_AT_WARP)
         if dtype in _WARP_ONLY:
             raise _errors.cv_error(_errors.UNSUPPORTED_FORMAT,
                                    "Unsupported combination of input and output array formats", "reduce",
-                                   "matrix_operations.cpp", 973)
+                                   at=_AT_REDUCE)
         if dtype not in _COMPUTED:
-            raise _errors.cv_error(_errors.ASSERTION_FAILED, "ifunc != 0", "remap", "imgwarp.cpp", 1644)
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "ifunc != 0", "remap", at=_AT_REMAP)
     if col_num <= 0:
+        if _NO_ANGLES == "shaped":  # 5.1 (#29524): the (n, 0) result cv2 created
+            return _NoAngles((n, 0), np.dtype(np.uint8) if a["norm"] else
+                             np.dtype(np.float64) if floating else np.dtype(np.int32))
         return None
     p = _Plan()
     p.image, p.dtype, p.rows, p.cols = mat.array, dtype, rows, cols
@@ -418,12 +483,6 @@ def _fallback(plan, a, src_value):
                                    a["norm"])
 
 
-# The kernels reproduce OpenCV 5.0's warpAffine (float32 coordinates and interpolation, with its
-# fused multiply-adds). OpenCV 4.x warps 8-bit images in fixed point (INTER_BITS = 5 tables), so
-# next to a 4.x cv2 the GPU results would differ from cv2's: there cv2 computes every call.
-CV2_MAJOR = int(cv2.__version__.split(".")[0])
-
-
 def _cv2_computes(a):
     """cv2.ximgproc.RadonTransform itself (on a copy of src; device input goes through the host
     and comes back as CuPy)."""
@@ -455,8 +514,9 @@ def RadonTransform(*args, **kwargs):
     float input, CV_8U with ``norm``. ``src`` may be numpy (numpy out) or a CuPy /
     CUDA-array-interface / DLPack device array (CuPy out). ``src`` is never modified.
 
-    Beside an OpenCV older than 5 (``CV2_MAJOR < 5``) cv2.ximgproc computes instead and
-    ``cvgpu.last_call_backend()`` says ``"cv2"``: cvgpu's kernels follow 5.0's warp arithmetic.
+    Where the installed cv2 warps otherwise than 5.0 (``cv2_warps_differently``: 4.x, and 5.1's IPP
+    for 8-bit and float32) cv2.ximgproc computes instead and ``cvgpu.last_call_backend()`` says
+    ``"cv2"``: cvgpu's kernels follow 5.0's warp arithmetic.
     """
     _backend.record(None)
     a = _parse(args, kwargs)
@@ -468,12 +528,18 @@ def RadonTransform(*args, **kwargs):
 
 
 def _radon(a):
-    if CV2_MAJOR < 5:
+    if WARP == "fixed_point":
         return _deliver(_cv2_computes(a), a["dst"])
     plan = _plan(a)
-    if plan is None:
-        _backend.record("none")  # nothing to compute (no angle): cv2's None, from the argument layer
-        return None
+    if plan is None or isinstance(plan, _NoAngles):
+        # Nothing to compute (no angle): cv2's None, or the empty sinogram of releases that return one.
+        _backend.record("none")
+        if plan is None:
+            return None
+        on_device = isinstance(a["src"], _DeviceMat)
+        return _deliver((_backend.cupy_module() if on_device else np).zeros(plan.shape, plan.dtype), a["dst"])
+    if cv2_warps_differently(plan.dtype):
+        return _deliver(_cv2_computes(a), a["dst"])
     if isinstance(a["src"], _DeviceMat) or _engine.get_engine() == _engine.CUDA:
         return _radon_gpu(a, plan)
     key = (_engine.size_bucket(plan.n * plan.n), str(plan.out_dtype), _engine.size_bucket(plan.col_num),

@@ -157,9 +157,26 @@ def test_table(capsys):
     table.print_table(rows, ENV, notes=["a note"])
     out = capsys.readouterr().out
     assert "GPU: NVIDIA H100 80GB HBM3" in out and "16 threads" in out
-    assert "0.3800 [0.3420-0.4560]" in out
+    # Within 100 columns: the p10-p90 ranges give way (the markdown report keeps them).
+    assert "0.3800" in out and max(len(line) for line in out.splitlines()) <= table.TABLE_WIDTH
     assert " yes " in out and " NO " in out
     assert "note: a note" in out
+
+
+def test_table_without_gpu_drops_empty_columns_and_names_baselines(capsys):
+    rows = [dict(workload="exact LMS of 512 points", function="fitLineLMS", io="numpy", cv2_ms=0.004,
+                 cvgpu_ms=None, speedup=None, exact=None, cv2_baseline="cv2.fitLine(DIST_L2), least squares"),
+            dict(workload="segments 1024x1024 10k pts, a long workload name to be cut", function="HoughLines",
+                 io="numpy", cv2_ms=57.5, cv2_p10=47.0, cv2_p90=65.1, cvgpu_ms=None, speedup=None, exact=None)]
+    env = dict(ENV, gpu=None, no_gpu_reason="no NVIDIA GPU/driver found")
+    table.print_table(rows, env)
+    out = capsys.readouterr().out
+    assert out.startswith("No usable GPU (no NVIDIA GPU/driver found)")
+    header = out.splitlines()[2]
+    assert "cvgpu ms" not in header and "speedup" not in header and "ocv-cuda" not in header
+    assert "57.500 [47.000-65.100]" in out and "0.004 *" in out
+    assert "* fitLineLMS rows: the cv2 column times cv2.fitLine(DIST_L2), least squares" in out
+    assert max(len(line) for line in out.splitlines()) <= table.TABLE_WIDTH
 
 
 def test_report_with_plots(tmp_path):

@@ -21,6 +21,12 @@ from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _linkruns
 from test_contours_model import assert_same_contours, family_image, nested_blobs, salt_pepper
 
+# cv2.findContoursLinkRuns exists from OpenCV 4.10 (_versions: contours.implementation); before, cvgpu
+# has none either (tests/test_versions.py checks that).
+pytestmark = pytest.mark.skipif(not hasattr(cv2, "findContoursLinkRuns"),
+                                reason="the installed cv2 (before 4.10) has no findContoursLinkRuns")
+
+
 
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):

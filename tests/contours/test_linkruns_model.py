@@ -13,6 +13,12 @@ from hypothesis import given, strategies as st
 from linkruns_model import find_contours_link_runs
 from test_contours_model import assert_same_contours, border_shapes, checkerboard, lines, nested_blobs, salt_pepper
 
+# cv2.findContoursLinkRuns exists from OpenCV 4.10 (_versions: contours.implementation); before, cvgpu
+# has none either (tests/test_versions.py checks that).
+pytestmark = pytest.mark.skipif(not hasattr(cv2, "findContoursLinkRuns"),
+                                reason="the installed cv2 (before 4.10) has no findContoursLinkRuns")
+
+
 sizes = st.integers(1, 40)
 seeds = st.integers(0, 2**32 - 1)
 

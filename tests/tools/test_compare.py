@@ -39,10 +39,23 @@ def test_missing_script(tmp_path, capsys):
 
 
 def test_cli_usage_lists_both_commands(capsys):
-    assert cli([]) == 0
-    out = capsys.readouterr().out
-    assert "bench" in out and "compare" in out
+    assert cli([]) == 2  # no command: usage on stderr, exit 2
+    err = capsys.readouterr().err
+    assert "bench" in err and "compare" in err and "selftest" in err
+    assert cli(["--help"]) == 0 and "usage: cvgpu" in capsys.readouterr().out
     assert cli(["frobnicate"]) == 2
+
+
+def test_version_names_every_part(capsys):
+    assert cli(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert "cvgpu %s" % cvgpu.cvgpu_version in out and "cv2 %s" % cv2.__version__ in out
+    assert "cupy" in out and "device:" in out
+
+
+def test_selftest_matches_the_installed_cv2(capsys):
+    assert cli(["selftest", "--scale", "1", "--show", "3"]) == 0, capsys.readouterr().out
+    assert "calls match cv2" in capsys.readouterr().out
 
 
 def test_command_module_does_not_shadow_cv2_compare():

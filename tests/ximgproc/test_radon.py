@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cvgpu
+from cvgpu import _versions
 from cvgpu.ximgproc import radon as cvgpu_radon
 from cvgpu.ximgproc.radon import TUNING
 import photo_cases
@@ -28,9 +29,26 @@ from radon_model import normalize_u8, radon_model
 HAS_XIMGPROC = hasattr(cv2, "ximgproc")
 needs_contrib = pytest.mark.skipif(not HAS_XIMGPROC, reason="the installed cv2 has no ximgproc (contrib)")
 FUNC = "ximgproc.RadonTransform"
-# The numpy model reproduces OpenCV 5's warpAffine; beside a 4.x cv2, cv2 computes every call.
-needs_opencv5 = pytest.mark.skipif(cvgpu_radon.CV2_MAJOR < 5,
+# The numpy model reproduces OpenCV 5.0's warpAffine; beside a 4.x cv2 (fixed-point warps) cv2
+# computes every call. Beside 5.1 the model equals cv2 with IPP off (the fixture below turns it off).
+needs_opencv5 = pytest.mark.skipif(cvgpu_radon.WARP == "fixed_point",
                                    reason="the model reproduces OpenCV 5's arithmetic; beside 4.x cv2 computes")
+SHAPED_EMPTY = _versions.behaviour("radon.no_angles") == "shaped"
+
+
+@pytest.fixture(autouse=True)
+def _float_warp():
+    """5.1 warps 8-bit and float32 through IPP while cv2.ipp.useIPP() (cv2 computes those, see
+    test_ipp_warps_are_cv2s): the model and kernel comparisons run with IPP off, where 5.1 is 5.0."""
+    if cvgpu_radon.WARP != "float_or_ipp":
+        yield
+        return
+    saved = cv2.ipp.useIPP()
+    cv2.ipp.setUseIPP(False)
+    try:
+        yield
+    finally:
+        cv2.ipp.setUseIPP(saved)
 
 
 @pytest.fixture(autouse=True)
@@ -180,7 +198,7 @@ BAD_CALLS = [
 def test_errors_match_cv2(name, args, kwargs):
     ref = cv_error_of(lambda: cv2.ximgproc.RadonTransform(*args, **kwargs))
     ours = cv_error_of(lambda: cvgpu.ximgproc.RadonTransform(*args, **kwargs))
-    if ref is None and cvgpu_radon.CV2_MAJOR < 5:
+    if ref is None and _versions.behaviour("radon.one_d") == "column":
         # OpenCV 4.x accepts some of these (0-d and 1-d input): cv2 computes, with the same result.
         assert ours is None
         assert same(cvgpu.ximgproc.RadonTransform(*args, **kwargs), cv2.ximgproc.RadonTransform(*args, **kwargs))
@@ -201,8 +219,13 @@ NO_RESULT_CALLS = [
 @needs_contrib
 @pytest.mark.parametrize("name,args,kwargs", NO_RESULT_CALLS, ids=[c[0] for c in NO_RESULT_CALLS])
 def test_none_results_match_cv2(name, args, kwargs):
-    assert cv2.ximgproc.RadonTransform(*args, **kwargs) is None
-    assert cvgpu.ximgproc.RadonTransform(*args, **kwargs) is None
+    """None, or from 5.1 the (n, 0) array cv2 created (binding.empty_output)."""
+    ref = cv2.ximgproc.RadonTransform(*args, **kwargs)
+    ours = cvgpu.ximgproc.RadonTransform(*args, **kwargs)
+    if SHAPED_EMPTY:
+        assert ref is not None and ref.size == 0 and same(ours, ref)
+    else:
+        assert ref is None and ours is None
 
 
 def test_plan_sizes_and_types():
@@ -468,11 +491,11 @@ def test_gpu_nan_sinograms_match_cv2(compat, case, device_io):
                  inputs=(img, "device" if device_io else "host") + tuple(sorted(kw.items())))
 
 
-# ---------------------------------------------------------------- OpenCV < 5: cv2 computes
+# ---------------------------------------------------------------- other warps: cv2 computes
 
 @needs_contrib
-def test_old_cv2_major_forwards_to_cv2(monkeypatch):
-    monkeypatch.setattr(cvgpu_radon, "CV2_MAJOR", 4)
+def test_fixed_point_warp_forwards_to_cv2(monkeypatch):
+    monkeypatch.setattr(cvgpu_radon, "WARP", "fixed_point")
     img = make_image(np.uint8, 23, 31, 5, 0)
     before = img.copy()
     for kw in (dict(), dict(theta=0.5, crop=True), dict(norm=True, start_angle=-10.0, end_angle=40.0)):
@@ -485,8 +508,23 @@ def test_old_cv2_major_forwards_to_cv2(monkeypatch):
     assert same(dst, cv2_radon(img.copy()))
 
 
-def test_cv2_major_constant():
-    assert cvgpu_radon.CV2_MAJOR == int(cv2.__version__.split(".")[0])
+def test_warp_follows_the_installed_release():
+    assert cvgpu_radon.WARP == _versions.behaviour("radon.warp")
+    assert cvgpu_radon.cv2_warps_differently(np.uint8) == (cvgpu_radon.WARP == "fixed_point" or (
+        cvgpu_radon.WARP == "float_or_ipp" and cv2.ipp.useIPP()))
+    assert cvgpu_radon.cv2_warps_differently(np.float64) == (cvgpu_radon.WARP == "fixed_point")
+
+
+@needs_contrib
+@pytest.mark.skipif(cvgpu_radon.WARP != "float_or_ipp", reason="no IPP warp in this release's RadonTransform")
+def test_ipp_warps_are_cv2s():
+    """5.1 with IPP on: 8-bit and float32 input is computed by cv2 (and reported), float64 is not."""
+    img = make_image(np.uint8, 23, 31, 5, 0)
+    cv2.ipp.setUseIPP(True)
+    for dtype in (np.uint8, np.float32):
+        src = img.astype(dtype)
+        assert same(cvgpu.ximgproc.RadonTransform(src), cv2_radon(src))
+        assert cvgpu.last_call_backend() == "cv2"
 
 
 @pytest.mark.gpu
