@@ -49,6 +49,8 @@ WALK_WORDS = 8
 
 # Not measured yet: the first H100 run of `python -m cvgpu bench hough-p` sets them (its rows name
 # each); the values below are the CPU model's choices (tests/models/hough_p_parallel_model.py).
+# Paths counted (TUNING.ran): point-check (the corners did not rule out bins leaving their rows),
+# wrap (some did: one-turn windows).
 TUNING = Tuning(
     "hough-p",
     # Turns per exact round at most (<= WINDOW_MAX): more turns, fewer rounds (each a few grid
@@ -326,6 +328,9 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
     n = int(pix.size)
     if n == 0:
         return None
+    if n >= (1 << 30):
+        raise _errors.cv_error(_errors.BAD_VALUE, "%d edge points: cvgpu.HoughLinesP takes fewer than 2^30" % n,
+                               "HoughLinesProbabilistic", "hough.cpp", 0)
     special = threshold == -(1 << 31)  # threshold - 1 wraps: every live point triggers at angle 0
     if numangle == 0:
         if special:
@@ -337,6 +342,7 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
     tab_cos, tab_sin = cp.asarray(host_cos), cp.asarray(host_sin)
     wrap = False
     if not rows_hold_every_bin_numpy(rows, cols, numangle, numrho, host_cos, host_sin):
+        TUNING.ran("point-check")
         flags = cp.zeros(2, dtype=cp.int32)
         check = _kernels.get_function(FAMILY, "hough_p_check")
         check((max(1, min(4096, -(-n * numangle // THREADS))),), (THREADS,),
@@ -346,6 +352,8 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
         if bad:
             raise undefined_error("a vote falls outside its accumulator")
         wrap = bool(wrap)
+        if wrap:
+            TUNING.ran("wrap")
     states = _device_chunk_states(cp, -(-n // DRAW_CHUNK))
     _, max_shared = _kernels.device_properties()
     stage_bytes = max(0, min(TUNING.stage_bytes, max_shared - STATIC_SHARED - 1024))

@@ -183,11 +183,14 @@ def test_gpu_wrap_mode():
     img[5, 3:35] = 255
     img[2:28, 20] = 255
     img[np.random.default_rng(3).random((30, 40)) < 0.05] = 255
+    before = hp.TUNING.paths()
     for rho in (60.0, 80.0, 100.0, 120.0):
         for threshold in (1, 3, 10):
             if cv2_defined(img, rho, math.pi / 180):
                 assert same(cvgpu.HoughLinesP(img, rho, math.pi / 180, threshold),
                             ref_lines(img, rho, math.pi / 180, threshold))
+    after = hp.TUNING.paths()
+    assert after["point-check"] > before["point-check"] and after["wrap"] > before["wrap"]
 
 
 @gpu
