@@ -126,6 +126,11 @@ CHANGES = (
        "5.1 (#29524 with 5.x's output creation): an empty image gives None from HoughLines but "
        "(0, 3) from HoughLinesWithAccumulator",
        "the output layer"),
+    # ------------------------------------------------------------ HoughLinesP
+    _c("hough_p.lines_shape", [((0, 0, 0), "n14"), ((5, 0, 0), "n4")],
+       "5.0's 1-d Mat (#23473): HoughLinesP's vector<Vec4i> result is (N, 4); 4.x's was (N, 1, 4)",
+       "cvgpu.hough.probabilistic's output shape; the lines argument is filled when it is (N, 1, 4) "
+       "or (1, N, 4) int32"),
     # ------------------------------------------------------------ ximgproc.RadonTransform
     _c("radon.warp", [((0, 0, 0), "fixed_point"), ((5, 0, 0), "float"), ((5, 1, 0), "float_or_ipp")],
        "4.x warps 8-bit and float32 images in fixed point (INTER_BITS tables); 5.0's warpAffine "

@@ -58,6 +58,11 @@ def test_accumulator_shape():
     assert acc.shape[1:] == ({"n13": (1, 3), "n3": (3,)}[b("hough.accumulator_shape")])
 
 
+def test_hough_p_lines_shape():
+    lines = cv2.HoughLinesP(IMG, 1, np.pi / 180, 5)
+    assert lines.dtype == np.int32 and lines.shape[1:] == ({"n14": (1, 4), "n4": (4,)}[b("hough_p.lines_shape")])
+
+
 def test_rho_output():
     img = np.zeros((30, 51), np.uint8)  # numrho = round(163 / 2) = 82: even, the two rules differ
     img[7, :] = 1

@@ -14,16 +14,19 @@ import threading
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels
+from .. import _backend, _binding, _device_ops, _engine, _errors, _kernels, _versions
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import cv_floor, cv_round, wrap_int32
 from .._tuning import Tuning
 
 FAMILY = "hough/probabilistic"  # kernels/hough/probabilistic.cu
 
-_CV2_MAJOR = _backend.opencv_major_minor(cv2.__version__)[0]
-# HoughLinesP returns (N, 4) int32 from 5.0 on, (N, 1, 4) before; None when it finds nothing.
-LINES_3D = _CV2_MAJOR < 5
+# What differs between OpenCV releases (cvgpu/_versions.py, docs/opencv-versions.md): the result is
+# (N, 4) int32 from 5.0 on, (N, 1, 4) before (None when nothing is found); numangle is cvRound(pi /
+# theta) before 4.7; 4.x's Mat::create asserts each size of the accumulator. Validated on 5.0.
+LINES_3D = _versions.behaviour("hough_p.lines_shape") == "n14"
+_NUMANGLE = _versions.behaviour("hough.numangle")
+_SIZE_CHECK = _versions.behaviour("hough.size_check")
 
 _PARAMS = [
     _binding.Param("image", "mat"),
@@ -80,9 +83,12 @@ _INT_MAX = (1 << 31) - 1
 # ---------------------------------------------------------------- cv2's sizes and tables
 
 def compute_numangle(theta64):
-    """computeNumangle(0.0, CV_PI, theta): cvFloor(pi / theta) + 1 (int wrap), the pi angle dropped."""
+    """computeNumangle(0.0, CV_PI, theta): cvFloor(pi / theta) + 1 (int wrap), the pi angle dropped
+    (before 4.7: cvRound(pi / theta))."""
     with np.errstate(all="ignore"):
         q = float(np.float64(math.pi) / np.float64(theta64))
+    if _NUMANGLE == "round":
+        return cv_round(q)
     numangle = wrap_int32(cv_floor(q) + 1)
     if numangle > 1 and abs(math.pi - (numangle - 1) * theta64) < theta64 / 2:
         numangle -= 1
@@ -224,7 +230,10 @@ def _parsed(a, args, kwargs):
     nbytes = numangle * numrho * 4
     if numangle < 0 or numrho < 0:
         # Mat::zeros(numangle, numrho, CV_32SC1): OpenCV 5 lets the size_t product wrap and fails to
-        # allocate it (a product wrapping to a small size is undefined in cv2: tests never run it).
+        # allocate it (a product wrapping to a small size is undefined in cv2: tests never run it);
+        # OpenCV 4 asserts each size.
+        if _SIZE_CHECK == "set_size":
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", "matrix.cpp", 0)
         raise _errors.out_of_memory(nbytes)
     threshold = a["threshold"]
     line_length, line_gap = cv_round(a["minLineLength"]), cv_round(a["maxLineGap"])

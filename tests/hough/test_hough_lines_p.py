@@ -20,10 +20,11 @@ import cvgpu
 import hough_p_model as seq
 import hough_p_parallel_model as par
 from conftest import HAS_GPU, same
+from cvgpu import _versions
 from cvgpu.hough import probabilistic as hp
 from hough_p_cases import cases, cv2_defined, photo_edges, segments
 
-CV2_MAJOR = int(cv2.__version__.split(".")[0])
+LINES_N4 = _versions.behaviour("hough_p.lines_shape") == "n4"  # (N, 4), else (N, 1, 4)
 DEVICE_PROFILE = settings.default.max_examples >= 10_000
 # The device profile reaches 4096 a side; ci stays small (cv2 is the reference, serial).
 MAX_SIDE = 4096 if DEVICE_PROFILE else 512
@@ -43,7 +44,7 @@ def ref_lines(img, rho, theta, threshold, mll=0.0, mlg=0.0):
 
 def as_5x(lines):
     """(N, 4) whatever the cv2 major version's layout."""
-    return lines if lines is None or CV2_MAJOR >= 5 else lines.reshape(-1, 4)
+    return lines if lines is None or LINES_N4 else lines.reshape(-1, 4)
 
 
 # ---------------------------------------------------------------- CPU: the host-side plan

@@ -22,11 +22,12 @@ from hypothesis import assume, given, note, settings
 import hough_p_model as seq
 import hough_p_parallel_model as par
 from conftest import same
+from cvgpu import _versions
 from cvgpu import _kernels
 from cvgpu.hough import probabilistic as hp
 from hough_p_cases import cases, cv2_defined, photo_edges
 
-CV2_MAJOR = int(cv2.__version__.split(".")[0])
+LINES_N4 = _versions.behaviour("hough_p.lines_shape") == "n4"  # (N, 4), else (N, 1, 4)
 
 PRELUDE = r"""
 #include <cmath>
@@ -149,7 +150,7 @@ def host_lines(lib, img, rho, theta, threshold, mll=0.0, mlg=0.0, stats=None):
 
 def cv2_lines(img, rho, theta, threshold, mll=0.0, mlg=0.0):
     out = cv2.HoughLinesP(img, rho, theta, threshold, None, mll, mlg)
-    return out if out is None or CV2_MAJOR >= 5 else out.reshape(-1, 4)
+    return out if out is None or LINES_N4 else out.reshape(-1, 4)
 
 
 def test_pick_order(lib):

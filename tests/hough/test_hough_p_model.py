@@ -9,17 +9,18 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, note, settings
 
+from cvgpu import _versions
 import hough_p_model as model
 from conftest import same
 from hough_p_cases import cases, cv2_defined, photo_edges
 
-CV2_MAJOR = int(cv2.__version__.split(".")[0])
+LINES_N4 = _versions.behaviour("hough_p.lines_shape") == "n4"  # (N, 4), else (N, 1, 4)
 
 
 def cv2_lines(img, rho, theta, threshold, mll=0.0, mlg=0.0):
     """cv2's result in 5.x's layout ((N, 4) int32 or None)."""
     out = cv2.HoughLinesP(img, rho, theta, threshold, None, mll, mlg)
-    return out if out is None or CV2_MAJOR >= 5 else out.reshape(-1, 4)
+    return out if out is None or LINES_N4 else out.reshape(-1, 4)
 
 
 def test_pick_order_is_cv2s():
@@ -83,7 +84,7 @@ def test_output_layout():
     assert cv2_lines(img, 1, math.pi / 180, 5) is None and model.hough_lines_p(img, 1, math.pi / 180, 5) is None
     img[10, 3:45] = 255
     ref = cv2.HoughLinesP(img, 1, math.pi / 180, 5)
-    assert ref.dtype == np.int32 and ref.shape[1:] == ((4,) if CV2_MAJOR >= 5 else (1, 4))
+    assert ref.dtype == np.int32 and ref.shape[1:] == ((4,) if LINES_N4 else (1, 4))
     assert same(model.hough_lines_p(img, 1, math.pi / 180, 5), cv2_lines(img, 1, math.pi / 180, 5))
 
 
