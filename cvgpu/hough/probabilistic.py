@@ -79,6 +79,12 @@ STAGE_TRIG = 1024                          # HP_STAGE_TRIG
 
 _INT_MAX = (1 << 31) - 1
 
+# Error sites, measured from the installed cv2 (_errors.site): a call of cv2 that fails at each.
+_AT_TYPE = _errors.site("hough.cpp:type-p", lambda: cv2.HoughLinesP(np.zeros((1, 1), np.float32), 1, 1, 1),
+                        _errors.ASSERTION_FAILED, "HoughLinesProbabilistic", "hough.cpp")
+_AT_SET_SIZE = _errors.site("matrix.cpp:setSize-p", lambda: cv2.HoughLinesP(np.zeros((1, 1), np.uint8), -1, 1, 1),
+                            _errors.ASSERTION_FAILED, "setSize", "matrix.cpp")
+
 
 # ---------------------------------------------------------------- cv2's sizes and tables
 
@@ -224,7 +230,7 @@ def _parsed(a, args, kwargs):
     # cv2's checks, in cv2's order (HoughLinesProbabilistic): type, then the accumulator's allocation.
     if not mat.is_type(np.uint8, 1):
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "image.type() == CV_8UC1", "HoughLinesProbabilistic",
-                               "hough.cpp", 0)
+                               at=_AT_TYPE)
     rows, cols = mat.rows, mat.cols
     numangle, numrho, rho32, theta32 = sizes(rows, cols, a["rho"], a["theta"])
     nbytes = numangle * numrho * 4
@@ -233,7 +239,7 @@ def _parsed(a, args, kwargs):
         # allocate it (a product wrapping to a small size is undefined in cv2: tests never run it);
         # OpenCV 4 asserts each size.
         if _SIZE_CHECK == "set_size":
-            raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", "matrix.cpp", 0)
+            raise _errors.cv_error(_errors.ASSERTION_FAILED, "s >= 0", "setSize", at=_AT_SET_SIZE)
         raise _errors.out_of_memory(nbytes)
     threshold = a["threshold"]
     line_length, line_gap = cv_round(a["minLineLength"]), cv_round(a["maxLineGap"])
