@@ -95,6 +95,23 @@ def hough_cases(rng, n):
     return cases + bad
 
 
+def hough_p_cases(rng, n):
+    cases = []
+    for img in _images(rng, n):
+        # (rho at most 2: a coarser rho on these small images can put votes outside cv2's accumulator)
+        rho = float(rng.choice([0.5, 1.0, 2.0]))
+        theta = float(rng.choice([math.pi / 180, 0.05, 0.3]))
+        thr = int(rng.integers(1, 30))
+        mll, mlg = float(rng.choice([0, 3, 10])), float(rng.choice([0, 2, 5]))
+        cases.append(("%dx%d rho=%g theta=%.4g thr=%d len=%g gap=%g" % (img.shape + (rho, theta, thr, mll, mlg)),
+                      (img, rho, theta, thr, None, mll, mlg), {}))
+    img = _images(rng, 1)[0]
+    cases += [("float image", (img.astype(np.float32), 1, 0.1, 5), {}),
+              ("empty image", (np.zeros((0, 0), np.uint8), 1, 0.1, 5), {}), ("negative rho", (img, -1, 0.1, 5), {}),
+              ("no lines", (np.zeros((9, 9), np.uint8), 1, 0.1, 5), {}), ("unknown keyword", (img, 1, 0.1, 5), dict(foo=1))]
+    return cases
+
+
 def contours_cases(rng, n):
     cases = []
     modes = [cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE]
@@ -131,6 +148,7 @@ def radon_cases(rng, n):
 def _families(rng, scale):
     fams = [("HoughLines", lambda m: m.HoughLines, hough_cases(rng, 40 * scale)),
             ("HoughLinesWithAccumulator", lambda m: m.HoughLinesWithAccumulator, hough_cases(rng, 40 * scale)),
+            ("HoughLinesP", lambda m: m.HoughLinesP, hough_p_cases(rng, 40 * scale)),
             ("findContours", lambda m: m.findContours, contours_cases(rng, 48 * scale))]
     if hasattr(cv2, "findContoursLinkRuns"):
         fams.append(("findContoursLinkRuns", lambda m: m.findContoursLinkRuns,
