@@ -108,7 +108,8 @@ def hough_p_cases(rng, n):
     img = _images(rng, 1)[0]
     cases += [("float image", (img.astype(np.float32), 1, 0.1, 5), {}),
               ("empty image", (np.zeros((0, 0), np.uint8), 1, 0.1, 5), {}), ("negative rho", (img, -1, 0.1, 5), {}),
-              ("no lines", (np.zeros((9, 9), np.uint8), 1, 0.1, 5), {}), ("unknown keyword", (img, 1, 0.1, 5), dict(foo=1))]
+              ("no lines", (np.zeros((9, 9), np.uint8), 1, 0.1, 5), {}),
+              ("unknown keyword", (img, 1, 0.1, 5), dict(foo=1))]
     return cases
 
 
