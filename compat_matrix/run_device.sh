@@ -2,6 +2,7 @@
 # The device run, from the repository root on the GPU machine:
 #   bash compat_matrix/run_device.sh tests [ci|device]   GPU suite, one pytest per test file, in parallel
 #   bash compat_matrix/run_device.sh bench               cvgpu bench --variants --report (+ compare on examples/)
+#   bash compat_matrix/run_device.sh compare             cvgpu compare on every example only
 #   bash compat_matrix/run_device.sh all [ci|device]     both, then everything packed into device-run.tar.gz
 #   bash compat_matrix/run_device.sh sanitize            compute-sanitizer memcheck + racecheck, GPU tests
 # Writes to $OUT (or ./device-out): pytest-*.log, compat-rows.json, env.json, bench.log, bench.json,
@@ -21,8 +22,14 @@ FINAL=$OUT
 OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
 mkdir -p "$FINAL"
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+# Byte code compiled once, as pip compiles an installed package (scripts' imports are then timed as
+# a user's are), and nothing written during the run.
+python3 -m compileall -q cvgpu examples tests >/dev/null 2>&1
+export PYTHONDONTWRITEBYTECODE=1
+# The shared golden corpus travels inside the checkout as shared/golden (see tests/cuda).
+[ -d shared/golden ] && export CVGPU_GOLDEN_DIR=$PWD/shared/golden
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
@@ -41,6 +48,13 @@ print(json.dumps({"commit": os.environ["CVGPU_COMMIT"],
 PY
 
 run_tests() {
+  # OpenCV-CUDA's own outputs for global-memory voting cases (compat_matrix/record_golden_global.py),
+  # recorded first where the harness is built and the file does not exist yet; copied out to commit.
+  if [ "${RECORD_GOLDEN:-0}" = 1 ] && [ -x .ocv/harness ] && [ ! -f tests/golden/opencv_cuda_houghlines_global.npz ]; then
+    python3 compat_matrix/record_golden_global.py --harness .ocv/harness > "$OUT/record-golden.log" 2>&1
+    echo "== record_golden_global: exit $?"; tail -3 "$OUT/record-golden.log"
+    cp tests/golden/opencv_cuda_houghlines_global.npz "$FINAL"/ 2>/dev/null
+  fi
   local LOG=/tmp/cvgpu-compat-$$.jsonl
   rm -f "$LOG".*
   local pids=() t name files
@@ -111,14 +125,19 @@ run_bench() {
   OUT="$OUT" BENCH_TIMEOUT=${BENCH_TIMEOUT:-420} bash examples/device_report.sh
 }
 
+run_compare() {
+  OUT="$OUT" ONLY_COMPARE=1 bash examples/device_report.sh
+}
+
 pack() {
   (cd "$OUT" && tar -czf "$FINAL/device-run.tar.gz" .)
-  cp "$OUT"/bench.log "$OUT"/env.json "$OUT"/per-file.txt "$OUT"/compat-rows.json "$FINAL"/ 2>/dev/null
+  cp "$OUT"/bench.log "$OUT"/env.json "$OUT"/per-file.txt "$OUT"/compat-rows.json "$OUT"/compare.log "$FINAL"/ 2>/dev/null
 }
 
 case "$MODE" in
   tests) run_tests; pack ;;
   sanitize) run_sanitizer ;;
   bench) run_bench; pack ;;
+  compare) run_compare; pack ;;
   all) run_tests; run_bench; pack ;;
 esac

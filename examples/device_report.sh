@@ -14,19 +14,26 @@ cd "$(dirname "$0")/.."
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
-# BENCH_ARGS: extra `cvgpu bench` arguments (e.g. "--only radon --only lms"); NO_COMPARE=1 skips compare.
-timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress ${BENCH_ARGS:-} \
-  --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+# BENCH_ARGS: extra `cvgpu bench` arguments (e.g. "--only radon --only lms"); NO_COMPARE=1 skips compare,
+# ONLY_COMPARE=1 skips the benchmark.
+if [ "${ONLY_COMPARE:-0}" != 1 ]; then
+  timeout -s INT "${BENCH_TIMEOUT:-480}" python3 -m cvgpu bench --variants --no-progress ${BENCH_ARGS:-} \
+    --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+fi
 [ "${NO_COMPARE:-0}" = 1 ] && exit 0
-printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2.\n\n' \
+printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2 (engine\n`auto`, as users get it), in fresh processes on the machine of the report.\n\n' \
   > "$OUT/report/compare.md"
 run_compare() {
   local name=$1; shift
-  timeout -s INT "${COMPARE_TIMEOUT:-120}" python3 -m cvgpu compare --json "$OUT/compare-$name.json" \
+  timeout -s INT "${COMPARE_TIMEOUT:-150}" python3 -m cvgpu compare --json "$OUT/compare-$name.json" \
     --markdown "$OUT/report/compare.md" "examples/$name.py" "$@" > "$OUT/compare-$name.log" 2>&1
   echo "== compare examples/$name.py $* (exit $?)"
   sed -n '/^cvgpu compare:/,$p' "$OUT/compare-$name.log"
 }
-run_compare detect_lines --pages 20
-run_compare count_objects --frames 20
-run_compare cuda_hough --frames 20
+{
+for spec in ${EXAMPLES:-"detect_lines --pages 20" "count_objects --frames 20" "cuda_hough --frames 20" \
+    "document_scanner" "measure_parts" "photo_lines" "cell_count" "ct_sinogram" "lane_lines" \
+    "video_lines" "scan_archive"}; do
+  [ -f "examples/${spec%% *}.py" ] && run_compare $spec
+done
+} 2>&1 | tee "$OUT/compare.log"
