@@ -9,6 +9,7 @@ its names is first used, and the GPU is started by the engine (cvgpu/_engine.py)
 gain from it, so ``import cvgpu`` costs a script no more than ``import cv2``.
 """
 import importlib
+import importlib.util
 
 import cv2 as _cv2
 
@@ -53,6 +54,8 @@ def __getattr__(name):
         value = module if spec[1] is None else getattr(module, spec[1])
         globals()[name] = value
         return value
+    if name.startswith("_") and importlib.util.find_spec("." + name, __name__) is not None:
+        return importlib.import_module("." + name, __name__)  # cvgpu's own modules (cvgpu._binding, ...)
     try:
         return getattr(_cv2, name)
     except AttributeError:

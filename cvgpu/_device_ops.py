@@ -195,7 +195,8 @@ class DeviceOps:
         if out is None:
             out = cp.empty(n + 1, dtype=cp.int64)
         cp.cuda.runtime.memsetAsync(out.data.ptr, 0, 8, self._stream())
-        return self.inclusive_scan(counts, out[1:])
+        self.inclusive_scan(counts, out[1:])
+        return out
 
     def select(self, *tests):
         """flatnonzero of each test, with one wait for all their counts: a test is ("mask", uint8

@@ -153,8 +153,8 @@ def test_gpu_photographs(name, size, threshold, compat):
     ours = hp.gpu_lines(hp._backend.cupy_module(), img, *hp.sizes(size[1], size[0], 1, np.pi / 180), threshold,
                         50, 10, stats=stats)
     ref = ref_lines(img, 1, np.pi / 180, threshold, 50, 10)
-    note(stats)
-    compat.check("HoughLinesP", "photo", as_5x(ours), as_5x(ref))
+    print(stats)  # the kernel's counters, shown with a failure
+    compat.check("HoughLinesP", "photo", as_5x(ours), as_5x(ref), inputs=(img, threshold))
     assert same(cvgpu.HoughLinesP(img, 1, np.pi / 180, threshold, None, 50, 10), ref)
 
 
@@ -164,7 +164,7 @@ def test_gpu_segments(n_points, compat):
     img = segments(1024, 1024, n_points, seed=n_points)
     for threshold in (50, 100):
         compat.check("HoughLinesP", "segments", cvgpu.HoughLinesP(img, 1, np.pi / 180, threshold, None, 50, 10),
-                     ref_lines(img, 1, np.pi / 180, threshold, 50, 10))
+                     ref_lines(img, 1, np.pi / 180, threshold, 50, 10), inputs=(img, threshold))
 
 
 @gpu
