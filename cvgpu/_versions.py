@@ -63,6 +63,12 @@ CHANGES = (
     _c("binding.uint64_depth", [((0, 0, 0), "CV_32S"), ((5, 1, 0), "CV_64U")],
        "5.1 maps uint64 arrays to CV_64U; before, uint64 (like int64, still) was copied into CV_32S",
        "the type number and name in type errors (findContoursLinkRuns, HoughLines)"),
+    _c("binding.int64_depth", [((0, 0, 0), "CV_32S"), ((5, 1, 0), "CV_64S_when_wide")],
+       "5.1's binding keeps an int64 array whose values all fit int32 as CV_32S and makes any other "
+       "int64 array CV_64S (type 11); before, every int64 array was copied into CV_32S (pull request "
+       "not identified; measured on 5.1.0.95 with 0-d, 1-d and 2-d arrays)",
+       "the type number and name in findContoursLinkRuns' type error; findContours leaves int64 "
+       "images to cv2"),
     _c("binding.dtype_error_text", [((0, 0, 0), "typenum"), ((4, 9, 0), "name")],
        "#23958 (4.9): 'data type = uint32 is not supported' instead of numpy's type number "
        "('data type = 6')",
@@ -131,6 +137,16 @@ CHANGES = (
        "5.0's 1-d Mat (#23473): HoughLinesP's vector<Vec4i> result is (N, 4); 4.x's was (N, 1, 4)",
        "cvgpu.hough.probabilistic's output shape; the lines argument is filled when it is (N, 1, 4) "
        "or (1, N, 4) int32"),
+    _c("hough_p.arg_checks", [((0, 0, 0), "none"), ((5, 1, 0), "hough_lines_p")],
+       "5.1 checks, in cv::HoughLinesP and in this order, rho and theta > 0 and finite (as float), "
+       "threshold >= 0, minLineLength and maxLineGap finite and >= 0 (code -2), then returns None for "
+       "an empty image of any type; before, a bad rho or theta reached the accumulator's allocation "
+       "and negative lengths were accepted (pull request not identified; measured on 5.1.0.95)",
+       "cvgpu.hough.probabilistic's argument checks and empty-image return"),
+    _c("hough_p.no_segments", [((0, 0, 0), "none"), ((5, 1, 0), "empty_n4")],
+       "#29524 (5.1): finding no segment in a non-empty image gives an empty (0, 4) int32 array "
+       "(never the lines argument) instead of None",
+       "cvgpu.hough.probabilistic.no_segments"),
     # ------------------------------------------------------------ ximgproc.RadonTransform
     _c("radon.warp", [((0, 0, 0), "fixed_point"), ((5, 0, 0), "float"), ((5, 1, 0), "float_or_ipp")],
        "4.x warps 8-bit and float32 images in fixed point (INTER_BITS tables); 5.0's warpAffine "

@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from . import _backend, _binding, _device_ops, _errors, _kernels
+from . import _backend, _binding, _device_ops, _errors, _kernels, _versions
 from ._arrays import as_device_array, on_input_device
 from ._cvmath import cdiv
 from ._tuning import Tuning
@@ -79,6 +79,9 @@ TUNING = Tuning(
 
 
 # ---------------------------------------------------------------- argument layer
+
+_ONE_D_ROW = _versions.behaviour("binding.one_d") == "row"
+
 
 def _points_error(func):
     return _errors.bad_argument(func, "points is not a numpy array, neither a scalar",
@@ -109,8 +112,9 @@ def _as_points(points, func):
     if dev is not None and len(shape) != 2 and not arr.flags.c_contiguous:
         # A reshape of a strided device array that cannot be a view is a compiled copy in CuPy.
         arr = _device_ops.ops(_backend.cupy_module()).contiguous(arr)
-    # cv::Mat::checkVector(2): N x 2, N x 1 x 2, 1 x N x 2, or (2,) as one point.
-    if len(shape) == 1 and shape[0] == 2:
+    # cv::Mat::checkVector(2): N x 2, N x 1 x 2, 1 x N x 2, or (2,) as one point (5.x's 1 x 2 row;
+    # 4.x makes a 2 x 1 column of it, which checkVector refuses: _versions, binding.one_d).
+    if len(shape) == 1 and shape[0] == 2 and _ONE_D_ROW:
         arr = arr.reshape(1, 2)
     elif len(shape) == 2 and shape[1] == 2:
         pass

@@ -313,13 +313,16 @@ def test_contiguous_matches_cupy(dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", CAST_DTYPES)
-def test_float32_casts_match_cupy(dtype):
+def test_gpu_float32_casts_match_numpy(dtype):
+    # The reference is numpy's (and cv2's) cast on the host: CuPy's astype flushes float32 subnormals made
+    # from float64 to zero (seen on the H100 with CuPy 14), the host keeps them.
     cp = _cupy()
     ops = _device_ops.ops(cp)
     base = cp.asarray(special_values(dtype, 90 * 70 * 3, np.random.default_rng(5)).reshape(90, 70, 3))
     for name, view in layouts(base):
         got = ops.contiguous(view, np.float32).get()
-        want = view.astype(cp.float32).get()
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = view.get().astype(np.float32)
         assert got.tobytes() == want.tobytes(), name
 
 

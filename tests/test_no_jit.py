@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 import pytest
 
+from cvgpu import _versions
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "contours"))
@@ -386,6 +388,11 @@ def test_strict_arrays_catch_compiling_operations(host_modules):
 
 # ---------------------------------------------------------------- every family, fake CuPy and GPU
 
+def _pythonpath():
+    """cvgpu's checkout first, then the caller's path (CI rows put the cv2 under test there)."""
+    return os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+
+
 def _run_calls(mode, env=None, timeout=900):
     proc = subprocess.run([sys.executable, str(HERE / "no_jit_calls.py"), mode], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=str(ROOT))
@@ -394,11 +401,13 @@ def _run_calls(mode, env=None, timeout=900):
 
 
 def test_every_family_on_strict_fake_cupy():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
     out = _run_calls("fake", env)
     assert not out["errors"], "\n".join("%s: %s" % tuple(e) for e in out["errors"])
     assert out["calls"] > 100
-    for path in ("lines.sort-host", "detector.sort-host", "global"):
+    # (4.x warps RadonTransform's images in fixed point: cv2 computes it there, no Radon kernel runs.)
+    radon_runs = _versions.behaviour("radon.warp") != "fixed_point"
+    for path in ("lines.sort-host", "detector.sort-host") + (("global",) if radon_runs else ()):
         assert out["paths"].get(path), (path, out["paths"])
 
 
@@ -408,7 +417,7 @@ def test_nothing_is_compiled_on_a_fresh_machine(accelerators):
     """Every family's calls in a fresh process with an empty kernel cache: CuPy compiles nothing.
     ``accelerators`` "": CUPY_ACCELERATORS empty (CuPy's own, non-CUB routines); None: CuPy's default."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=str(ROOT), CUPY_CACHE_DIR=cache, CUPY_CACHE_IN_MEMORY="0")
+        env = dict(os.environ, PYTHONPATH=_pythonpath(), CUPY_CACHE_DIR=cache, CUPY_CACHE_IN_MEMORY="0")
         if accelerators is None:
             env.pop("CUPY_ACCELERATORS", None)
         else:

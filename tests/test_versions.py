@@ -147,6 +147,34 @@ def test_hough_argument_checks():
         assert exc.code == -215 and exc.err == "img.type() == CV_8UC1"
 
 
+def test_hough_p_argument_checks_and_no_segments():
+    img = np.zeros((8, 8), np.uint8)
+    f32 = np.zeros((8, 8), np.float32)
+    if b("hough_p.arg_checks") == "hough_lines_p":
+        with pytest.raises(cv2.error, match="rho must be positive"):
+            cv2.HoughLinesP(f32, 0, 1, 1)
+        with pytest.raises(cv2.error, match="minLineLength out of range"):
+            cv2.HoughLinesP(img, 1, 1, 1, None, -1, 0)
+        assert cv2.HoughLinesP(np.zeros((0, 3), np.float32), 1, 1, 1) is None
+    else:
+        with pytest.raises(cv2.error, match="CV_8UC1"):
+            cv2.HoughLinesP(f32, 0, 1, 1)
+        assert cv2.HoughLinesP(img, 1, 1, 1, None, -1, -1) is None
+    found = cv2.HoughLinesP(img, 1, 1, 1)
+    if b("hough_p.no_segments") == "empty_n4":
+        assert found.shape == (0, 4) and found.dtype == np.int32
+    else:
+        assert found is None
+
+
+def test_int64_depth():
+    wide = np.full((2, 3), 1 << 31, np.int64)
+    exc = error_of(lambda: cv2.findContoursLinkRuns(wide))
+    expect = "11 (CV_64SC1)" if b("binding.int64_depth") == "CV_64S_when_wide" else "4 (CV_32SC1)"
+    assert expect in exc.err
+    assert "4 (CV_32SC1)" in error_of(lambda: cv2.findContoursLinkRuns(np.ones((2, 3), np.int64))).err
+
+
 def test_check_func_namespace():
     exc = error_of(lambda: cv2.HoughLines(IMG, 1, 0.1, 5, min_theta=1.0, max_theta=0.5))
     assert ("cv::InputArray" in exc.func) == (b("cvcheck.namespace") == "cv::")

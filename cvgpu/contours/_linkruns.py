@@ -29,6 +29,7 @@ _LR_DEPTHS = {"uint8": (0, "8U"), "int8": (1, "8S"), "uint16": (2, "16U"), "int1
               "float64": (6, "64F"), "float16": (7, "16F"), "bool": (9, "Bool"), "uint32": (12, "32U")}
 if _versions.behaviour("binding.uint64_depth") == "CV_64U":
     _LR_DEPTHS["uint64"] = (10, "64U")
+_INT64_WIDE = _versions.behaviour("binding.int64_depth") == "CV_64S_when_wide"
 _CN_SHIFT = _versions.behaviour("binding.cn_shift")
 _ZERO_CHANNELS = _versions.behaviour("binding.zero_channels")
 _ND_IMAGE = _versions.behaviour("linkruns.nd_image")
@@ -42,6 +43,13 @@ _LR_NAMES = ("image", "contours", "hierarchy")
 def _lr_binding_error(msg):
     return _errors.bad_argument("findContoursLinkRuns", msg, msg, "Expected Ptr<cv::UMat> for argument 'image'",
                                 "Expected Ptr<cv::UMat> for argument 'image'")
+
+
+def _outside_int32(arr, on_device):
+    """Whether an int64 array holds a value outside int32 (5.1's binding then makes it CV_64S)."""
+    if on_device:
+        arr = arr.get()   # (an error path: the image is refused either way)
+    return bool(arr.size) and (int(arr.min()) < -(1 << 31) or int(arr.max()) >= (1 << 31))
 
 
 def image_of(args, kwargs):
@@ -71,6 +79,8 @@ def image_of(args, kwargs):
     if arr.size == 0:
         raise Forward
     depth, name = _LR_DEPTHS[dtype.name]
+    if _INT64_WIDE and dtype == np.int64 and _outside_int32(arr, device is not None):
+        depth, name = 11, "64S"
     cn = mat.channels
     if depth > 1 or cn != 1:
         raise _errors.cv_error(_errors.UNSPECIFIED,

@@ -23,10 +23,13 @@ FAMILY = "hough/probabilistic"  # kernels/hough/probabilistic.cu
 
 # What differs between OpenCV releases (cvgpu/_versions.py, docs/opencv-versions.md): the result is
 # (N, 4) int32 from 5.0 on, (N, 1, 4) before (None when nothing is found); numangle is cvRound(pi /
-# theta) before 4.7; 4.x's Mat::create asserts each size of the accumulator. Validated on 5.0.
+# theta) before 4.7; 4.x's Mat::create asserts each size of the accumulator; 5.1 checks the arguments
+# before the image, returns None for an empty image and (0, 4) when it finds no segment.
 LINES_3D = _versions.behaviour("hough_p.lines_shape") == "n14"
 _NUMANGLE = _versions.behaviour("hough.numangle")
 _SIZE_CHECK = _versions.behaviour("hough.size_check")
+_ARG_CHECKS = _versions.behaviour("hough_p.arg_checks") == "hough_lines_p"
+_EMPTY_ARRAYS = _versions.behaviour("hough_p.no_segments") == "empty_n4"
 
 _PARAMS = [
     _binding.Param("image", "mat"),
@@ -84,6 +87,15 @@ _AT_TYPE = _errors.site("hough.cpp:type-p", lambda: cv2.HoughLinesP(np.zeros((1,
                         _errors.ASSERTION_FAILED, "HoughLinesProbabilistic", "hough.cpp")
 _AT_SET_SIZE = _errors.site("matrix.cpp:setSize-p", lambda: cv2.HoughLinesP(np.zeros((1, 1), np.uint8), -1, 1, 1),
                             _errors.ASSERTION_FAILED, "setSize", "matrix.cpp")
+# 5.1's argument checks in cv::HoughLinesP (CV_Check, code -2), one site each, in cv2's order.
+_CHECK_FUNC = _errors.check_func(
+    "void cv::HoughLinesP(cv::InputArray, cv::OutputArray, double, double, int, double, double)")
+_CHECK_PROBES = (("rho", (0, 1, 1, None, 0, 0)), ("theta", (1, 0, 1, None, 0, 0)), ("threshold", (1, 1, -1, None, 0, 0)),
+                 ("minLineLength", (1, 1, 1, None, -1, 0)), ("maxGap", (1, 1, 1, None, 0, -1)))
+_AT_CHECK = {name: _errors.site("hough.cpp:p-" + name,
+                                lambda a=probe: cv2.HoughLinesP(np.zeros((1, 1), np.uint8), *a),
+                                _errors.UNSPECIFIED, _CHECK_FUNC, "hough.cpp")
+             for name, probe in _CHECK_PROBES}
 
 
 # ---------------------------------------------------------------- cv2's sizes and tables
@@ -108,7 +120,7 @@ def sizes(rows, cols, rho, theta):
         rho32, theta32 = np.float32(rho), np.float32(theta)
     span = wrap_int32(wrap_int32((cols + rows) * 2) + 1)
     with np.errstate(all="ignore"):
-        numrho = cv_round(np.float32(span) / rho32)
+        numrho = cv_round(np.float32(span) / rho32, single=True)
     return compute_numangle(float(theta32)), numrho, rho32, theta32
 
 
@@ -198,14 +210,52 @@ def _prepare(args, kwargs):
     return _binding.parse("HoughLinesP", _PARAMS, args, kwargs, _convert_array, _ORDER)
 
 
+def _cv_g(value):
+    """A double as CV_Check prints it (an ostream's default: 6 significant digits)."""
+    return "%g" % value
+
+
+def _check_arguments(a):
+    """5.1's checks in cv::HoughLinesP, in its order, before the image is looked at: rho and theta
+    positive and finite as float32, threshold >= 0, minLineLength and maxLineGap finite and >= 0."""
+    for name in ("rho", "theta"):
+        with np.errstate(over="ignore"):
+            v32 = float(np.float32(a[name]))
+        if not (math.isfinite(v32) and v32 > 0):
+            raise _errors.cv_error(
+                _errors.UNSPECIFIED, "> %s must be positive and finite:\n>     'std::isfinite((float)%s) && (float)%s > 0'"
+                "\n> where\n>     '%s' is %s\n" % (name, name, name, name, _cv_g(a[name])), _CHECK_FUNC,
+                at=_AT_CHECK[name])
+    if a["threshold"] < 0:
+        raise _errors.cv_error(
+            _errors.UNSPECIFIED, "> threshold must be non-negative (expected: 'threshold >= 0'), where\n"
+            ">     'threshold' is %d\n> must be greater than or equal to\n>     '0' is 0\n" % a["threshold"],
+            _CHECK_FUNC, at=_AT_CHECK["threshold"])
+    for name, key in (("minLineLength", "minLineLength"), ("maxGap", "maxLineGap")):
+        v = a[key]
+        if not (math.isfinite(v) and v >= 0):
+            raise _errors.cv_error(
+                _errors.UNSPECIFIED, "> %s out of range:\n>     'std::isfinite(%s) && %s >= 0'\n> where\n"
+                ">     '%s' is %s\n" % (name, name, name, name, _cv_g(v)), _CHECK_FUNC, at=_AT_CHECK[name])
+
+
+def no_segments(cp=None):
+    """What cv2 returns when it finds no segment in a non-empty image: None, or from 5.1 an empty
+    (0, 4) int32 array (numpy, or CuPy for device input; never the ``lines`` argument)."""
+    if not _EMPTY_ARRAYS:
+        return None
+    return (cp or np).zeros((0, 4), dtype=np.int32)
+
+
 def _deliver(result, lines_arg):
     """cv2 writes into a given ``lines`` array (and returns it) only when its Mat already has the
-    result's size and type, N x 1 CV_32SC4: an (N, 1, 4) or (1, N, 4) int32 array; an (N, 4) int32
+    result's size and type, N x 1 CV_32SC4: an (N, 1, 4) (5.x: or (1, N, 4)) int32 array; an (N, 4) int32
     array is N x 4 CV_32SC1, so cv2 returns a new array (checked in tests/hough/test_hough_lines_p.py)."""
     if result is None or lines_arg is None:
         return result
     n = result.shape[0]
-    return _binding.deliver(result, lines_arg, ((n, 1, 4), (1, n, 4)))
+    # 4.x's result is an N x 1 Mat, so a 1 x N argument is reallocated; 5.x copies a 1-D result into either.
+    return _binding.deliver(result, lines_arg, ((n, 1, 4),) if LINES_3D else ((n, 1, 4), (1, n, 4)))
 
 
 def undefined_error(what):
@@ -227,6 +277,11 @@ def _hough_p(args, kwargs):
 def _parsed(a, args, kwargs):
     mat = a["image"]
     on_device = isinstance(mat, _binding.DeviceMat)
+    if _ARG_CHECKS:
+        _check_arguments(a)
+        if mat.rows * mat.cols == 0:   # 5.1 returns before the type check
+            _backend.record("none")
+            return None
     # cv2's checks, in cv2's order (HoughLinesProbabilistic): type, then the accumulator's allocation.
     if not mat.is_type(np.uint8, 1):
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "image.type() == CV_8UC1", "HoughLinesProbabilistic",
@@ -264,7 +319,7 @@ def _parsed(a, args, kwargs):
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(nbytes) from None
     if lines is None:
-        return None
+        return no_segments(cp if on_device else None)
     return _deliver(lines.reshape(-1, 1, 4) if LINES_3D else lines, a["lines"])
 
 

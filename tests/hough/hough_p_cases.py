@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 from hypothesis import strategies as st
 
+from cvgpu import _versions
 import hough_p_model as model
 import photo_cases
 
@@ -168,6 +169,17 @@ def cases(draw, max_side=320, max_votes=3_000_000, families=FAMILIES):
     desc = dict(family=family, seed=seed, h=h, w=w, rho=rho, theta=theta, threshold=threshold,
                 minLineLength=mll, maxLineGap=mlg, points=int(np.count_nonzero(img)))
     return img, (rho, theta, threshold, mll, mlg), desc
+
+
+def checks_pass(rho, theta, threshold, mll=0.0, mlg=0.0):
+    """Whether the arguments pass 5.1's checks in cv::HoughLinesP (always true before 5.1): calls
+    that fail them are the argument layer's tests (test_hough_lines_p_hardening.py)."""
+    if _versions.behaviour("hough_p.arg_checks") != "hough_lines_p":
+        return True
+    with np.errstate(over="ignore"):
+        r32, t32 = float(np.float32(rho)), float(np.float32(theta))
+    return (math.isfinite(r32) and r32 > 0 and math.isfinite(t32) and t32 > 0 and threshold >= 0
+            and math.isfinite(mll) and mll >= 0 and math.isfinite(mlg) and mlg >= 0)
 
 
 def cv2_defined(img, rho, theta):

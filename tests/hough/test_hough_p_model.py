@@ -12,7 +12,7 @@ from hypothesis import assume, given, note, settings
 from cvgpu import _versions
 import hough_p_model as model
 from conftest import same
-from hough_p_cases import cases, cv2_defined, photo_edges
+from hough_p_cases import cases, checks_pass, cv2_defined, photo_edges
 
 LINES_N4 = _versions.behaviour("hough_p.lines_shape") == "n4"  # (N, 4), else (N, 1, 4)
 
@@ -81,7 +81,13 @@ def test_walk_quotient_is_float32():
 
 def test_output_layout():
     img = np.zeros((40, 50), np.uint8)
-    assert cv2_lines(img, 1, math.pi / 180, 5) is None and model.hough_lines_p(img, 1, math.pi / 180, 5) is None
+    nothing = cv2_lines(img, 1, math.pi / 180, 5)
+    if _versions.behaviour("hough_p.no_segments") == "empty_n4":
+        assert nothing.shape == (0, 4) and nothing.dtype == np.int32
+    else:
+        assert nothing is None
+    assert same(model.hough_lines_p(img, 1, math.pi / 180, 5), nothing)
+    assert cv2.HoughLinesP(img[:0], 1, math.pi / 180, 5) is None and model.hough_lines_p(img[:0], 1, math.pi / 180, 5) is None
     img[10, 3:45] = 255
     ref = cv2.HoughLinesP(img, 1, math.pi / 180, 5)
     assert ref.dtype == np.int32 and ref.shape[1:] == ((4,) if LINES_N4 else (1, 4))
@@ -101,7 +107,7 @@ def test_photographs(name, threshold, mll, mlg):
 def test_model_matches_cv2(case):
     img, (rho, theta, threshold, mll, mlg), desc = case
     note(desc)
-    assume(cv2_defined(img, rho, theta))
+    assume(checks_pass(rho, theta, threshold, mll, mlg) and cv2_defined(img, rho, theta))
     try:
         ours = model.hough_lines_p(img, rho, theta, threshold, mll, mlg)
     except model.OutOfMemory:

@@ -14,7 +14,7 @@ from cvgpu import _versions
 import hough_p_model as seq
 import hough_p_parallel_model as par
 from conftest import same
-from hough_p_cases import cases, cv2_defined, photo_edges
+from hough_p_cases import cases, checks_pass, cv2_defined, photo_edges
 
 LINES_N4 = _versions.behaviour("hough_p.lines_shape") == "n4"  # (N, 4), else (N, 1, 4)
 
@@ -90,7 +90,7 @@ def test_every_round_end_is_reached():
 def test_parallel_matches_sequential_and_cv2(case, window, forward, cmax, records):
     img, (rho, theta, threshold, mll, mlg), desc = case
     note(desc)
-    assume(cv2_defined(img, rho, theta))
+    assume(checks_pass(rho, theta, threshold, mll, mlg) and cv2_defined(img, rho, theta))
     try:
         s = seq.Setup(img, rho, theta, threshold, mll, mlg)
         trace = []
@@ -101,4 +101,4 @@ def test_parallel_matches_sequential_and_cv2(case, window, forward, cmax, record
     out = par.run(s, window, forward, check=trace, stats=stats, cmax=cmax, records=records)
     note(vars(stats))
     assert same(out, ref)
-    assert same(out, cv2_lines(img, rho, theta, threshold, mll, mlg))
+    assert same(seq.as_returned(out), cv2_lines(img, rho, theta, threshold, mll, mlg))

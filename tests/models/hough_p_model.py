@@ -63,21 +63,44 @@ def wrap32(v):
     return (v + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
-def cv_round(x):
-    """cvRound (double or float: both round half to even): INT_MIN for NaN / out of int."""
+# How cvRound / cvFloor leave the int range depends on the release (cvgpu/_versions.py,
+# cvround.out_of_range): INT_MIN (x86 cvtsd2si), a wrap modulo 2**32 with NaN/inf -> 0 (the 4.7 and
+# 4.8 wheels' 64-bit lrint), or saturation (5.1).
+from cvgpu import _versions  # noqa: E402  (a fact about the installed cv2, not cvgpu's code)
+
+RULE = _versions.behaviour("cvround.out_of_range")
+EMPTY_N4 = _versions.behaviour("hough_p.no_segments") == "empty_n4"
+
+
+def _out_of_int(v, x, single=False):
+    if RULE == "saturate":   # cvRound(float) saturates at the largest float below 2**31
+        return (2147483520 if single else INT_MAX) if x > 0 else INT_MIN
+    if RULE == "wrap":
+        return 0 if not math.isfinite(x) or abs(v) >= (1 << 63) else wrap32(v)
+    return INT_MIN
+
+
+def cv_round(x, single=False):
+    """cvRound (double, or float when ``single``: both round half to even) out of int by RULE."""
     x = float(x)
-    if not math.isfinite(x):
-        return INT_MIN
+    if math.isnan(x):
+        return 0 if RULE == "wrap" else INT_MIN
+    if math.isinf(x):
+        return _out_of_int(0, x, single)
     r = round(x)
-    return r if INT_MIN <= r <= INT_MAX else INT_MIN
+    if single and RULE == "saturate" and r >= 2147483520:
+        return 2147483520
+    return r if INT_MIN <= r <= INT_MAX else _out_of_int(r, x, single)
 
 
 def cv_floor(x):
     x = float(x)
-    if not math.isfinite(x):
+    if math.isnan(x):
         return INT_MIN
+    if math.isinf(x):
+        return INT_MAX if RULE == "saturate" and x > 0 else INT_MIN
     f = math.floor(x)
-    return f if INT_MIN <= f <= INT_MAX else INT_MIN
+    return f if INT_MIN <= f <= INT_MAX else (INT_MIN if RULE != "saturate" else (INT_MAX if x > 0 else INT_MIN))
 
 
 # ---------------------------------------------------------------- cv::RNG
@@ -131,7 +154,7 @@ def sizes(rows, cols, rho, theta):
     numangle = compute_numangle(float(theta32))
     span = wrap32(wrap32((cols + rows) * 2) + 1)
     with np.errstate(all="ignore"):
-        numrho = cv_round(np.float32(span) / rho32)
+        numrho = cv_round(np.float32(span) / rho32, single=True)
     return numangle, numrho, rho32, theta32
 
 
@@ -289,10 +312,20 @@ def first_max(vals, start):
 def hough_lines_p(image, rho, theta, threshold, min_line_length=0.0, max_line_gap=0.0, trace=None,
                   division="float", lines_max=INT_MAX):
     """cv2.HoughLinesP(image, rho, theta, threshold, None, minLineLength, maxLineGap) as cv2 5.0
-    computes it: an (N, 4) int32 array or None. ``trace``: a list that receives one dict per trigger
-    (turn t, point p, max_n, ends, good, removed points) for the parallel model's step checks."""
+    computes it: an (N, 4) int32 array or None (from 5.1: None only for an empty image, an empty
+    (0, 4) array when nothing is found). ``trace``: a list that receives one dict per trigger
+    (turn t, point p, max_n, ends, good, removed points) for the parallel model's step checks.
+    The argument checks of 5.1 are not modelled (tests/hough/hough_p_cases.py: checks_pass)."""
+    if EMPTY_N4 and image.size == 0:
+        return None
     s = Setup(image, rho, theta, threshold, min_line_length, max_line_gap)
-    return run(s, trace, division, lines_max)
+    return as_returned(run(s, trace, division, lines_max))
+
+
+def as_returned(out):
+    """run()'s result as cv2.HoughLinesP returns it for a non-empty image: None for no segment
+    becomes 5.1's empty (0, 4) int32 array."""
+    return np.zeros((0, 4), np.int32) if out is None and EMPTY_N4 else out
 
 
 def run(s, trace=None, division="float", lines_max=INT_MAX):
