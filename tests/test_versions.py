@@ -167,6 +167,7 @@ def test_hough_p_argument_checks_and_no_segments():
         assert found is None
 
 
+@pytest.mark.skipif(not hasattr(cv2, "findContoursLinkRuns"), reason="findContoursLinkRuns exists from OpenCV 4.10")
 def test_int64_depth():
     wide = np.full((2, 3), 1 << 31, np.int64)
     exc = error_of(lambda: cv2.findContoursLinkRuns(wide))

@@ -47,9 +47,8 @@ def _lr_binding_error(msg):
 
 def _outside_int32(arr, on_device):
     """Whether an int64 array holds a value outside int32 (5.1's binding then makes it CV_64S)."""
-    if on_device:
-        arr = arr.get()   # (an error path: the image is refused either way)
-    return bool(arr.size) and (int(arr.min()) < -(1 << 31) or int(arr.max()) >= (1 << 31))
+    values = np.asarray(arr.get() if on_device else arr)   # (an error path: refused either way)
+    return bool(values.size) and (int(np.min(values)) < -(1 << 31) or int(np.max(values)) >= (1 << 31))
 
 
 def image_of(args, kwargs):

@@ -17,6 +17,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 import cvgpu
+from cvgpu import _versions
 from hardening_support import (DTYPES, FORMS, FUZZ, _packed_reference, _quiet_fallback, assert_same,  # noqa: F401
                                assert_unchanged, call_forms, case_inputs, inputs, make, outcome, pick, record_event)
 
@@ -47,6 +48,9 @@ def cv2_undefined(ours):
     return False
 
 
+_LEGACY = _versions.behaviour("contours.implementation") == "legacy"
+
+
 @FUZZ
 @given(inp=inputs(dtypes=CONTOUR_DTYPES, valid_dtypes=[np.uint8, np.uint8, np.int32]), mode=pick(MODES, 5),
        method=pick(METHODS, 4), offset=pick(OFFSETS, 6), extra=pick(CONTOUR_EXTRA, 3), form=FORMS,
@@ -63,6 +67,8 @@ def test_find_contours_fuzz_matches_cv2(inp, mode, method, offset, extra, form, 
     if cv2_undefined(ours):
         return
     ref = outcome(call_forms(cv2.findContours, CONTOUR_PARAMS, [img_ref] + pos, kwargs, form))
+    if _LEGACY and ref != outcome(call_forms(cv2.findContours, CONTOUR_PARAMS, [make(inp)] + pos, kwargs, form)):
+        return   # the legacy code (before 4.10) gives two results for one call: cv2 reads memory it never wrote
     record_event(ref)
     assert_same(ours, ref, "findContours %r %r %r form=%s" % (inp, pos, kwargs, form), function="findContours",
                 inputs=case_inputs(inp, pos, kwargs, form))
@@ -91,6 +97,8 @@ def test_find_contours_packed_fuzz_matches_cv2(inp, mode, method, offset):
     if cv2_undefined(ours):
         return
     ref = outcome(lambda: _packed_reference(make(inp), *args))
+    if _LEGACY and ref != outcome(lambda: _packed_reference(make(inp), *args)):
+        return   # the legacy code (before 4.10) gives two results for one call: cv2 reads memory it never wrote
     assert_same(ours, ref, "findContoursPacked %r %r" % (inp, args), function="findContoursPacked",
                 inputs=case_inputs(inp, args))
     assert_unchanged(img, inp, "cvgpu.findContoursPacked modified its input")
@@ -103,6 +111,7 @@ LINK_RUNS_EXTRA = [{}, {}, {}, {"contours": None}, {"hierarchy": None}, {"foo": 
 @FUZZ
 @given(inp=inputs(dtypes=CONTOUR_DTYPES, valid_dtypes=[np.uint8, np.uint8, np.int8]), extra=pick(LINK_RUNS_EXTRA, 3),
        form=FORMS)
+@pytest.mark.skipif(not hasattr(cv2, "findContoursLinkRuns"), reason="findContoursLinkRuns exists from OpenCV 4.10")
 def test_find_contours_link_runs_fuzz_matches_cv2(inp, extra, form):
     kwargs = dict(LINK_RUNS_EXTRA[extra])
     img_ref, img_ours = make(inp), make(inp)

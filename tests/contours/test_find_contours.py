@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import cvgpu
-from cvgpu import contours as cc
+from cvgpu import _versions, contours as cc
 from cvgpu.bench.contours import blobs_image, worst_snake
 from cvgpu.contours import _common, _ranking, _suzuki
 import photo_cases
@@ -126,9 +126,13 @@ UNUSUAL_CALLS = [
 @pytest.mark.parametrize("label,args,kwargs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
 def test_errors_match_cv2(label, args, kwargs):
     ref = outcome(lambda: cv2.findContours(*args, **kwargs))
-    assert ref[0] != "ok", ref
+    # (Before 4.10 the legacy code computes some of them: cvgpu forwards those, the same result.)
+    assert ref[0] != "ok" or _versions.behaviour("contours.implementation") == "legacy", ref
     ours = outcome(lambda: cvgpu.findContours(*args, **kwargs))
-    assert ours == ref
+    if ref[0] == "ok":
+        assert ours[0] == "ok" and np.array_equal(ours[1], ref[1]), (ours, ref)
+    else:
+        assert ours == ref
 
 
 @pytest.mark.parametrize("label,args,kwargs", UNUSUAL_CALLS, ids=[c[0] for c in UNUSUAL_CALLS])
@@ -249,8 +253,8 @@ def test_fallback_equals_cv2_and_is_reported():
             assert all(np.array_equal(a, b) for a, b in zip(packed, cc.pack(*ref)))
 
 
-@pytest.mark.parametrize("call", ["findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)",
-                                  "findContoursLinkRuns(img)"])
+@pytest.mark.parametrize("call", ["findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)"] +
+                         (["findContoursLinkRuns(img)"] if hasattr(cv2, "findContoursLinkRuns") else []))
 def test_fallback_warns_once_in_a_fresh_process(call):
     code = textwrap.dedent("""
         import os, warnings
