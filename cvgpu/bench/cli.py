@@ -6,6 +6,8 @@ import json
 import sys
 import traceback
 
+import cv2
+
 from .table import environment, print_table
 
 
@@ -28,6 +30,8 @@ class Family:
         fn = getattr(mod, self.function, None)
         if fn is None:
             return None, "%s has no %s()" % (self.module, self.function)
+        if self.name == "linkruns" and not hasattr(cv2, "findContoursLinkRuns"):
+            return None, "cv2 %s has no findContoursLinkRuns (OpenCV 4.10 and newer)" % cv2.__version__
         return fn, None
 
 
