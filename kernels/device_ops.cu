@@ -243,10 +243,13 @@ extern "C" __global__ void dops_copy_strided_8(
     copy_strided(src, n, d1, d2, d3, s0, s1, s2, s3, out);
 }
 
-// float16 bits -> float32, exact: the conversion CuPy's float16 uses (cvt.f32.f16).
+// float16 bits -> float32, exact: cvt.f32.f16, except for NaNs, whose payload the host's conversion
+// (numpy's, cv2's F16C) keeps where cvt gives the canonical NaN 0x7fffffff.
 __device__ __forceinline__ float half_bits_to_float(unsigned short h)
 {
 #ifdef __CUDA_ARCH__
+    if (((h >> 10) & 31u) == 31u && (h & 1023u))
+        return __int_as_float((int)(((unsigned)(h >> 15) << 31) | 0x7f800000u | ((unsigned)(h & 1023u) << 13)));
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
     return f;

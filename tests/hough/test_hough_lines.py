@@ -15,10 +15,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, note, settings
+from hypothesis import assume, given, note, settings
 
 import cvgpu
-from cvgpu import _versions
+from cvgpu import _kernels, _versions
+from cvgpu.hough import _voting
 from cvgpu.hough import TUNING, lines as hough
 from conftest import HAS_GPU, examples, same
 from hough_cases import HAS_EDGEVAL, build, call, cases, drawn_lines, inputs, noise, numangle_numrho, segments
@@ -409,7 +410,16 @@ def _forced_vote(compat, c, variant, path, **force):
     img, c = build(c)
     note(str(c))
     numangle, numrho = numangle_numrho(c["h"], c["w"], c["rho"], c["theta"], c["min_theta"], c["max_theta"])
-    assert numangle > 0 and numrho > 0 and img.size > 0  # (the cases always vote)
+    # (A 1 x 1 image with rho 10 has numrho cvRound(0.5) = 0: nothing to vote.)
+    assume(numangle > 0 and numrho > 0 and img.size > 0)
+    if force.get("vote") == "shared":
+        # A forced shared-memory block must fit the device's shared memory (the auto rule never
+        # chooses one that does not): K angles x the window's columns x 4 bytes.
+        k = force["vote_grid"][0] if "vote_grid" in force else 1
+        rho32, theta32 = np.float32(c["rho"]), np.float32(c["theta"])
+        tab_cos, tab_sin = hough.trig_table(numangle, rho32, theta32, c["min_theta"])
+        window = _voting.vote_window(tab_cos, tab_sin, c["h"], c["w"], k, numrho + 2)
+        assume(k * window * 4 <= _kernels.device_properties()[1] - 4096)
     ref = call(cv2, "HoughLinesWithAccumulator", img, c)
     before = TUNING.paths()
     with TUNING.override(**force):
