@@ -6,7 +6,7 @@ numpy io (host clock) and device io (CUDA events). Each row carries the kernel's
 about rounds x (a round's grid barriers and votes) + commits x (phase C's per-candidate step), so
 the counters say which part bounds a row.
 
-``variants``: rows with the window forced to 256 and to 64 ("HoughLinesP[window-256]"), and with two
+``variants``: rows with the window forced to 1024, 256 and 64 ("HoughLinesP[window-256]"), and with two
 blocks per SM ("[blocks-2]"), for tuning cvgpu.hough.probabilistic.TUNING."""
 import math
 
@@ -79,7 +79,9 @@ def bench_hough_p(quick=False, variants=False, progress=None):
             t_d = time_device(cp, lambda: ours_call(d_img), 10)
             results.append(timing_row(base, cv2_t, t_d, "device", exact_d))
             if variants:
-                for label, values in (("window-256", dict(window=256)), ("window-64", dict(window=64)),
+                for label, values in (("window-1024", dict(window=1024, window_large=1024)),
+                                      ("window-256", dict(window=256, window_large=256)),
+                                      ("window-64", dict(window=64, window_large=64)),
                                       ("blocks-2", dict(blocks_per_sm=2))):
                     with TUNING.override(**values):
                         exact_v = _same(ours_call(d_img), ref)

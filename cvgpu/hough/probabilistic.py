@@ -53,16 +53,17 @@ CTL_LINES, CTL_ERROR, CTL_ROUNDS, CTL_FORWARD, CTL_FORWARD_BACK, CTL_PERM_ROUNDS
     0, 1, 10, 11, 12, 13, 14, 15)
 WALK_WORDS = 8
 
-# Not measured yet: the first H100 run of `python -m cvgpu bench hough-p` sets them (its rows name
-# each); the values below are the CPU model's choices (tests/models/hough_p_parallel_model.py).
 # Paths counted (TUNING.ran): point-check (the corners did not rule out bins leaving their rows),
-# wrap (some did: one-turn windows).
+# wrap (some did: one-turn windows). Measurements: compat_matrix/HISTORY.md, "HoughLinesP windows".
 TUNING = Tuning(
     "hough-p",
     # Turns per exact round at most (<= WINDOW_MAX): more turns, fewer rounds (each a few grid
-    # barriers), but more speculative votes taken back when a round ends early (bench rows: hough-p
-    # photo 640x480 / 3840x2160, threshold 50).
-    window=1024,
+    # barriers), but more speculative votes taken back when a round ends early. Images below
+    # large_pixels take ``window`` (bench rows: hough-p photo 640x480 and 1280x720, HoughLinesP
+    # [window-64]), larger ones ``window_large`` (bench rows: hough-p photo 3840x2160, [window-256]).
+    window=64,
+    window_large=256,
+    large_pixels=4_000_000,
     # (window points x angles) per round at most: the window shrinks for fine theta (scratch
     # rbin / hot lists are window x numangle).
     window_pairs=1 << 20,
@@ -325,11 +326,13 @@ def _parsed(a, args, kwargs):
 
 # ---------------------------------------------------------------- the GPU run
 
-def window_size(numangle, wrap):
-    """Turns per exact round: TUNING.window, fewer for fine theta, 1 in wrap mode."""
+def window_size(numangle, wrap, pixels):
+    """Turns per exact round: TUNING.window (window_large from large_pixels pixels on), fewer for
+    fine theta, 1 in wrap mode."""
     if wrap:
         return 1
-    return int(max(1, min(TUNING.window, WINDOW_MAX, TUNING.window_pairs // max(1, numangle))))
+    window = TUNING.window_large if pixels >= TUNING.large_pixels else TUNING.window
+    return int(max(1, min(window, WINDOW_MAX, TUNING.window_pairs // max(1, numangle))))
 
 
 def stage_layout(numangle, stage_bytes):
@@ -347,7 +350,7 @@ def launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thre
                 wrap, states, stage_bytes):
     """(argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, dynamic
     shared bytes, lines, ctl): ``cp`` is CuPy (or the host tests' numpy stand-in)."""
-    window = window_size(numangle, wrap)
+    window = window_size(numangle, wrap, rows * cols)
     stage_slots, stage_hot, shared = stage_layout(numangle, stage_bytes)
     slot_cap = 2 * max(rows, cols) + 2
     cells = numangle * numrho
@@ -436,7 +439,7 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
         stats.update(rounds=int(head[CTL_ROUNDS]), forward=int(head[CTL_FORWARD]),
                      forward_back=int(head[CTL_FORWARD_BACK]), permutation_rounds=int(head[CTL_PERM_ROUNDS]),
                      commits=int(head[CTL_COMMITS]), candidates=int(head[CTL_CANDIDATES]),
-                     window=window_size(numangle, wrap), wrap=wrap)
+                     window=window_size(numangle, wrap, rows * cols), wrap=wrap)
     if head[CTL_ERROR] == 1:
         raise undefined_error("a vote falls outside its accumulator")
     if head[CTL_ERROR]:
