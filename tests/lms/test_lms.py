@@ -709,6 +709,9 @@ def test_gpu_fit_matches_cpu_brute_force_up_to_2000(case, mode_name):
     check_against_cpu_brute(case.xy, mode_name, line, hw)
 
 
+@pytest.mark.skipif(int(np.__version__.split(".")[0]) < 2,
+                    reason="the model's float32 emulation relies on numpy 2's promotion rules (NEP 50): under "
+                           "numpy 1.x its decision pass computes in float64 and misses the defect")
 @pytest.mark.xfail(strict=True, reason="known defect, reproduced by the kernels' model: the decision pass counts "
                                        "points in [-e, T) with its rounding allowance e at the bottom only, so at "
                                        "20000 from the origin (e ~ 0.3) it drops the optimal candidate; counting "
