@@ -10,6 +10,7 @@ nearly every release (docs/opencv-versions.md, "Error sites"). Each place cvgpu 
 of OpenCV's C++ code is a *site* with one tiny cv2 call that fails there (``site``); the first
 time cvgpu raises it, that call runs once and cv2's file and line are kept for the process.
 """
+import math
 import threading
 
 import cv2
@@ -130,3 +131,30 @@ def check_func(signature):
         for t in ("InputArray", "OutputArray", "InputOutputArray", "OutputArrayOfArrays", "InputArrayOfArrays"):
             signature = signature.replace("cv::" + t + ",", t + ",").replace("cv::" + t + ")", t + ")")
     return signature
+
+
+# ---------------------------------------------------------------- CV_Check messages (5.1's Hough checks)
+
+def cv_g(value):
+    """A double as CV_Check prints it (an ostream's default: 6 significant digits; inf, nan)."""
+    return "%g" % value
+
+
+def check_positive_finite32(name, value, func, at):
+    """``CV_Check(name, std::isfinite((float)name) && (float)name > 0, ...)``: the value narrowed to
+    float, so 1e-50 (0 as float) and 1e39 (inf as float) fail."""
+    import numpy as np
+    with np.errstate(over="ignore"):
+        v32 = float(np.float32(value))
+    if not (math.isfinite(v32) and v32 > 0):
+        raise cv_error(
+            UNSPECIFIED, "> %s must be positive and finite:\n>     'std::isfinite((float)%s) && (float)%s > 0'\n"
+            "> where\n>     '%s' is %s\n" % (name, name, name, name, cv_g(value)), func, at=at)
+
+
+def check_threshold_non_negative(threshold, func, at):
+    """``CV_CheckGE(threshold, 0, "threshold must be non-negative")``."""
+    if threshold < 0:
+        raise cv_error(
+            UNSPECIFIED, "> threshold must be non-negative (expected: 'threshold >= 0'), where\n"
+            ">     'threshold' is %d\n> must be greater than or equal to\n>     '0' is 0\n" % threshold, func, at=at)

@@ -92,31 +92,11 @@ _AT_SET_SIZE = _errors.site("matrix.cpp:setSize", lambda: cv2.HoughLines(_u8(), 
                             _errors.ASSERTION_FAILED, "setSize", "matrix.cpp")
 
 
-def _positive_finite(name, value):
-    with np.errstate(over="ignore"):
-        v32 = float(np.float32(value))
-    if not (math.isfinite(v32) and v32 > 0):
-        raise _errors.cv_error(
-            _errors.UNSPECIFIED, "> %s must be positive and finite:\n>     'std::isfinite((float)%s) && (float)%s > 0'\n"
-            "> where\n>     '%s' is %s\n" % (name, name, name, name, _cv_g(value)), _HOUGH_LINES_FUNC,
-            at=_AT_RHO if name == "rho" else _AT_THETA)
-
-
-def _cv_g(value):
-    """A double as CV_Check prints it (an ostream's default: 6 significant digits)."""
-    text = "%g" % value
-    return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(text, text)
-
-
 def _check_arguments(a):
     """5.1's checks in cv::HoughLines, in its order, before the image is looked at."""
-    _positive_finite("rho", a["rho"])
-    _positive_finite("theta", a["theta"])
-    if a["threshold"] < 0:
-        raise _errors.cv_error(
-            _errors.UNSPECIFIED, "> threshold must be non-negative (expected: 'threshold >= 0'), where\n"
-            ">     'threshold' is %d\n> must be greater than or equal to\n>     '0' is 0\n" % a["threshold"],
-            _HOUGH_LINES_FUNC, at=_AT_THRESHOLD)
+    _errors.check_positive_finite32("rho", a["rho"], _HOUGH_LINES_FUNC, _AT_RHO)
+    _errors.check_positive_finite32("theta", a["theta"], _HOUGH_LINES_FUNC, _AT_THETA)
+    _errors.check_threshold_non_negative(a["threshold"], _HOUGH_LINES_FUNC, _AT_THRESHOLD)
     _check_range(a["min_theta"], a["max_theta"])
 
 
@@ -126,7 +106,7 @@ def _check_range(min_theta, max_theta):
             _errors.UNSPECIFIED,
             "> max_theta must be greater than min_theta (expected: 'max_theta >= min_theta'), where\n"
             ">     'max_theta' is %s\n> must be greater than or equal to\n>     'min_theta' is %s\n"
-            % (_cv_g(max_theta), _cv_g(min_theta)), _RANGE_FUNC, at=_AT_RANGE)
+            % (_errors.cv_g(max_theta), _errors.cv_g(min_theta)), _RANGE_FUNC, at=_AT_RANGE)
 
 
 def no_lines(with_votes, cp=None):

@@ -211,33 +211,18 @@ def _prepare(args, kwargs):
     return _binding.parse("HoughLinesP", _PARAMS, args, kwargs, _convert_array, _ORDER)
 
 
-def _cv_g(value):
-    """A double as CV_Check prints it (an ostream's default: 6 significant digits)."""
-    return "%g" % value
-
-
 def _check_arguments(a):
     """5.1's checks in cv::HoughLinesP, in its order, before the image is looked at: rho and theta
     positive and finite as float32, threshold >= 0, minLineLength and maxLineGap finite and >= 0."""
     for name in ("rho", "theta"):
-        with np.errstate(over="ignore"):
-            v32 = float(np.float32(a[name]))
-        if not (math.isfinite(v32) and v32 > 0):
-            raise _errors.cv_error(
-                _errors.UNSPECIFIED, "> %s must be positive and finite:\n>     'std::isfinite((float)%s) && (float)%s > 0'"
-                "\n> where\n>     '%s' is %s\n" % (name, name, name, name, _cv_g(a[name])), _CHECK_FUNC,
-                at=_AT_CHECK[name])
-    if a["threshold"] < 0:
-        raise _errors.cv_error(
-            _errors.UNSPECIFIED, "> threshold must be non-negative (expected: 'threshold >= 0'), where\n"
-            ">     'threshold' is %d\n> must be greater than or equal to\n>     '0' is 0\n" % a["threshold"],
-            _CHECK_FUNC, at=_AT_CHECK["threshold"])
+        _errors.check_positive_finite32(name, a[name], _CHECK_FUNC, _AT_CHECK[name])
+    _errors.check_threshold_non_negative(a["threshold"], _CHECK_FUNC, _AT_CHECK["threshold"])
     for name, key in (("minLineLength", "minLineLength"), ("maxGap", "maxLineGap")):
         v = a[key]
         if not (math.isfinite(v) and v >= 0):
             raise _errors.cv_error(
                 _errors.UNSPECIFIED, "> %s out of range:\n>     'std::isfinite(%s) && %s >= 0'\n> where\n"
-                ">     '%s' is %s\n" % (name, name, name, name, _cv_g(v)), _CHECK_FUNC, at=_AT_CHECK[name])
+                ">     '%s' is %s\n" % (name, name, name, name, _errors.cv_g(v)), _CHECK_FUNC, at=_AT_CHECK[name])
 
 
 def no_segments(cp=None):

@@ -256,7 +256,7 @@ extern "C" __global__ void lms_decide(
         const long long t = (u - unit_off[p]) * LMS_THREADS + threadIdx.x;
         const float w0 = __uint_as_float((unsigned)(best[p] >> 32));
         bool active = false;
-        float A = 0.f, B = 0.f, C = 0.f, T = 0.f, e = 0.f;
+        float A = 0.f, B = 0.f, C = 0.f, T = 0.f, Te = 0.f, e = 0.f;
         int cand_a = 0, cand_b = 0;
         // [t_lo, t_hi): the window of candidates of a settling round (cvgpu/lms.py: settle).
         if (t < M && t >= t_lo && t < t_hi && w0 > 0.0f) {
@@ -270,7 +270,12 @@ extern "C" __global__ void lms_decide(
                 const float m = maxabs[p];
                 e = 4.0e-6f * ((fabsf(A) + fabsf(B)) * m + fabsf(C)) + 1e-30f;
                 T = (w0 * norm) * (1.0f - 1.0e-5f);
-                active = isfinite(T) && isfinite(C) && isfinite(e);
+                // The allowance e widens BOTH ends of each side's range: a point whose exact v is
+                // just below T may round up past it, as one at 0 may round below 0. With e at the
+                // far end only, a candidate far from the origin (e ~ 0.3 at 20000) whose exact
+                // slab beats the bound was pruned (tests/lms: far duplicates).
+                Te = T + e;
+                active = isfinite(Te) && isfinite(C) && isfinite(e);
             }
         }
         int cl = 0, cu = 0;  // a and b fall in both sides' ranges (|v| <= e) and are counted below
@@ -287,8 +292,8 @@ extern "C" __global__ void lms_decide(
                     const int i1 = min(len, i0 + 16);
                     for (int i = i0; i < i1; ++i) {
                         const float v = fmaf(A, tile[i].x, fmaf(B, tile[i].y, C));
-                        cl += (v >= -e) & (v < T);
-                        cu += (v <= e) & (v > -T);
+                        cl += (v >= -e) & (v < Te);
+                        cu += (v <= e) & (v > -Te);
                     }
                     const int got = max(cl, cu);
                     if (got >= h) { hit = true; active = false; break; }

@@ -20,7 +20,7 @@ import warnings
 import cv2
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import cvgpu
 from cvgpu import lms
@@ -506,8 +506,6 @@ def check_against_cpu_brute(xy, mode_name, line, hw):
 def test_kernel_model_within_fit_tolerance(case, mode):
     # The kernels' float32 arithmetic (tests/models/lms_model.py: sampling, decision pass, exact
     # evaluation) against the brute force with the GPU property's tolerance, on its point sets.
-    # (The known decision-pass gap far from the origin: test_kernel_model_known_far_duplicates_gap.)
-    assume(not (case.params["kind"] == "dups" and abs(case.params["offset"]) >= 20000))
     xy = np.asarray(case.xy, np.float32)
     key, _ = lms_model.run(xy, mode)
     width = float(np.uint32(key >> 32).view(np.float32))
@@ -701,9 +699,6 @@ def test_gpu_fit_matches_cpu_brute_force_up_to_2000(case, mode_name):
     halfwidth, within fit_tolerance (3e-5 relative for the kernels' 1e-5 pruning shrink, plus
     2e-6 * extent * stretch for the float32 residuals; derivation in fit_tolerance's docstring).
     "auto" must be one of the two classical fits and the thinner one perpendicular to its line."""
-    # Known defect (test_gpu_known_far_duplicates_gap): duplicated points 20000 from the origin get a
-    # slab 7e-5 wider than the optimum; the region stays out of the property until it is fixed.
-    assume(not (case.params["kind"] == "dups" and abs(case.params["offset"]) >= 20000))
     line, hw = cvgpu.fitLineLMS(case.xy, mode_name)
     assert cvgpu.last_call_backend() == "cuda"
     check_against_cpu_brute(case.xy, mode_name, line, hw)
@@ -712,11 +707,10 @@ def test_gpu_fit_matches_cpu_brute_force_up_to_2000(case, mode_name):
 @pytest.mark.skipif(int(np.__version__.split(".")[0]) < 2,
                     reason="the model's float32 emulation relies on numpy 2's promotion rules (NEP 50): under "
                            "numpy 1.x its decision pass computes in float64 and misses the defect")
-@pytest.mark.xfail(strict=True, reason="known defect, reproduced by the kernels' model: the decision pass counts "
-                                       "points in [-e, T) with its rounding allowance e at the bottom only, so at "
-                                       "20000 from the origin (e ~ 0.3) it drops the optimal candidate; counting "
-                                       "[-e, T + e) (and (-T - e, e]) finds the optimum in the model")
-def test_kernel_model_known_far_duplicates_gap():
+def test_kernel_model_far_duplicates():
+    # Regression (device profile, 2026-11-26): the decision pass counted points in [-e, T) with its
+    # rounding allowance e at one end only, so 20000 from the origin (e ~ 0.3) it pruned the optimal
+    # candidate; it now counts [-e, T + e) and (-T - e, e].
     xy = np.asarray(make_lms_set("dups", 180, 180, 3, -20000, 0.7), np.float32)
     mode = lms.RESIDUALS["horizontal"]
     key, _ = lms_model.run(xy, mode)
@@ -729,9 +723,9 @@ def test_kernel_model_known_far_duplicates_gap():
 
 
 @pytest.mark.gpu
-@pytest.mark.xfail(strict=True, reason="known defect: the GPU slab is 1.1e-4 (7e-5 relative) wider than the float64 "
-                                       "optimum, beyond the 5.2e-5 tolerance (found by the device profile, 2026-11-26)")
-def test_gpu_known_far_duplicates_gap():
+def test_gpu_far_duplicates():
+    # Regression: the slab was 1.1e-4 (7e-5 relative) wider than the float64 optimum, beyond the
+    # 5.2e-5 tolerance, before the decision pass's allowance covered both ends (device profile).
     xy = make_lms_set("dups", 180, 180, 3, -20000, 0.7)
     line, hw = cvgpu.fitLineLMS(xy, "horizontal")
     check_against_cpu_brute(xy, "horizontal", line, hw)

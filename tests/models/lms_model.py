@@ -86,9 +86,10 @@ def run(P, mode):
             C = f32(f32(dy * P[a, 0]) - f32(dx * P[a, 1]))
             e = f32(4e-6) * ((abs(A) + abs(B)) * m + abs(C)) + f32(1e-30)
             T = f32(f32(w0 * norm) * f32(1 - 1e-5))
-            if not (np.isfinite(T) and np.isfinite(C) and np.isfinite(e)): continue
+            Te = f32(T + e)  # the allowance at both ends of each side's range (kernels/lms/lms.cu)
+            if not (np.isfinite(Te) and np.isfinite(C) and np.isfinite(e)): continue
             v = (np.float64(A) * P[:, 0] + (np.float64(B) * P[:, 1] + C).astype(f32)).astype(f32)  # ~fma
-            cl = np.sum((v >= -e) & (v < T)); cu = np.sum((v <= e) & (v > -T))
+            cl = np.sum((v >= -e) & (v < Te)); cu = np.sum((v <= e) & (v > -Te))
             if max(cl, cu) >= h:
                 nlist += 1
                 upd(evalc(P, mode, a, b))
