@@ -269,21 +269,31 @@ class CvgpuWorkerPlugin(WorkerPlugin):
     """Runs once in every worker process (also in workers that join later or that Dask restarts):
     imports cvgpu, compiles the families' kernels (``warm_up``), sets cv2's thread count
     (``cv2_threads``: 1 where a cluster already has a worker per core), then calls ``setup()`` (a
-    picklable function without arguments, e.g. one that loads a model or a lookup table)."""
+    picklable function without arguments, e.g. one that loads a model or a lookup table).
+
+    ``engine``: the engine of a worker that has a GPU (``cvgpu.set_engine``). The default "cuda"
+    pins its GPU: the worker exists to compute there, and "auto"'s cost model would first measure
+    every new image size or mode on cv2 in every worker process. None keeps the process's setting
+    (``CVGPU_ENGINE``). Workers without a GPU compute with cv2 whatever this says."""
 
     idempotent = True
 
-    def __init__(self, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+    def __init__(self, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None, engine="cuda"):
         self.families = tuple(families)
         self.setup_fn = setup
         self.cv2_threads = cv2_threads
-        self.name = "cvgpu-%s-%s-%s" % ("+".join(self.families) or "none",
-                                        getattr(setup, "__qualname__", "none"), cv2_threads)
+        self.engine = engine
+        self.name = "cvgpu-%s-%s-%s-%s" % ("+".join(self.families) or "none",
+                                           getattr(setup, "__qualname__", "none"), cv2_threads, engine)
 
     def setup(self, worker=None):
         import cv2
         if self.cv2_threads is not None:
             cv2.setNumThreads(int(self.cv2_threads))
+        if self.engine is not None:
+            import cvgpu
+            if cvgpu.backend() == "cuda":
+                cvgpu.set_engine(self.engine)
         errors, seconds = warm_up(self.families)
         _WORKER["warmed"] = tuple(sorted(set(_WORKER["warmed"]) | set(self.families) - set(errors)))
         _WORKER["warm_s"], _WORKER["warm_errors"] = seconds, errors
@@ -311,10 +321,10 @@ def worker_info():
     return info
 
 
-def prepare_workers(client, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+def prepare_workers(client, families=DEFAULT_FAMILIES, setup=None, cv2_threads=None, engine="cuda"):
     """Register ``CvgpuWorkerPlugin`` on ``client``'s cluster (once per distinct configuration;
     ``map_images`` does this itself) and wait until it ran on the workers there now."""
-    plugin = CvgpuWorkerPlugin(families, setup, cv2_threads)
+    plugin = CvgpuWorkerPlugin(families, setup, cv2_threads, engine)
     client.register_plugin(plugin)
     return plugin
 
@@ -480,7 +490,7 @@ class _Progress:
 
 
 def map_images(func, items, client=None, read=None, batch_size=None, progress=True,
-               families=DEFAULT_FAMILIES, setup=None, cv2_threads=None):
+               families=DEFAULT_FAMILIES, setup=None, cv2_threads=None, engine="cuda"):
     """``[Result]``: ``func(image)`` for every item, computed on ``client``'s workers, in input order.
 
     ``func``: a picklable function of one image (numpy, or what ``read`` returns) that uses cvgpu
@@ -490,10 +500,10 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     ``read``: item -> image on the worker (default ``read_image``: cv2.imread for paths).
     ``batch_size``: items per task (default ``auto_batch``); for a dask array, the chunk length
     along axis 0 (default: its own chunks). ``progress``: True for a progress bar, False for none,
-    or ``progress(done, total)``. ``families`` / ``setup`` / ``cv2_threads``: the worker plugin's
-    (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing)."""
+    or ``progress(done, total)``. ``families`` / ``setup`` / ``cv2_threads`` / ``engine``: the worker
+    plugin's (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing)."""
     client = _client(client)
-    prepare_workers(client, families, setup, cv2_threads)
+    prepare_workers(client, families, setup, cv2_threads, engine)
     token = uuid.uuid4().hex[:12]
     if _is_dask_array(items):
         labels, batches = _frame_batches(client, func, items, batch_size, token)
