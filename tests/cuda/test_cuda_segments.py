@@ -171,8 +171,10 @@ def segment_cases(draw):
 def test_property_equals_model(compat, case):
     seed, rows, cols, params = case
     rng = np.random.default_rng(seed)
-    img = _random_image(rng, rows, cols, seed % 2)
-    if rows + cols > 3009:
+    big = rows + cols > 3009
+    # (The large cases draw lines, not dots: the model's voting costs ~100 ns of CPU a vote.)
+    img = _random_image(rng, rows, cols, 1 if big else seed % 2)
+    if big:
         params = (0.5,) + params[1:]
     note("image %dx%d, params %r" % (cols, rows, params))
     got = _download(cuda.createHoughSegmentDetector(*params).detect(cuda.GpuMat(img)))
