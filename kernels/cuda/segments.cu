@@ -91,12 +91,20 @@ extern "C" __global__ void __launch_bounds__(256) cs_pack(
     if (yw >= cw)
         return;
     const int x = xw * 32 + lane;
-    unsigned col = 0;
+    // The 32 bytes of a lane are loaded before any ballot, so that they are all in flight at once
+    // (loads interleaved with the ballots were issued one after another).
+    bool on[32];
+#pragma unroll
     for (int j = 0; j < 32; j++) {
         const int y = yw * 32 + j;
-        const bool on = x < cols && y < rows && img[(long long)y * step + x] != 0;
-        const unsigned word = __ballot_sync(FULL_MASK, on);
-        col |= (unsigned)on << j;
+        on[j] = x < cols && y < rows && __ldg(img + (long long)y * step + x) != 0;
+    }
+    unsigned col = 0;
+#pragma unroll
+    for (int j = 0; j < 32; j++) {
+        const int y = yw * 32 + j;
+        const unsigned word = __ballot_sync(FULL_MASK, on[j]);
+        col |= (unsigned)on[j] << j;
         if (lane == j && y < rows)
             rowbits[(long long)y * rw + xw] = word;
     }
@@ -175,7 +183,6 @@ extern "C" __global__ void __launch_bounds__(1024) cs_maxima_list(
     const int* __restrict__ tile_counts, unsigned* __restrict__ maxima, int* __restrict__ counters)
 {
     __shared__ int scratch[32];
-    __shared__ int warp_base[32];
     await_previous_kernel();
     const int span = bounds[0];
     int before = 0;
@@ -184,23 +191,44 @@ extern "C" __global__ void __launch_bounds__(1024) cs_maxima_list(
     int base = cs_block_sum(before, scratch);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long tile = (long long)blockIdx.x * blockDim.x * CS_CELLS;
+    // Every cell's test first (all loads in flight, as cs_maxima_count), then one scan of the
+    // (cell round i, warp) counts in raster order: round-major, warps in order within a round.
+    __shared__ int counts[CS_CELLS * 32];
+    __shared__ int round_total[CS_CELLS];
+    unsigned hits[CS_CELLS];
+    long long at[CS_CELLS];
+#pragma unroll
     for (int i = 0; i < CS_CELLS; i++) {
-        const long long at = cs_cell(tile + (long long)i * blockDim.x + threadIdx.x, bounds, numangle, numrho, span);
-        const bool is_max = cs_is_max(accum, at, numrho + 2, threshold);
-        const unsigned hits = __ballot_sync(FULL_MASK, is_max);
-        __syncthreads();
-        if (lane == 0)
-            warp_base[warp] = __popc(hits);
-        __syncthreads();
-        int prior = 0, total = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) {
-            const int c = warp_base[w];
-            prior += w < warp ? c : 0;
-            total += c;
+        at[i] = cs_cell(tile + (long long)i * blockDim.x + threadIdx.x, bounds, numangle, numrho, span);
+        hits[i] = __ballot_sync(FULL_MASK, cs_is_max(accum, at[i], numrho + 2, threshold));
+    }
+    const int warps = (int)(blockDim.x >> 5);
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < CS_CELLS; i++)
+            counts[i * 32 + warp] = __popc(hits[i]);
+    }
+    __syncthreads();
+    if (warp < CS_CELLS) {
+        // Warp i: exclusive scan of round i's warp counts (warps beyond the block's count hold 0).
+        const int c = lane < warps ? counts[warp * 32 + lane] : 0;
+        int incl = c;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int u = __shfl_up_sync(FULL_MASK, incl, d);
+            if (lane >= d)
+                incl += u;
         }
-        if (is_max)
-            maxima[base + prior + __popc(hits & ((1u << lane) - 1u))] = (unsigned)at;
-        base += total;
+        if (lane < warps)
+            counts[warp * 32 + lane] = incl - c;
+        if (lane == 31)
+            round_total[warp] = incl;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < CS_CELLS; i++) {
+        if ((hits[i] >> lane) & 1u)
+            maxima[base + counts[i * 32 + warp] + __popc(hits[i] & ((1u << lane) - 1u))] = (unsigned)at[i];
+        base += round_total[i];
     }
     if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)
         counters[CS_MAXIMA] = base;
