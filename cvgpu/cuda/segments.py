@@ -36,6 +36,10 @@ _COUNTERS = 5                # CS_COUNTERS
 # Output capacity (segments) at most; a detect with more segments and a larger maxLines runs again
 # with room for all of them (a second synchronisation).
 OUT_CAP = 1 << 16
+# Segments kept per possible maximum by the first walk (kernels/cuda/segments.cu: the stash), so
+# that only maxima with more are walked again; none where the stash would pass STASH_BYTES.
+STASH_PER = 8
+STASH_BYTES = 1 << 28
 
 # cv::cuda::createHoughSegmentDetector(float rho, float theta, int minLineLength, int maxLineGap,
 # int maxLines = 4096, int threshold = -1): one overload (no array argument), so its binding raises
@@ -67,7 +71,8 @@ class _Workspace:
     their launch plans, one per setting."""
 
     __slots__ = ("voting", "rowbits", "colbits", "rw", "cw", "tiles", "tile_counts", "maxima", "counts", "offsets",
-                 "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out")
+                 "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out",
+                 "stash_per", "stash")
 
 
 class HoughSegmentDetector:
@@ -197,6 +202,8 @@ class HoughSegmentDetector:
         ws.maxima = cp.empty(most, dtype=cp.uint32)
         ws.counts = cp.empty(most, dtype=cp.int32)
         ws.offsets = cp.empty(most, dtype=cp.int32)
+        ws.stash_per = STASH_PER if most * STASH_PER * 16 <= STASH_BYTES else 0
+        ws.stash = cp.empty((most * ws.stash_per or 1, 4), dtype=cp.int32)
         ws.counters = cp.zeros(_COUNTERS, dtype=cp.int32)
         ws.results = _graphs.PinnedResults(cp, 2)
         num_sms = _kernels.device_properties()[0]
@@ -231,12 +238,15 @@ class HoughSegmentDetector:
                    maxima=ws.maxima, counters=ws.counters),
             Kernel(kernel("cs_walk_count"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
                    counters=ws.counters, **walk, counts=ws.counts, accum=accum, bounds=buf.bounds,
-                   numangle=np.int32(numangle)),
+                   numangle=np.int32(numangle), stash=ws.stash, stash_per=np.int32(ws.stash_per)),
             Kernel(kernel("cs_scan"), (1,), (1024,), 0, counts=ws.counts, counters=ws.counters, offsets=ws.offsets),
+            Kernel(kernel("cs_gather"), (ws.walk_grid,), (_WALK_THREADS,), 0, counters=ws.counters, counts=ws.counts,
+                   offsets=ws.offsets, stash=ws.stash, stash_per=np.int32(ws.stash_per), max_lines=np.int32(limit),
+                   out=Word("out_ptr"), call=CALL),
             Kernel(kernel("cs_walk_write"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
                    counters=ws.counters, **walk, counts=ws.counts, offsets=ws.offsets, max_lines=np.int32(limit),
                    out=Word("out_ptr"), point_counter=buf.counters, host=np.uint64(ws.results.pinned.ptr),
-                   call=CALL),
+                   call=CALL, stash_per=np.int32(ws.stash_per)),
         )
         return _graphs.GraphPlan(cp, _hough.FAMILY, buf.options, buf.call, kernels, buf.collect_lean, _ran)
 

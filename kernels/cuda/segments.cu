@@ -42,12 +42,16 @@
 //   cs_pack                   bit-packed rows and columns of the image
 //   cs_maxima_count           maxima per tile of accumulator cells (tiles in raster order)
 //   cs_maxima_list            the maxima's flat indices in raster order (prefix of tile counts)
-//   cs_walk<false>            per maximum: its number of segments; zeroes the accumulator windows
+//   cs_walk_count             per maximum: its number of segments, the first stash_per of them
+//                             kept in a stash; zeroes the accumulator windows
 //   cs_scan                   one block: offsets of each maximum's segments, their total
-//   cs_walk<true>             walks again the maxima whose segments start below maxLines and
-//                             writes them; the last block publishes the count and resets counters
-// Walking twice costs a second walk only for maxima that have segments below maxLines: typically a
-// small share of the maxima, and it needs no scratch for segments of unknown number.
+//   cs_gather                 the stashed segments of maxima that had at most stash_per, to their
+//                             places below maxLines
+//   cs_walk_write             walks again only the maxima with more segments than their stash held
+//                             (and segments below maxLines), writes them; the last block publishes
+//                             the count and resets counters
+// The stash (stash_per segments a possible maximum; 0 where it would not fit the memory budget of
+// cvgpu/cuda/segments.py) spares most maxima their second walk.
 
 #include "hough/voting.cuh"
 
@@ -305,8 +309,9 @@ __device__ __forceinline__ bool cs_start(unsigned flat, int numrho, float rho, f
 
 // One warp walks maximum `flat` (all lanes call it with the same arguments). Write == false:
 // returns the number of segments. Write == true: writes segment s to out[first + s] while
-// first + s < limit, and returns the number walked (it stops once the limit is reached).
-template <bool Write>
+// first + s < limit; with Stop it returns the number walked once the limit is reached, without it
+// walks on and returns the number of segments (the stash of cs_walk_count).
+template <bool Write, bool Stop = true>
 __device__ __forceinline__ int cs_walk_one(
     unsigned flat, int numrho, float rho, float theta, int rows, int cols, int min_len, int max_gap,
     const unsigned* __restrict__ rowbits, int rw, const unsigned* __restrict__ colbits, int cw,
@@ -388,7 +393,7 @@ __device__ __forceinline__ int cs_walk_one(
                 s0y = __shfl_sync(FULL_MASK, cy, top_start);
             }
             open = true;
-            if (Write && first + found >= limit)
+            if (Write && Stop && first + found >= limit)
                 return found;
         }
         if (outside)
@@ -429,13 +434,14 @@ __device__ __forceinline__ void cs_zero_windows(int* __restrict__ accum, const i
     }
 }
 
-// Pass 1: warps take maxima by ticket and record each one's number of segments; then the blocks
-// zero the accumulator (the maxima list is complete: this kernel waited for cs_maxima_list).
+// Pass 1: warps take maxima by ticket and record each one's number of segments, keeping the first
+// stash_per of them in stash[i * stash_per ...] (stash_per 0: none kept); then the blocks zero the
+// accumulator (the maxima list is complete: this kernel waited for cs_maxima_list).
 extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
     const unsigned* __restrict__ colbits, int cw, int* __restrict__ counts, int* __restrict__ accum,
-    const int* __restrict__ bounds, int numangle)
+    const int* __restrict__ bounds, int numangle, int4* __restrict__ stash, int stash_per)
 {
     await_previous_kernel();
     const int total = counters[CS_MAXIMA];
@@ -447,8 +453,11 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
         i = __shfl_sync(FULL_MASK, i, 0);
         if (i >= total)
             break;
-        const int found = cs_walk_one<false>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw,
-                                             colbits, cw, nullptr, 0, 0);
+        const int found = stash_per > 0
+            ? cs_walk_one<true, false>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw,
+                                       colbits, cw, stash + (long long)i * stash_per, 0, stash_per)
+            : cs_walk_one<false>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw,
+                                 colbits, cw, nullptr, 0, 0);
         if (lane == 0)
             counts[i] = found;
     }
@@ -492,15 +501,38 @@ extern "C" __global__ void __launch_bounds__(1024) cs_scan(const int* __restrict
         counters[CS_TOTAL] = all;
 }
 
-// Pass 2: walks again the maxima with segments that start below max_lines and writes them (out:
-// int4, the call word CS_WORD_OUT_PTR in graph mode). The last block publishes host[0] = the count
+// The segments of every maximum whose segments all fit its stash (counts[i] <= stash_per): copied to
+// out[offsets[i] + j] below max_lines. Grid-stride over the (maximum, slot) pairs.
+extern "C" __global__ void __launch_bounds__(256) cs_gather(
+    const int* __restrict__ counters, const int* __restrict__ counts, const int* __restrict__ offsets,
+    const int4* __restrict__ stash, int stash_per, int max_lines, int4* __restrict__ out,
+    const long long* __restrict__ call)
+{
+    await_previous_kernel();
+    if (call != nullptr)
+        out = reinterpret_cast<int4*>(call[CS_WORD_OUT_PTR]);
+    const long long pairs = (long long)counters[CS_MAXIMA] * stash_per;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < pairs; g += nthreads) {
+        const int i = (int)(g / stash_per), j = (int)(g - (long long)i * stash_per);
+        const int c = counts[i];
+        if (c > stash_per || j >= c)
+            continue;
+        const int slot = offsets[i] + j;
+        if (slot < max_lines)
+            out[slot] = stash[g];
+    }
+}
+
+// Pass 2: walks again the maxima with more segments than their stash held whose segments start
+// below max_lines, and writes them (out: int4, the call word CS_WORD_OUT_PTR in graph mode). The last block publishes host[0] = the count
 // (fenced after the segments; host[1] the segments in all) and resets the counters (the voting's point counter too).
 extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
     const unsigned* __restrict__ colbits, int cw, const int* __restrict__ counts, const int* __restrict__ offsets,
     int max_lines, int4* __restrict__ out, int* __restrict__ point_counter, int* __restrict__ host,
-    const long long* __restrict__ call)
+    const long long* __restrict__ call, int stash_per)
 {
     __shared__ int s_last;
     await_previous_kernel();
@@ -519,8 +551,8 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
         const int first = offsets[i];
         if (first >= max_lines)
             break;  // (offsets do not decrease: no later maximum has a segment below max_lines)
-        if (counts[i] == 0)
-            continue;
+        if (counts[i] <= stash_per)
+            continue;  // none, or all copied from the stash by cs_gather
         cs_walk_one<true>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw, colbits, cw, out,
                           first, max_lines);
         wrote = true;
