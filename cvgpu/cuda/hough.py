@@ -34,7 +34,7 @@ from .._cvmath import INT_MIN, cdiv, cv_round
 from .._graphs import CALL, Kernel, Word, await_published
 from ..hough._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, one_wave_vote_config,
                              shared_vote_grid, vote_residency, vote_variant, vote_window)
-from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
+from .gpumat import GpuMat, _cupy, _on_host, _stream_context, host_mode, make_type, no_cuda
 
 FAMILY = "cuda/hough"  # kernels/cuda/hough.cu
 
@@ -277,7 +277,36 @@ class HoughLinesDetector:
         if (hot is not None and lines is None and stream is None and type(src) is GpuMat and src._arr is hot.source
                 and src._type == CV_8UC1 and hot.get_device() == hot.device):
             return self._replay(hot)
+        if host_mode():
+            return self._detect_host(src, lines, stream)
         return self._detect(src, lines, stream)
+
+    def _detect_host(self, src, lines=None, stream=None):
+        """detect without a usable GPU: the same result computed on the CPU (cvgpu/cuda/_hough_host.py),
+        a host-backed GpuMat of the same layout; last_call_backend() says "cpu"."""
+        from . import _hough_host
+        self._hot = None
+        if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
+                and stream is None:
+            lines, stream = None, lines
+        image = _host_image(src)
+        if image is None:  # an empty GpuMat / array: no points
+            return _binding.deliver(GpuMat(), lines)
+        rows, cols = image.shape
+        _backend.record("cpu")
+        numangle, numrho = accumulator_size(rows, cols, self._rho, self._theta)
+        if numangle <= 0 or numrho <= 0:
+            # OpenCV checks this only once it has found points.
+            if image.any():
+                raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
+                                       "hough_lines.cpp", 0)
+            return _binding.deliver(GpuMat(), lines)
+        try:
+            out = _hough_host.detect(image, self._rho, self._irho, self._theta, self._threshold, self._do_sort,
+                                     self._max_lines, numangle, numrho)
+        except MemoryError as exc:
+            raise _errors.cv_error(-217, "out of memory (%s)" % exc, "allocate", "cuda_gpu_mat.cpp", 0) from None
+        return _binding.deliver(GpuMat() if out is None else _lines_mat(out, None), lines)
 
     @on_input_device(1, "src")
     def _detect(self, src, lines=None, stream=None):
@@ -606,6 +635,10 @@ class HoughLinesDetector:
         mirror = d_lines._host_mirror
         if mirror is not None and mirror[1] == mirror[0].launched and mirror[2] == n:
             lines_h, votes_h = mirror[4].copy(), mirror[5].copy()
+        elif _on_host(d_lines._arr):  # a host-backed GpuMat (no GPU): the same layout, read directly
+            both = np.ascontiguousarray(d_lines._arr)
+            lines_h = both[0].reshape(1, n, 2).copy()
+            votes_h = both[1].reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         else:
             cp = _cupy()
             with _stream_context(stream):
@@ -682,6 +715,39 @@ def _device_image(src):
     if arr.size == 0:
         return None
     return upload_2d(arr)
+
+
+def _host_image(src):
+    """_device_image for the CPU path: a 2-D uint8 numpy array of src, None when src is empty; the
+    same errors (-216 for a device array: there is no GPU to read it from)."""
+    if isinstance(src, GpuMat):
+        if src.type() != CV_8UC1:
+            _type_error()
+        if src.empty():
+            return None
+        arr = src._arr[:, :, 0]
+        return arr if _on_host(arr) else arr.get()  # (a device GpuMat: only under the tests' switch)
+    if src is None:
+        return None
+    if isinstance(src, np.ndarray):
+        arr = src
+        if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+            _type_error()
+    else:
+        dev = as_device_array(src)
+        if dev is None:
+            if hasattr(src, "__cuda_array_interface__") or hasattr(src, "__dlpack__"):
+                raise no_cuda()
+            raise _errors.bad_argument("detect", "Expected Ptr<cv::cuda::GpuMat> for argument 'src'",
+                                       "Expected Ptr<cv::UMat> for argument 'src'")
+        arr = dev.get()  # (only under the tests' switch: a GPU exists)
+    if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+        if arr.size == 0 and arr.dtype == np.uint8:
+            return None
+        _type_error()
+    if arr.ndim == 3:
+        arr = arr[:, :, 0]
+    return None if arr.size == 0 else arr
 
 
 def _type_error():
