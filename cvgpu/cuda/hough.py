@@ -18,6 +18,10 @@ the arithmetic and how it was established against OpenCV's own output), plus:
 Rows of the result GpuMat (2 x N, CV_32FC2): row 0 the (rho, theta) pairs, row 1 the int32 votes in
 its first N * 4 bytes and zeros in the rest. The result may have a row pitch larger than N * 8.
 
+Without a usable GPU, detect computes the same result on the CPU (cvgpu/cuda/_hough_host.py,
+numpy; ``last_call_backend()`` says ``"numpy"``) and returns a host-backed GpuMat of the same layout
+(cvgpu/cuda/gpumat.py), which downloadResults reads as it reads a device one.
+
 The launch plan (collection, voting, maxima) is HoughLines' (cvgpu.hough._voting, the same voting
 kernels in kernels/hough/voting.cuh) and replays as a captured graph from the second detect with the
 same settings on (cvgpu._graphs); a repeat on the same GpuMat replays the lean graph directly
@@ -283,7 +287,8 @@ class HoughLinesDetector:
 
     def _detect_host(self, src, lines=None, stream=None):
         """detect without a usable GPU: the same result computed on the CPU (cvgpu/cuda/_hough_host.py),
-        a host-backed GpuMat of the same layout; last_call_backend() says "cpu"."""
+        a host-backed GpuMat of the same layout; last_call_backend() says "numpy" (as every
+        computation of cvgpu's own on the CPU)."""
         from . import _hough_host
         self._hot = None
         if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
@@ -293,7 +298,9 @@ class HoughLinesDetector:
         if image is None:  # an empty GpuMat / array: no points
             return _binding.deliver(GpuMat(), lines)
         rows, cols = image.shape
-        _backend.record("cpu")
+        if _backend.cupy_module() is None:
+            _backend.warn_fallback()  # once per process, as every no-GPU path
+        _backend.record("numpy")
         numangle, numrho = accumulator_size(rows, cols, self._rho, self._theta)
         if numangle <= 0 or numrho <= 0:
             # OpenCV checks this only once it has found points.
