@@ -338,7 +338,7 @@ class GpuMat:
         if mask is not None and not isinstance(mask, (GpuMat,)) and _is_stream(mask):
             stream, mask = mask, None
         if _on_host(self._arr) or (self._arr is None and host_mode()):
-            return self._host_copy_to(dst, mask)
+            return self._copy_to_numpy(dst, mask)
         if mask is not None:
             raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "copyTo with a mask", "copyTo")
         out = dst if isinstance(dst, GpuMat) else GpuMat()
@@ -352,7 +352,7 @@ class GpuMat:
         out._arr, out._type, out._host_mirror = copy, self._type, None
         return out
 
-    def _host_copy_to(self, dst, mask):
+    def _copy_to_numpy(self, dst, mask):
         out = dst if isinstance(dst, GpuMat) else GpuMat()
         if self._arr is None:
             out.release()

@@ -282,10 +282,10 @@ class HoughLinesDetector:
                 and src._type == CV_8UC1 and hot.get_device() == hot.device):
             return self._replay(hot)
         if host_mode():
-            return self._detect_host(src, lines, stream)
+            return self._detect_numpy(src, lines, stream)
         return self._detect(src, lines, stream)
 
-    def _detect_host(self, src, lines=None, stream=None):
+    def _detect_numpy(self, src, lines=None, stream=None):
         """detect without a usable GPU: the same result computed on the CPU (cvgpu/cuda/_hough_host.py),
         a host-backed GpuMat of the same layout; last_call_backend() says "numpy" (as every
         computation of cvgpu's own on the CPU)."""
@@ -643,9 +643,7 @@ class HoughLinesDetector:
         if mirror is not None and mirror[1] == mirror[0].launched and mirror[2] == n:
             lines_h, votes_h = mirror[4].copy(), mirror[5].copy()
         elif _on_host(d_lines._arr):  # a host-backed GpuMat (no GPU): the same layout, read directly
-            both = np.ascontiguousarray(d_lines._arr)
-            lines_h = both[0].reshape(1, n, 2).copy()
-            votes_h = both[1].reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
+            lines_h, votes_h = _download_numpy(d_lines._arr, n)
         else:
             cp = _cupy()
             with _stream_context(stream):
@@ -653,6 +651,12 @@ class HoughLinesDetector:
             lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
             votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         return _into(lines_h, h_lines), _into(votes_h, h_votes)
+
+
+def _download_numpy(arr, n):
+    """(lines (1, n, 2) float32, votes (1, n) int32) copied from a host-backed result's (2, n, 2) array."""
+    both = np.ascontiguousarray(arr)
+    return both[0].reshape(1, n, 2).copy(), both[1].reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
 
 
 def _start_detect(cp, buf, out_bytes):
