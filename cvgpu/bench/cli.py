@@ -56,6 +56,8 @@ register("contours-frames", "cvgpu.bench.frames", "bench_frames",
 register("threads", "cvgpu.bench.threads", "bench_threads", "frames/s from 1 and 8 host threads, cv2 beside")
 register("hough-p", "cvgpu.bench.hough_p", "bench_hough_p",
          "HoughLinesP: photographs' Canny edges 640x480 to 3840x2160, 1024x1024 segments")
+register("cuda-segments", "cvgpu.bench.cuda", "bench_cuda_segments",
+         "cuda.HoughSegmentDetector vs OpenCV-CUDA's kernels (harness_seg), photographs 640x480 to 3840x2160")
 
 
 def _call_family(fn, quick, variants, progress):

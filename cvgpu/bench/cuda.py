@@ -140,3 +140,68 @@ def bench_cuda_hough(quick=False, progress=None):
             row["vs_reference"] = row["reference_ms"] / row["cvgpu_ms"]
         rows.append(row)
     return rows
+
+
+# ---------------------------------------------------------------- cuda.HoughSegmentDetector
+
+SEG_PARAMS = dict(rho=1.0, theta=math.pi / 180, minLineLength=50, maxLineGap=10)
+
+
+def bench_cuda_segments(quick=False, progress=None):
+    """cvgpu.cuda.HoughSegmentDetector (detect + download on a device-resident GpuMat, CUDA events)
+    beside OpenCV-CUDA's own kernels timed in the same job (ocv.py: harness_seg, before and after,
+    the lower kept), on photographs' Canny edges at camera-frame sizes and a 1024^2 seed segment
+    image; rho 1, theta 1 degree, minLineLength 50, maxLineGap 10. Without the harness the rows say
+    it is missing (reference_kind "missing")."""
+    cp = _backend.cupy_module()
+    if cp is None:
+        return []
+    from ..cuda import GpuMat, createHoughSegmentDetector
+    harness = ocv.find_segments_harness()
+    photos = FRAME_PHOTOS[:1] if quick else FRAME_PHOTOS[:2]
+    frames = FRAMES[:1] if quick else FRAMES
+    work = [("1024x1024 horizontal segments, 81920 pts", lambda: segments_image(1024, 81920))]
+    work += [("photo %s %dx%d Canny" % (n, w, h), lambda n=n, s=(w, h): frame_edges(n, s))
+             for w, h in frames for n in photos]
+    progress = progress or (lambda label: None)
+    if hasattr(progress, "expect"):
+        progress.expect(len(work))
+    p = SEG_PARAMS
+    rows = []
+    for name, build in work:
+        img = build()
+        if img is None:
+            progress("cuda-segments: %s (scikit-image missing)" % name)
+            continue
+        progress("cuda-segments: " + name)
+        d_img = GpuMat(img)
+        det = createHoughSegmentDetector(p["rho"], p["theta"], p["minLineLength"], p["maxLineGap"])
+        reps = 20 if quick else 100
+
+        def ref():
+            return ocv.run_segments(harness, img, p["rho"], p["theta"], p["minLineLength"], p["maxLineGap"],
+                                    4096, -1, reps) if harness else None
+        ref_before = ref()
+        t = time_device(cp, lambda: det.detect(d_img).download(), reps, warmup=10)
+        t_one = time_device(cp, lambda: det.detect(d_img).download(), 20, warmup=0, batch=1)
+        ref_after = ref()
+        segs = det.detect(d_img)
+        cv2_t = time_host(lambda: cv2.HoughLinesP(img, p["rho"], p["theta"], p["minLineLength"],
+                                                  minLineLength=p["minLineLength"], maxLineGap=p["maxLineGap"]),
+                          3 if img.size > 4e6 else 5, warmup=0)
+        base = dict(family="cuda", function="cuda.HoughSegmentDetector", workload=name,
+                    points=int(np.count_nonzero(img)), width=int(img.shape[1]), height=int(img.shape[0]),
+                    min_line_length=p["minLineLength"], max_line_gap=p["maxLineGap"], max_lines=4096,
+                    segments=0 if segs.empty() else int(segs.size()[0]))
+        if ref_before is not None:
+            base.update(reference_ms=min(ref_before[0], ref_after[0]), reference_kind="side-by-side",
+                        reference_spread_ms=abs(ref_before[0] - ref_after[0]), reference_segments=ref_before[1])
+        else:
+            base.update(reference_ms=None, reference_kind="missing",
+                        reference_note="OpenCV-CUDA harness_seg not built (../shared/ocv_harness/README.md)")
+        # cv2_ms: cv2.HoughLinesP (CPU, a different, randomised algorithm) for scale only.
+        row = timing_row(base, cv2_t, t, "device", None, single_call_ms=t_one["median"])
+        if row.get("reference_ms"):
+            row["vs_reference"] = row["reference_ms"] / row["cvgpu_ms"]
+        rows.append(row)
+    return rows

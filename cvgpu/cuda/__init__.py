@@ -5,9 +5,10 @@ import cv2 as _cv2
 from .._backend import device_count as _device_count
 from .gpumat import GpuMat, Stream, Stream_Null
 from .hough import HoughLinesDetector, createHoughLinesDetector
+from .segments import HoughSegmentDetector, createHoughSegmentDetector
 
 _OWN = {"getCudaEnabledDeviceCount", "GpuMat", "Stream", "Stream_Null", "createHoughLinesDetector",
-        "HoughLinesDetector"}
+        "HoughLinesDetector", "createHoughSegmentDetector", "HoughSegmentDetector"}
 
 
 def getCudaEnabledDeviceCount():

@@ -689,22 +689,25 @@ def _looks_like_stream(value):
     return type(value).__name__ in ("Stream", "ExternalStream")
 
 
-def _device_image(src):
-    """A 2-D uint8 CuPy array of src, None when src is empty; cv2.error -215 for other types."""
+def _device_image(src, source="hough_lines.cpp"):
+    """A 2-D uint8 CuPy array of src, None when src is empty; cv2.error -215 for other types
+    (raised from OpenCV's ``source`` file)."""
     if isinstance(src, GpuMat):
         if src.empty():
             if src.type() != CV_8UC1:
-                _type_error()
+                _type_error(source)
             return None
         if src.type() != CV_8UC1:
-            _type_error()
+            _type_error(source)
+        if _backend.cupy_module() is None:
+            raise no_cuda()  # a host-backed GpuMat (no GPU) given to a detector that needs the GPU
         return upload_2d(src._arr[:, :, 0])
     if src is None:
         return None
     if isinstance(src, np.ndarray):
         arr = src
         if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
-            _type_error()
+            _type_error(source)
         if arr.size == 0:
             return None
         if _backend.cupy_module() is None:
@@ -720,7 +723,7 @@ def _device_image(src):
     if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
         if arr.size == 0 and arr.dtype == np.uint8:
             return None
-        _type_error()
+        _type_error(source)
     if arr.ndim == 3:
         arr = arr[:, :, 0]
     if arr.size == 0:
@@ -761,8 +764,8 @@ def _host_image(src):
     return None if arr.size == 0 else arr
 
 
-def _type_error():
-    raise _errors.cv_error(_errors.ASSERTION_FAILED, "src.type() == CV_8UC1", "detect", "hough_lines.cpp", 0)
+def _type_error(source="hough_lines.cpp"):
+    raise _errors.cv_error(_errors.ASSERTION_FAILED, "src.type() == CV_8UC1", "detect", source, 0)
 
 
 def createHoughLinesDetector(*args, **kwargs):

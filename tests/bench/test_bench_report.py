@@ -277,7 +277,7 @@ def test_bench_quick_on_gpu(tmp_path, capsys):
 def test_every_family_gives_rows_in_quick_mode():
     # A family function that falls off its end returns None, which the registry reads as no rows:
     # two did after a merge, and their rows were missing from the device run's table.
-    without_gpu_rows = {"cuda"}   # OpenCV-CUDA detector rows need the GPU
+    without_gpu_rows = {"cuda", "cuda-segments"}   # OpenCV-CUDA detector rows need the GPU
     for name in bench_cli.FAMILIES:
         if name == "linkruns" and not hasattr(cv2, "findContoursLinkRuns"):
             continue   # (exists from OpenCV 4.10)

@@ -498,3 +498,13 @@ def test_gpu_and_host_gpumats_agree():
             gm._FORCE_HOST[0] = False
     dev, hst = outs
     assert all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(dev, hst))
+
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the no-GPU behaviour")
+def test_segment_detector_without_gpu_raises_no_cuda_on_host_gpumats():
+    # The segment detector has no CPU path: a host-backed GpuMat gets -216, as a numpy image does.
+    det = cuda.createHoughSegmentDetector(1, 0.1, 3, 1)
+    img = np.zeros((4, 4), np.uint8)
+    img[1, 1] = 255
+    for src in (img, cuda.GpuMat(img)):
+        _no_cuda(lambda: det.detect(src))

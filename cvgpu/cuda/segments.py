@@ -1,0 +1,317 @@
+"""cv2.cuda.createHoughSegmentDetector: OpenCV's CUDA probabilistic Hough (cudaimgproc), in cvgpu.
+
+Same segments as OpenCV's CUDA detector (kernels/cuda/segments.cu has the algorithm, its arithmetic
+and how it was established against OpenCV's own output), plus:
+
+* deterministic order: by local maximum in raster order of the accumulator (angle index, then rho
+  index), then along that maximum's walk across the image;
+* when there are more segments than maxLines, the first maxLines in that order are kept (OpenCV
+  keeps whichever its atomics happened to write first);
+* ``detect`` also takes CuPy / CUDA-array-interface / DLPack device arrays and numpy arrays
+  (uploaded), besides GpuMat;
+* one host synchronisation per detect (the segment count).
+
+The result is a 1 x N CV_32SC4 GpuMat (x1, y1, x2, y2 int32), empty when there are none. The
+voting is the lines detector's (cvgpu.cuda.hough: its buffers, point list, voting kernels and call
+words; OpenCV's two detectors share it too); from the second detect with the same settings on, the
+launches replay as one captured CUDA graph (cvgpu._graphs).
+"""
+import numpy as np
+
+from .. import _backend, _binding, _device_ops, _errors, _graphs, _kernels
+from .._arrays import on_input_device, upload_2d
+from .._cvmath import INT_MIN, cdiv
+from .._graphs import CALL, Kernel, Word, await_published
+from ..hough._voting import TUNING, load_width
+from . import hough as _hough
+from .gpumat import GpuMat, _cupy, _stream_context, make_type
+
+FAMILY = "cuda/segments"  # kernels/cuda/segments.cu
+
+CV_8UC1 = 0
+CV_32SC4 = make_type(4, 4)
+_CELLS_PER_TILE = 1024 * 8   # cs_maxima_count: 1024 threads x CS_CELLS
+_WALK_THREADS = 256
+_COUNTERS = 5                # CS_COUNTERS
+# Output capacity (segments) at most; a detect with more segments and a larger maxLines runs again
+# with room for all of them (a second synchronisation).
+OUT_CAP = 1 << 16
+
+# cv::cuda::createHoughSegmentDetector(float rho, float theta, int minLineLength, int maxLineGap,
+# int maxLines = 4096, int threshold = -1): one overload (no array argument), so its binding raises
+# the converters' own Python errors.
+_PARAMS = [
+    _binding.Param("rho", "float"),
+    _binding.Param("theta", "float"),
+    _binding.Param("minLineLength", "int"),
+    _binding.Param("maxLineGap", "int"),
+    _binding.Param("maxLines", "int", 4096),
+    _binding.Param("threshold", "int", -1),
+]
+_SETTER_PARAMS = {p.name: _binding.Param(p.name, p.kind) for p in _PARAMS}
+
+
+def _setter_value(method, name, args, kwargs):
+    """A setter's one argument bound and converted as cv2's binding of that method does."""
+    return _binding.parse("cuda_HoughSegmentDetector." + method, [_SETTER_PARAMS[name]], args, kwargs, None,
+                          overloads=1)[name]
+
+
+def vote_threshold(threshold, min_line_length):
+    """The votes a local maximum needs (OpenCV: threshold when > 0, else minLineLength)."""
+    return threshold if threshold > 0 else min_line_length
+
+
+class _Workspace:
+    """The segment kernels' buffers over one voting buffer set (the lines detector's _Buffers) and
+    their launch plans, one per setting."""
+
+    __slots__ = ("voting", "rowbits", "colbits", "rw", "cw", "tiles", "tile_counts", "maxima", "counts", "offsets",
+                 "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out")
+
+
+class HoughSegmentDetector:
+    """cv2.cuda.HoughSegmentDetector (create it with cvgpu.cuda.createHoughSegmentDetector)."""
+
+    def __init__(self, rho, theta, minLineLength, maxLineGap, maxLines=4096, threshold=-1):
+        self._rho = _hough._float32(rho)
+        self._theta = _hough._float32(theta)
+        self._min_len = int(minLineLength)
+        self._max_gap = int(maxLineGap)
+        self._max_lines = int(maxLines)
+        self._threshold = int(threshold)
+        # The voting's buffers and kernels are the lines detector's (its _buffers, keyed by image
+        # size, rho and theta); this detector's own work space sits beside them.
+        self._voter = _hough.HoughLinesDetector(rho, theta, 1)
+        self._ws = None
+        self._sizes = {}
+
+    # ------------------------------------------------------------ parameters (stored as OpenCV)
+    def setRho(self, *args, **kwargs):
+        """setRho(rho) -> None"""
+        self._rho = _hough._float32(_setter_value("setRho", "rho", args, kwargs))
+
+    def getRho(self):
+        return float(self._rho)
+
+    def setTheta(self, *args, **kwargs):
+        """setTheta(theta) -> None"""
+        self._theta = _hough._float32(_setter_value("setTheta", "theta", args, kwargs))
+
+    def getTheta(self):
+        return float(self._theta)
+
+    def setMinLineLength(self, *args, **kwargs):
+        """setMinLineLength(minLineLength) -> None"""
+        self._min_len = _setter_value("setMinLineLength", "minLineLength", args, kwargs)
+
+    def getMinLineLength(self):
+        return self._min_len
+
+    def setMaxLineGap(self, *args, **kwargs):
+        """setMaxLineGap(maxLineGap) -> None"""
+        self._max_gap = _setter_value("setMaxLineGap", "maxLineGap", args, kwargs)
+
+    def getMaxLineGap(self):
+        return self._max_gap
+
+    def setMaxLines(self, *args, **kwargs):
+        """setMaxLines(maxLines) -> None"""
+        self._max_lines = _setter_value("setMaxLines", "maxLines", args, kwargs)
+
+    def getMaxLines(self):
+        return self._max_lines
+
+    def setThreshold(self, *args, **kwargs):
+        """setThreshold(threshold) -> None"""
+        self._threshold = _setter_value("setThreshold", "threshold", args, kwargs)
+
+    def getThreshold(self):
+        return self._threshold
+
+    # ------------------------------------------------------------ cv::Algorithm
+    def empty(self):
+        return False
+
+    def clear(self):
+        """Releases the device buffers (they are reallocated by the next detect)."""
+        self._ws = None
+        self._voter.clear()
+
+    def getDefaultName(self):
+        # HoughSegmentDetectorImpl does not override Algorithm::getDefaultName.
+        return "my_object"
+
+    # ------------------------------------------------------------ detect
+    @on_input_device(1, "src")
+    def detect(self, src, lines=None, stream=None):
+        """detect(src[, lines[, stream]]) -> lines: a 1 x N CV_32SC4 GpuMat (empty when none)."""
+        if isinstance(lines, GpuMat) is False and lines is not None and _hough._looks_like_stream(lines) \
+                and stream is None:
+            lines, stream = None, lines
+        image = _hough._device_image(src, "hough_segments.cpp")
+        if image is None:  # an empty GpuMat / array: no points
+            return _binding.deliver(GpuMat(), lines)
+        rows, cols = image.shape
+        cp = _cupy()
+        _backend.record("cuda")
+        skey = (rows, cols, float(self._rho), float(self._theta))
+        sizes = self._sizes.get(skey)
+        if sizes is None:
+            if len(self._sizes) > 32:
+                self._sizes.clear()
+            sizes = self._sizes[skey] = _hough.accumulator_size(rows, cols, self._rho, self._theta)
+        numangle, numrho = sizes
+        if numangle <= 0 or numrho <= 0:
+            # OpenCV checks this only once it has found points.
+            with _stream_context(stream):
+                has_points = int(_device_ops.ops(cp).any_nonzero_2d(image).get()[0]) > 0
+            if has_points:
+                raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
+                                       "hough_segments.cpp", 0)
+            return _binding.deliver(GpuMat(), lines)
+        try:
+            with _stream_context(stream):
+                result = self._run(cp, image, numangle, numrho)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            raise _errors.cv_error(-217, "out of memory (%s)" % exc, "allocate", "cuda_gpu_mat.cpp", 0) from None
+        return _binding.deliver(result, lines)
+
+    def _workspace(self, cp, rows, cols, numangle, numrho):
+        voter = self._voter
+        voter._rho, voter._theta = self._rho, self._theta
+        voter._irho = _hough._inverse(self._rho)
+        buf = voter._buffers(cp, rows, cols, numangle, numrho)
+        ws = self._ws
+        if ws is not None and ws.voting is buf:
+            return ws
+        ws = _Workspace()
+        ws.voting = buf
+        ws.rw, ws.cw = cdiv(cols, 32), cdiv(rows, 32)
+        ws.rowbits = cp.empty(rows * ws.rw, dtype=cp.uint32)
+        ws.colbits = cp.empty(cols * ws.cw, dtype=cp.uint32)
+        ws.tiles = max(1, cdiv(numangle * (numrho + 2), _CELLS_PER_TILE))
+        ws.tile_counts = cp.empty(ws.tiles, dtype=cp.int32)
+        # No two local maxima are neighbours (strict 8-neighbour rule).
+        most = cdiv(numangle, 2) * cdiv(numrho, 2)
+        ws.maxima = cp.empty(most, dtype=cp.uint32)
+        ws.counts = cp.empty(most, dtype=cp.int32)
+        ws.offsets = cp.empty(most, dtype=cp.int32)
+        ws.counters = cp.zeros(_COUNTERS, dtype=cp.int32)
+        ws.results = _graphs.PinnedResults(cp, 2)
+        num_sms = _kernels.device_properties()[0]
+        walk = _kernels.get_function(FAMILY, "cs_walk_count", ())
+        per_sm = _kernels.resident_blocks(walk, _WALK_THREADS, 0) or 4
+        ws.walk_grid = num_sms * per_sm
+        ws.plans, ws.graph_seen, ws.spare_out = {}, None, _graphs.SpareOutput()
+        self._ws = ws
+        return ws
+
+    def _plan(self, cp, ws, rows, cols, numangle, numrho, limit):
+        buf = ws.voting
+
+        def kernel(name):
+            return _kernels.get_function(FAMILY, name, ())
+        rho, theta = self._rho, self._theta
+        threshold = np.int32(max(INT_MIN, min(vote_threshold(self._threshold, self._min_len), 2**31 - 1)))
+        walk = dict(numrho=np.int32(numrho), rho=rho, theta=theta, rows=np.int32(rows), cols=np.int32(cols),
+                    min_len=np.int32(self._min_len), max_gap=np.int32(self._max_gap), rowbits=ws.rowbits,
+                    rw=np.int32(ws.rw), colbits=ws.colbits, cw=np.int32(ws.cw))
+        accum = buf.accum_pair[0]
+        kernels = (
+            buf.collect,
+            Kernel(kernel("cs_pack"), (ws.rw, cdiv(ws.cw, 8)), (256,), 0, img=Word("image_ptr"), cols=np.int32(cols),
+                   step=Word("row_step"), rows=np.int32(rows), rowbits=ws.rowbits, rw=np.int32(ws.rw),
+                   colbits=ws.colbits, cw=np.int32(ws.cw), call=CALL),
+            buf.votes[0],
+            Kernel(kernel("cs_maxima_count"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
+                   numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, tile_counts=ws.tile_counts),
+            Kernel(kernel("cs_maxima_list"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
+                   numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, tile_counts=ws.tile_counts,
+                   maxima=ws.maxima, counters=ws.counters),
+            Kernel(kernel("cs_walk_count"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
+                   counters=ws.counters, **walk, counts=ws.counts, accum=accum, bounds=buf.bounds,
+                   numangle=np.int32(numangle)),
+            Kernel(kernel("cs_scan"), (1,), (1024,), 0, counts=ws.counts, counters=ws.counters, offsets=ws.offsets),
+            Kernel(kernel("cs_walk_write"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
+                   counters=ws.counters, **walk, counts=ws.counts, offsets=ws.offsets, max_lines=np.int32(limit),
+                   out=Word("out_ptr"), point_counter=buf.counters, host=np.uint64(ws.results.pinned.ptr),
+                   call=CALL),
+        )
+        return _graphs.GraphPlan(cp, _hough.FAMILY, buf.options, buf.call, kernels, buf.collect_lean, _ran)
+
+    def _run(self, cp, image, numangle, numrho):
+        rows, cols = image.shape
+        max_lines = self._max_lines
+        ws = self._workspace(cp, rows, cols, numangle, numrho)
+        limit = max(0, min(max_lines, OUT_CAP))
+        count, total, out = self._launch(cp, ws, image, numangle, numrho, limit)
+        if total > limit and max_lines > limit:
+            # More segments than the usual room and maxLines allows more: again with room for all.
+            limit = min(max_lines, total)
+            count, total, out = self._launch(cp, ws, image, numangle, numrho, limit)
+        if count == 0:
+            return GpuMat()
+        m = GpuMat()
+        m._arr = cp.ndarray((1, count, 4), dtype=cp.int32, memptr=out)
+        m._type, m._host_mirror = CV_32SC4, None
+        return m
+
+    def _launch(self, cp, ws, image, numangle, numrho, limit):
+        """Runs the plan once: (segments written, segments in all, output memory)."""
+        rows, cols = image.shape
+        buf = ws.voting
+        gkey = (self._min_len, self._max_gap, limit, self._threshold, float(self._rho), float(self._theta))
+        plan = ws.plans.get(gkey)
+        if plan is None:
+            if len(ws.plans) > 16:
+                ws.plans.clear()
+            plan = ws.plans[gkey] = self._plan(cp, ws, rows, cols, numangle, numrho, limit)
+        stream = cp.cuda.get_current_stream()
+        out_bytes = max(1, limit) * 16
+        out = ws.spare_out.take(cp, stream, out_bytes)
+        results = ws.results
+        results.flag[0] = INT_MIN
+        step, ptr = image.strides[0], image.data.ptr
+        try:
+            graph = plan.graph
+            if graph is None and ws.graph_seen == gkey:
+                graph = plan.full_graph()
+            ws.graph_seen = gkey
+            if graph:
+                head = (ptr, step, load_width(ptr, step, cols))
+                _hough._pack_words(buf.call_bytes, 0, *head, out.ptr)
+                plan.replay(stream, head)
+            else:
+                _ran("direct")
+                plan.launch_direct((image, np.int64(step), np.int32(load_width(ptr, step, cols)), np.uint64(out.ptr)))
+            ws.spare_out.refill(cp, stream, out_bytes)
+            await_published(results.flag, INT_MIN, stream)
+        except BaseException:
+            self._abandon(ws)
+            raise
+        count = results.flag[0]
+        if count == INT_MIN:
+            self._abandon(ws)
+            raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_segments.cpp", 0)
+        return count, int(results.host[1]), out
+
+    def _abandon(self, ws):
+        """After a launch that failed or did not complete: counters and accumulators zeroed."""
+        ws.counters.fill(0)
+        ws.voting.counters.fill(0)
+        ws.voting.accums.fill(0)
+        ws.voting.call.loaded = None
+
+
+def _ran(path):
+    TUNING.ran("segments." + path)
+
+
+def createHoughSegmentDetector(*args, **kwargs):
+    """createHoughSegmentDetector(rho, theta, minLineLength, maxLineGap[, maxLines[, threshold]]) -> retval
+
+    rho and theta are stored as float32, the others as int (as OpenCV)."""
+    a = _binding.parse("createHoughSegmentDetector", _PARAMS, args, kwargs, None, overloads=1)
+    return HoughSegmentDetector(a["rho"], a["theta"], a["minLineLength"], a["maxLineGap"], a["maxLines"],
+                                a["threshold"])

@@ -1,0 +1,149 @@
+"""An exact CPU model of OpenCV-CUDA's HoughSegmentDetector (cudaimgproc's hough_segments.cu driven as
+HoughSegmentDetector::detect does), which cvgpu.cuda.createHoughSegmentDetector reproduces.
+
+OpenCV's pip wheels have no CUDA: the reference is OpenCV's own output recorded on a GPU (the shared
+golden corpus; tests/cuda/test_cuda_segments_model.py checks this model against all of it without a
+GPU), and this model carries the comparison to any image (tests/cuda/test_cuda_segments.py compares
+the detector with it). Pure numpy, vectorised over the local maxima; float32 arithmetic throughout:
+
+* voting: the lines detector's accumulator (cuda_hough_model.model_accumulator);
+* maxima: votes >= (threshold if threshold > 0 else minLineLength), strictly above all 8 neighbours;
+* start of the walk: CUDA's sincosf, correctly rounded divisions, and the contractions nvcc made:
+  ``p0.y + a * dir.y`` is fmaf(a, dir.y, p0.y) (and the same for x); ``cols - 1 - p0.x`` is not
+  fused. Established against the golden corpus: this choice matches all 240 cases; the
+  alternatives of ``start_points``' ``fused`` each fail some (no FMA: 10 cases, the products
+  sin/cos * radius fused instead: 7, ``cols - 1 - p0.x`` fused too: 2; see
+  test_cuda_segments_golden.test_other_contractions_disagree_with_golden).
+* the walk: one rounded float32 add per coordinate and step, the pixel at (floor(x), floor(y));
+  runs of edge steps joined across at most maxLineGap non-edge steps; kept when the float32
+  |x1 - x0| or |y1 - y0| reaches minLineLength; end points truncated to int.
+* order: cvgpu's documented one: by maximum in raster order, then along the walk; the first
+  maxLines kept.
+"""
+import numpy as np
+
+from cuda_hough_model import f32, fma32, model_accumulator, model_sincosf
+
+
+def model_maxima8(acc, threshold):
+    """(n, r) of the 8-neighbour strict local maxima with votes >= threshold, in raster order."""
+    inner = acc[1:-1, 1:-1]
+    m = inner >= threshold
+    for dn in (0, 1, 2):
+        for dr in (0, 1, 2):
+            if (dn, dr) != (1, 1):
+                m &= inner > acc[dn:dn + inner.shape[0], dr:dr + inner.shape[1]]
+    return np.nonzero(m)
+
+
+def start_points(n, r, numrho, rows, cols, rho, theta, fused="a"):
+    """(x0, y0, step x, step y) float32 of each maximum's walk; fused: "a" fmaf(a, dir, p0) (the
+    kernel's), "p" fmaf(sin/cos, radius, a * dir), "none", or "a+sub" ("a" with cols - 1 - p0.x
+    fused as fmaf(-cos, radius, cols - 1))."""
+    rho, theta = f32(rho), f32(theta)
+    radius = ((r.astype(f32) - f32(f32(numrho - 1) * f32(0.5))) * rho).astype(f32)
+    angle = (n.astype(f32) * theta).astype(f32)
+    sina, cosa = model_sincosf(angle)
+    p0x, p0y = (cosa * radius).astype(f32), (sina * radius).astype(f32)
+    dx, dy = (-sina).astype(f32), cosa.astype(f32)
+    with np.errstate(all="ignore"):
+        def far(cst, trig, p):  # cst - p, p = trig * radius
+            return fma32(-trig, radius, f32(cst)) if fused == "a+sub" else (f32(cst) - p).astype(f32)
+
+        def along(p, trig, a, d):  # p + a * d, p = trig * radius
+            if fused == "p":
+                return fma32(trig, radius, (a * d).astype(f32))
+            if fused == "none":
+                return (p + (a * d).astype(f32)).astype(f32)
+            return fma32(a, d, p)
+        h01, h23 = dx != 0, dy != 0
+        b0y = np.where(h01, along(p0y, sina, (-p0x / dx).astype(f32), dy), f32(-1))
+        b1y = np.where(h01, along(p0y, sina, (far(cols - 1, cosa, p0x) / dx).astype(f32), dy), f32(-1))
+        b2x = np.where(h23, along(p0x, cosa, (-p0y / dy).astype(f32), dx), f32(-1))
+        b3x = np.where(h23, along(p0x, cosa, (far(rows - 1, sina, p0y) / dy).astype(f32), dx), f32(-1))
+    c0 = h01 & (b0y >= 0) & (b0y < rows)
+    c1 = ~c0 & h01 & (b1y >= 0) & (b1y < rows)
+    c2 = ~c0 & ~c1 & h23 & (b2x >= 0) & (b2x < cols)
+    c3 = ~c0 & ~c1 & ~c2 & h23 & (b3x >= 0) & (b3x < cols)
+    x0 = np.select([c0, c1, c2, c3], [f32(0), f32(cols - 1), b2x, b3x], p0x).astype(f32)
+    y0 = np.select([c0, c1, c2, c3], [b0y, b1y, f32(0), f32(rows - 1)], p0y).astype(f32)
+    flip = (c0 & (dx < 0)) | (c1 & (dx > 0)) | (c2 & (dy < 0)) | (c3 & (dy > 0))
+    dx, dy = np.where(flip, -dx, dx).astype(f32), np.where(flip, -dy, dy).astype(f32)
+    big = np.abs(dx) > np.abs(dy)
+    with np.errstate(all="ignore"):
+        sx = np.where(big, np.where(dx > 0, f32(1), f32(-1)), (dx / np.abs(dy)).astype(f32)).astype(f32)
+        sy = np.where(big, (dy / np.abs(dx)).astype(f32), np.where(dy > 0, f32(1), f32(-1))).astype(f32)
+    return x0, y0, sx, sy
+
+
+def walk(img, x0, y0, sx, sy, min_len, max_gap):
+    """The segments of every walk: int32 (S, 4) and the walk (maximum) index of each, ordered by walk
+    and then along it. OpenCV's per-step state machine, run for all walks at once."""
+    rows, cols = img.shape
+    count = len(x0)
+    x, y = x0.copy(), y0.copy()
+
+    def inside(x, y):
+        return ~((x < 0) | (x >= cols) | (y < 0) | (y >= rows))
+    active = inside(x, y)
+    in_line = np.zeros(count, bool)
+    gap = np.zeros(count, np.int64)
+    s0x, s0y = np.zeros(count, f32), np.zeros(count, f32)
+    s1x, s1y = np.zeros(count, f32), np.zeros(count, f32)
+    length = f32(min_len)
+    found = []
+
+    def emit(mask, step):
+        good = mask & ((np.abs((s1x - s0x).astype(f32)) >= length) | (np.abs((s1y - s0y).astype(f32)) >= length))
+        i = np.nonzero(good)[0]
+        if len(i):
+            found.append(np.stack([i, np.full(len(i), step), s0x[i].astype(np.int64), s0y[i].astype(np.int64),
+                                   s1x[i].astype(np.int64), s1y[i].astype(np.int64)], 1))
+    step = 0
+    while active.any():
+        idx = np.nonzero(active)[0]
+        on = np.zeros(count, bool)
+        xi = np.clip(np.floor(x[idx]).astype(np.int64), 0, cols - 1)  # texture: point filter, clamp
+        yi = np.clip(np.floor(y[idx]).astype(np.int64), 0, rows - 1)
+        on[idx] = img[yi, xi] != 0
+        start = on & ~in_line
+        s0x, s0y = np.where(start, x, s0x), np.where(start, y, s0y)
+        s1x, s1y = np.where(on, x, s1x), np.where(on, y, s1y)
+        in_line |= on
+        gap[on] = 0
+        off = active & ~on & in_line
+        gap[off] += 1
+        end = off & (gap > max_gap)
+        emit(end, step)
+        in_line &= ~end
+        gap[end] = 0
+        x = np.where(active, (x + sx).astype(f32), x)
+        y = np.where(active, (y + sy).astype(f32), y)
+        leaving = active & ~inside(x, y)
+        emit(leaving & in_line, step)
+        active &= ~leaving
+        step += 1
+    if not found:
+        return np.zeros((0, 4), np.int32), np.zeros(0, np.int64)
+    o = np.concatenate(found)
+    o = o[np.lexsort((o[:, 1], o[:, 0]))]
+    return o[:, 2:].astype(np.int32), o[:, 0]
+
+
+def model_all_segments(img, rho, theta, min_len, max_gap, threshold=-1, fused="a"):
+    """Every segment (int32 (S, 4)) in cvgpu's order, before maxLines."""
+    img = np.asarray(img)
+    acc, numangle, numrho = model_accumulator(img, rho, theta)
+    if acc is None:
+        return np.zeros((0, 4), np.int32)
+    n, r = model_maxima8(acc, threshold if threshold > 0 else min_len)
+    rows, cols = img.shape
+    x0, y0, sx, sy = start_points(n, r, numrho, rows, cols, rho, theta, fused)
+    return walk(img, x0, y0, sx, sy, min_len, max_gap)[0]
+
+
+def model_segments(img, rho, theta, min_len, max_gap, max_lines=4096, threshold=-1, fused="a"):
+    """cvgpu's documented output: int32 (N, 4) (the first maxLines), or None when empty."""
+    segs = model_all_segments(img, rho, theta, min_len, max_gap, threshold, fused)
+    segs = segs[:max(0, max_lines)]
+    return segs if len(segs) else None
