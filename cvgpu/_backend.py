@@ -1,7 +1,9 @@
 """Which engine computes cvgpu's results: the GPU through CuPy, or cv2 when there is no GPU.
 
 The no-GPU fallback is explicit: it warns once (``CvgpuFallbackWarning``, filterable) and
-``cvgpu.backend()`` answers ``"cv2"``. ``CVGPU_BACKEND=cv2`` forces it, for comparisons.
+``cvgpu.backend()`` answers ``"cv2"`` (cvgpu's own CPU code computes what cv2 cannot: cvgpu.cuda's
+objects, the LMS fits; ``last_call_backend()`` then says ``"numpy"``). ``CVGPU_BACKEND=cv2`` forces
+it, for comparisons.
 """
 import ctypes.util
 import os
@@ -157,7 +159,8 @@ def caller_stacklevel():
 def warn_fallback():
     if not _state["warned"]:
         _state["warned"] = True
-        warnings.warn("cvgpu: no usable GPU (%s); results are computed by cv2 on the CPU"
+        warnings.warn("cvgpu: no usable GPU (%s); results are computed on the CPU (by cv2, or by "
+                      "cvgpu's numpy code where cv2 has no equivalent)"
                       % fallback_reason(), CvgpuFallbackWarning, stacklevel=caller_stacklevel())
 
 
@@ -167,7 +170,11 @@ def record(engine):
 
 
 def last_call_backend():
-    """``"cuda"`` or ``"cv2"``: what computed this thread's most recent cvgpu result (None before any)."""
+    """What computed this thread's most recent cvgpu result (None before any): ``"cuda"`` cvgpu's
+    kernels on the GPU, ``"cv2"`` OpenCV (forwarded, or the no-GPU fallback), ``"numpy"`` cvgpu's own
+    CPU code, where cv2 has no equivalent to fall back to (without a usable GPU: fitLineLMS and
+    its batch form, and cvgpu.cuda's HoughLinesDetector, OpenCV-CUDA's results that cv2's wheels
+    cannot compute), ``"none"`` an answer that needed no pixel work."""
     return getattr(_last_call, "engine", None)
 
 

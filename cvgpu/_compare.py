@@ -432,7 +432,8 @@ def summary_lines(result, markdown=False):
     gpu = result.get("gpu_compared", True)
     if not gpu:
         lines.append(("- " if markdown else "  ") + "no speed compared: there is no usable GPU (%s), so cvgpu "
-                     "computed every call with cv2; only the outputs were compared" % runs["cvgpu"].get("no_gpu_reason"))
+                     "computed every call on the CPU (cv2, or cvgpu's numpy code: 'numpy'); only the outputs "
+                     "were compared" % runs["cvgpu"].get("no_gpu_reason"))
     elif runs["cv2"]["exit"] == 0 and runs["cvgpu"]["exit"] == 0 and runs["cvgpu"]["seconds"] > 0:
         lines.append(("- " if markdown else "  ") + "whole script: %.2fx (cv2 %.2f s / cvgpu %.2f s)" % (
             runs["cv2"]["seconds"] / runs["cvgpu"]["seconds"], runs["cv2"]["seconds"], runs["cvgpu"]["seconds"]))

@@ -103,8 +103,9 @@ def _is_cupy(node):
         isinstance(node, ast.Attribute) and node.attr == "cp")
 
 
-# Modules that make numpy data only (never a GPU path): the selftest's generated cases.
-HOST_ONLY = {"cvgpu/_selftest.py"}
+# Modules that make numpy data only (never a GPU path): the selftest's generated cases, the cuda lines
+# detector's CPU path (no GPU).
+HOST_ONLY = {"cvgpu/_selftest.py", "cvgpu/cuda/_hough_host.py"}
 
 
 def compiling_calls():

@@ -5,8 +5,16 @@ pitch (``step``, bytes) that may exceed ``cols * elemSize()``, as OpenCV's. It w
 (``cupy.asarray(gpumat)`` works through ``__cuda_array_interface__``, no copy) and can wrap any
 CUDA array without copying: ``GpuMat(cupy_array)``.
 
-Without a usable GPU, what needs device memory or a stream raises the ``cv2.error`` that OpenCV
-builds without CUDA raise (code -216, "The library is compiled without CUDA support").
+Without a usable GPU (``host_mode()``) a GpuMat is host-backed: a numpy array of ``rows x cols x
+channels()`` with the row pitch a host Mat has (``step == cols * elemSize()`` when continuous), and
+every method works with OpenCV's GpuMat semantics, computed by numpy (upload, download, create,
+copyTo and setTo with masks, views, ...). A Stream is then a no-op stream: work is done when the
+call returns (``queryIfComplete()`` is True, ``waitForCompletion()`` returns at once). What is a
+device concept only, ``GpuMat.cudaPtr()`` of a non-empty host-backed GpuMat, its
+``__cuda_array_interface__`` and ``Stream.cudaPtr()``, raises the ``cv2.error`` that OpenCV builds
+without CUDA raise (code -216, "The library is compiled without CUDA support"); so does wrapping a
+device array. With a GPU nothing of this applies: GpuMat and Stream are CuPy memory and streams.
+Masks (copyTo, setTo) are taken on host-backed GpuMats only; on the GPU they raise -213.
 """
 import cv2
 import numpy as np
@@ -50,6 +58,40 @@ def no_cuda():
         cv2.__version__, err, func)
     exc.args = (exc.msg,)
     return exc
+
+
+# Tests only: True makes new GpuMats host-backed, Streams no-ops and the lines detector compute on
+# the CPU on a GPU machine too (tests/cuda/test_cuda_host.py compares that path with the GPU's).
+_FORCE_HOST = [False]
+
+
+def host_mode():
+    """True when GpuMat memory is host memory and the cuda module computes on the CPU: no usable GPU
+    (or the tests' switch, _FORCE_HOST)."""
+    return _FORCE_HOST[0] or _backend.cupy_module() is None
+
+
+def _on_host(arr):
+    return type(arr) is np.ndarray
+
+
+def _host_mask(mask, mat, func):
+    """A boolean (rows, cols) numpy array of a CV_8UC1 mask (GpuMat or array) of mat's size."""
+    if isinstance(mask, GpuMat):
+        m_type, m_size = mask.type(), mask.size()
+        arr = mask._arr
+        arr = None if arr is None else (arr if _on_host(arr) else arr.get())
+        arr = None if arr is None else arr[:, :, 0]
+    else:
+        arr = np.asarray(mask)
+        if arr.ndim == 3 and arr.shape[2] == 1:
+            arr = arr[:, :, 0]
+        m_type = make_type(DEPTH_OF_DTYPE.get(arr.dtype, -1), 1) if arr.ndim == 2 else -1
+        m_size = (arr.shape[1], arr.shape[0]) if arr.ndim == 2 else None
+    if m_type != 0 or m_size != mat.size():
+        raise _errors.cv_error(_errors.ASSERTION_FAILED, "mask.size() == size() && mask.type() == CV_8UC1",
+                               func, "cuda_gpu_mat.cpp", 0)
+    return np.zeros(mat._arr.shape[:2], bool) if arr is None else arr != 0
 
 
 def _cupy():
@@ -148,11 +190,16 @@ class GpuMat:
             rows, cols, cv_type = int(args[0]), int(args[1]), int(args[2])
         dtype, cn = split_type(cv_type)
         self._host_mirror = None
-        if self._arr is not None and self._type == cv_type and self._arr.shape[:2] == (rows, cols):
+        host = host_mode()
+        if self._arr is not None and self._type == cv_type and self._arr.shape[:2] == (rows, cols) and \
+                _on_host(self._arr) == host:
             return
         self._type = cv_type
         if rows <= 0 or cols <= 0:
             self._arr = None
+            return
+        if host:
+            self._arr = np.empty((rows, cols, cn), dtype=dtype)
             return
         cp = _cupy()
         self._arr = cp.empty((rows, cols, cn), dtype=dtype)
@@ -216,17 +263,26 @@ class GpuMat:
         return self._arr.shape[0] <= 1 or self.step == self._arr.shape[1] * self.elemSize()
 
     def cudaPtr(self):
-        return 0 if self._arr is None else int(self._arr.data.ptr)
+        """The device pointer (0 when empty); a host-backed GpuMat has none: -216 (no CUDA)."""
+        if self._arr is None:
+            return 0
+        if _on_host(self._arr):
+            raise no_cuda()
+        return int(self._arr.data.ptr)
 
     @property
     def _cvgpu_device_array(self):
-        """The CuPy array behind this GpuMat (None when empty), for cvgpu's own dispatch."""
-        return self._arr
+        """The CuPy array behind this GpuMat (None when empty or host-backed), for cvgpu's own dispatch."""
+        arr = self._arr
+        return None if _on_host(arr) else arr
 
     @property
     def __cuda_array_interface__(self):
+        """The CuPy array's interface; AttributeError when empty, -216 (no CUDA) when host-backed."""
         if self._arr is None:
             raise AttributeError("an empty GpuMat has no device memory")
+        if _on_host(self._arr):
+            raise no_cuda()
         arr = self._arr if self.channels() > 1 else self._arr[:, :, 0]
         return arr.__cuda_array_interface__
 
@@ -239,7 +295,8 @@ class GpuMat:
 
     def upload(self, arr, stream=None):
         """upload(arr[, stream]): copy a host array into this GpuMat (reallocating as needed)."""
-        cp = _cupy()
+        if not host_mode():
+            _cupy()
         if isinstance(arr, GpuMat):
             raise TypeError("upload expects a host array")
         host = np.asarray(arr)
@@ -252,6 +309,9 @@ class GpuMat:
         self.create(h3.shape[0], h3.shape[1], make_type(depth, h3.shape[2]))
         if self._arr is None:
             return
+        if _on_host(self._arr):
+            self._arr[...] = h3
+            return
         with _stream_context(stream):
             self._arr.set(np.ascontiguousarray(h3), stream=_cupy_stream(stream))
 
@@ -259,19 +319,26 @@ class GpuMat:
         """download([dst[, stream]]) -> host array (None when empty, as cv2 returns an empty Mat)."""
         if self._arr is None:
             return None
-        cp = _cupy()
         cur = self._current()
-        with _stream_context(stream):
-            host = _device_ops.ops(cp).to_host(cur)
+        if _on_host(cur):
+            host = np.array(cur)  # a contiguous copy, as a download is
+        else:
+            cp = _cupy()
+            with _stream_context(stream):
+                host = _device_ops.ops(cp).to_host(cur)
         if dst is not None and isinstance(dst, np.ndarray) and dst.shape == host.shape and dst.dtype == host.dtype:
             dst[...] = host
             return dst
         return host
 
     def copyTo(self, dst=None, mask=None, stream=None):
-        """copyTo([dst[, stream]]) -> dst, a deep copy (mask not supported)."""
+        """copyTo([dst[, mask[, stream]]]) -> dst, a deep copy. A mask (CV_8UC1, this size; host-backed
+        GpuMats only) copies the elements where it is nonzero into dst, whose other elements are kept
+        when dst already has this size and type, zeros when dst is (re)allocated (as Mat::copyTo)."""
         if mask is not None and not isinstance(mask, (GpuMat,)) and _is_stream(mask):
             stream, mask = mask, None
+        if _on_host(self._arr) or (self._arr is None and host_mode()):
+            return self._copy_to_numpy(dst, mask)
         if mask is not None:
             raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "copyTo with a mask", "copyTo")
         out = dst if isinstance(dst, GpuMat) else GpuMat()
@@ -285,24 +352,52 @@ class GpuMat:
         out._arr, out._type, out._host_mirror = copy, self._type, None
         return out
 
+    def _copy_to_numpy(self, dst, mask):
+        out = dst if isinstance(dst, GpuMat) else GpuMat()
+        if self._arr is None:
+            out.release()
+            out._type = self._type
+            return out
+        if mask is None:
+            out._arr, out._type, out._host_mirror = self._arr.copy(), self._type, None
+            return out
+        keep = _host_mask(mask, self, "copyTo")
+        arr = out._arr
+        if not (_on_host(arr) and out._type == self._type and arr.shape == self._arr.shape):
+            arr = np.zeros_like(self._arr)
+        elif np.shares_memory(arr, self._arr):
+            arr = arr.copy()
+        arr[keep] = self._arr[keep]
+        out._arr, out._type, out._host_mirror = arr, self._type, None
+        return out
+
     def clone(self):
         return self.copyTo()
 
     def setTo(self, s, mask=None, stream=None):
-        """setTo(s[, mask[, stream]]): every element (channel-wise from a scalar or tuple)."""
+        """setTo(s[, mask[, stream]]): every element (channel-wise from a scalar or tuple); with a mask
+        (CV_8UC1, this size; host-backed GpuMats only), the elements where it is nonzero."""
         if self._arr is None:
             return self
         if mask is not None and _is_stream(mask):
             stream, mask = mask, None
-        if mask is not None:
+        host = _on_host(self._arr)
+        if mask is not None and not host:
             raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "setTo with a mask", "setTo")
-        cp = _cupy()
         values = s if isinstance(s, (tuple, list, np.ndarray)) else (s,) * 4
         values = np.resize(np.asarray(values, dtype=np.float64).ravel(), 4)[:self.channels()]
         dtype = self._arr.dtype
         if np.issubdtype(dtype, np.integer):
             info = np.iinfo(dtype)
             values = np.clip(np.rint(values), info.min, info.max)
+        if host:
+            if mask is None:
+                self._arr[...] = values.astype(dtype)
+            else:
+                self._arr[_host_mask(mask, self, "setTo")] = values.astype(dtype)
+            self._host_mirror = None
+            return self
+        cp = _cupy()
         with _stream_context(stream):
             # Every element's channels set to values: one element's bytes repeated along each row.
             _device_ops.ops(cp).fill_rows(self._arr, values.astype(dtype))
@@ -374,12 +469,19 @@ class Stream:
     """cv2.cuda.Stream: Stream() a new CUDA stream, Stream(cudaFlags), or Stream.Null().
 
     Wraps a ``cupy.cuda.Stream`` (``stream.cupy``); any CuPy stream may also be passed wherever
-    cvgpu takes a stream.
+    cvgpu takes a stream. Without a usable GPU it is a no-op stream (``stream.cupy`` is None): the
+    host computes each call before returning, so it is always complete; its ``cudaPtr()`` raises
+    -216 (no CUDA).
     """
 
     __slots__ = ("_stream",)
 
     def __init__(self, *args):
+        if host_mode():
+            if args and not isinstance(args[0], (int, np.integer)) and args[0] is not None:
+                raise no_cuda()  # a CUDA stream to wrap
+            self._stream = None
+            return
         cp = _cupy()
         if args and not isinstance(args[0], (int, np.integer)) and args[0] is not None and \
                 type(args[0]).__name__ in ("Stream", "ExternalStream"):
@@ -391,6 +493,8 @@ class Stream:
     @staticmethod
     def Null():
         """The default (legacy NULL) stream."""
+        if host_mode():
+            return Stream()
         cp = _cupy()
         return Stream(cp.cuda.Stream.null)
 
@@ -399,23 +503,28 @@ class Stream:
         return self._stream
 
     def queryIfComplete(self):
-        return bool(self._stream.done)
+        return True if self._stream is None else bool(self._stream.done)
 
     def waitForCompletion(self):
-        self._stream.synchronize()
+        if self._stream is not None:
+            self._stream.synchronize()
 
     def waitEvent(self, event):
-        self._stream.wait_event(getattr(event, "_event", event))
+        if self._stream is not None:
+            self._stream.wait_event(getattr(event, "_event", event))
 
     def cudaPtr(self):
+        if self._stream is None:
+            raise no_cuda()
         return int(self._stream.ptr)
 
     def __enter__(self):
-        self._stream.__enter__()
+        if self._stream is not None:
+            self._stream.__enter__()
         return self
 
     def __exit__(self, *exc):
-        return self._stream.__exit__(*exc)
+        return False if self._stream is None else self._stream.__exit__(*exc)
 
 
 def Stream_Null():

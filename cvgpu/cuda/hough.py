@@ -18,6 +18,10 @@ the arithmetic and how it was established against OpenCV's own output), plus:
 Rows of the result GpuMat (2 x N, CV_32FC2): row 0 the (rho, theta) pairs, row 1 the int32 votes in
 its first N * 4 bytes and zeros in the rest. The result may have a row pitch larger than N * 8.
 
+Without a usable GPU, detect computes the same result on the CPU (cvgpu/cuda/_hough_host.py,
+numpy; ``last_call_backend()`` says ``"numpy"``) and returns a host-backed GpuMat of the same layout
+(cvgpu/cuda/gpumat.py), which downloadResults reads as it reads a device one.
+
 The launch plan (collection, voting, maxima) is HoughLines' (cvgpu.hough._voting, the same voting
 kernels in kernels/hough/voting.cuh) and replays as a captured graph from the second detect with the
 same settings on (cvgpu._graphs); a repeat on the same GpuMat replays the lean graph directly
@@ -34,7 +38,7 @@ from .._cvmath import INT_MIN, cdiv, cv_round
 from .._graphs import CALL, Kernel, Word, await_published
 from ..hough._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, one_wave_vote_config,
                              shared_vote_grid, vote_residency, vote_variant, vote_window)
-from .gpumat import GpuMat, _cupy, _stream_context, make_type, no_cuda
+from .gpumat import GpuMat, _cupy, _on_host, _stream_context, host_mode, make_type, no_cuda
 
 FAMILY = "cuda/hough"  # kernels/cuda/hough.cu
 
@@ -277,7 +281,39 @@ class HoughLinesDetector:
         if (hot is not None and lines is None and stream is None and type(src) is GpuMat and src._arr is hot.source
                 and src._type == CV_8UC1 and hot.get_device() == hot.device):
             return self._replay(hot)
+        if host_mode():
+            return self._detect_numpy(src, lines, stream)
         return self._detect(src, lines, stream)
+
+    def _detect_numpy(self, src, lines=None, stream=None):
+        """detect without a usable GPU: the same result computed on the CPU (cvgpu/cuda/_hough_host.py),
+        a host-backed GpuMat of the same layout; last_call_backend() says "numpy" (as every
+        computation of cvgpu's own on the CPU)."""
+        from . import _hough_host
+        self._hot = None
+        if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
+                and stream is None:
+            lines, stream = None, lines
+        image = _host_image(src)
+        if image is None:  # an empty GpuMat / array: no points
+            return _binding.deliver(GpuMat(), lines)
+        rows, cols = image.shape
+        if _backend.cupy_module() is None:
+            _backend.warn_fallback()  # once per process, as every no-GPU path
+        _backend.record("numpy")
+        numangle, numrho = accumulator_size(rows, cols, self._rho, self._theta)
+        if numangle <= 0 or numrho <= 0:
+            # OpenCV checks this only once it has found points.
+            if image.any():
+                raise _errors.cv_error(_errors.ASSERTION_FAILED, "numangle > 0 && numrho > 0", "detect",
+                                       "hough_lines.cpp", 0)
+            return _binding.deliver(GpuMat(), lines)
+        try:
+            out = _hough_host.detect(image, self._rho, self._irho, self._theta, self._threshold, self._do_sort,
+                                     self._max_lines, numangle, numrho)
+        except MemoryError as exc:
+            raise _errors.cv_error(-217, "out of memory (%s)" % exc, "allocate", "cuda_gpu_mat.cpp", 0) from None
+        return _binding.deliver(GpuMat() if out is None else _lines_mat(out, None), lines)
 
     @on_input_device(1, "src")
     def _detect(self, src, lines=None, stream=None):
@@ -606,6 +642,8 @@ class HoughLinesDetector:
         mirror = d_lines._host_mirror
         if mirror is not None and mirror[1] == mirror[0].launched and mirror[2] == n:
             lines_h, votes_h = mirror[4].copy(), mirror[5].copy()
+        elif _on_host(d_lines._arr):  # a host-backed GpuMat (no GPU): the same layout, read directly
+            lines_h, votes_h = _download_numpy(d_lines._arr, n)
         else:
             cp = _cupy()
             with _stream_context(stream):
@@ -613,6 +651,12 @@ class HoughLinesDetector:
             lines_h = np.ascontiguousarray(both[0]).reshape(1, n, 2)
             votes_h = np.ascontiguousarray(both[1]).reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
         return _into(lines_h, h_lines), _into(votes_h, h_votes)
+
+
+def _download_numpy(arr, n):
+    """(lines (1, n, 2) float32, votes (1, n) int32) copied from a host-backed result's (2, n, 2) array."""
+    both = np.ascontiguousarray(arr)
+    return both[0].reshape(1, n, 2).copy(), both[1].reshape(-1).view(np.int32)[:n].reshape(1, n).copy()
 
 
 def _start_detect(cp, buf, out_bytes):
@@ -655,6 +699,8 @@ def _device_image(src, source="hough_lines.cpp"):
             return None
         if src.type() != CV_8UC1:
             _type_error(source)
+        if _backend.cupy_module() is None:
+            raise no_cuda()  # a host-backed GpuMat (no GPU) given to a detector that needs the GPU
         return upload_2d(src._arr[:, :, 0])
     if src is None:
         return None
@@ -683,6 +729,39 @@ def _device_image(src, source="hough_lines.cpp"):
     if arr.size == 0:
         return None
     return upload_2d(arr)
+
+
+def _host_image(src):
+    """_device_image for the CPU path: a 2-D uint8 numpy array of src, None when src is empty; the
+    same errors (-216 for a device array: there is no GPU to read it from)."""
+    if isinstance(src, GpuMat):
+        if src.type() != CV_8UC1:
+            _type_error()
+        if src.empty():
+            return None
+        arr = src._arr[:, :, 0]
+        return arr if _on_host(arr) else arr.get()  # (a device GpuMat: only under the tests' switch)
+    if src is None:
+        return None
+    if isinstance(src, np.ndarray):
+        arr = src
+        if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+            _type_error()
+    else:
+        dev = as_device_array(src)
+        if dev is None:
+            if hasattr(src, "__cuda_array_interface__") or hasattr(src, "__dlpack__"):
+                raise no_cuda()
+            raise _errors.bad_argument("detect", "Expected Ptr<cv::cuda::GpuMat> for argument 'src'",
+                                       "Expected Ptr<cv::UMat> for argument 'src'")
+        arr = dev.get()  # (only under the tests' switch: a GPU exists)
+    if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 1)):
+        if arr.size == 0 and arr.dtype == np.uint8:
+            return None
+        _type_error()
+    if arr.ndim == 3:
+        arr = arr[:, :, 0]
+    return None if arr.size == 0 else arr
 
 
 def _type_error(source="hough_lines.cpp"):

@@ -148,16 +148,6 @@ def test_empty_gpumat_header():
     assert cvgpu.cuda.GpuMat is cuda.GpuMat
 
 
-@pytest.mark.skipif(HAS_GPU, reason="checks the no-GPU behaviour")
-def test_without_gpu_device_work_raises_no_cuda():
-    for call in (lambda: cuda.Stream(), lambda: cuda.Stream.Null(), lambda: cuda.GpuMat(2, 3, 0),
-                 lambda: cuda.GpuMat().upload(np.zeros((2, 2), np.uint8)),
-                 lambda: cuda.createHoughLinesDetector(1, 0.1, 3).detect(np.zeros((4, 4), np.uint8))):
-        with pytest.raises(cv2.error) as e:
-            call()
-        assert e.value.code == -216
-
-
 # ================================================================ GPU
 
 gpu = pytest.mark.gpu
