@@ -375,7 +375,7 @@ class GpuMat:
         return self.copyTo()
 
     def setTo(self, s, mask=None, stream=None):
-        """setTo(s[, mask[, stream]]): every element (channel-wise from a scalar or tuple); with a mask
+        """setTo(s[, mask[, stream]]): every element (channel-wise from cv::Scalar s); with a mask
         (CV_8UC1, this size; host-backed GpuMats only), the elements where it is nonzero."""
         if self._arr is None:
             return self
@@ -384,8 +384,12 @@ class GpuMat:
         host = _on_host(self._arr)
         if mask is not None and not host:
             raise _errors.cv_error(_errors.NOT_IMPLEMENTED, "setTo with a mask", "setTo")
-        values = s if isinstance(s, (tuple, list, np.ndarray)) else (s,) * 4
-        values = np.resize(np.asarray(values, dtype=np.float64).ravel(), 4)[:self.channels()]
+        # cv::Scalar from Python: a number v is Scalar(v, 0, 0, 0), a shorter sequence is padded with
+        # zeros (not repeated).
+        values = np.zeros(4, np.float64)
+        given = np.asarray(s if isinstance(s, (tuple, list, np.ndarray)) else (s,), dtype=np.float64).ravel()[:4]
+        values[:given.size] = given
+        values = values[:self.channels()]
         dtype = self._arr.dtype
         if np.issubdtype(dtype, np.integer):
             info = np.iinfo(dtype)

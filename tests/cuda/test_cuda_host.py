@@ -154,9 +154,9 @@ def test_views_share_memory_with_opencvs_pitch(rows, cols, cn, data):
         assert cv.step == pitch and cv.isContinuous() == (c1 - c0 == cols)
         assert np.array_equal(m.row(r0).download(), a[r0:r0 + 1]) and np.array_equal(m.col(c0).download(),
                                                                                         a[:, c0:c0 + 1])
-        cv.setTo(-1)  # writes through to the parent
+        cv.setTo(-1)  # writes through to the parent; a number is cv::Scalar(-1, 0, 0, 0)
         expected = a.copy()
-        expected[:, c0:c1] = -1
+        expected[:, c0:c1] = np.array([-1, 0, 0, 0], np.int32)[:cn] if cn > 1 else -1
         assert np.array_equal(m.download(), expected)
         assert cv.clone().isContinuous() and cv.clone().step == (c1 - c0) * 4 * cn
     finally:
@@ -166,9 +166,12 @@ def test_views_share_memory_with_opencvs_pitch(rows, cols, cn, data):
 # ================================================================ GpuMat: setTo / copyTo with masks
 
 def _expected_values(dtype, cn, s):
-    """setTo's per-channel values: a number to every channel, a tuple channel by channel; integers
-    rounded half to even and saturated."""
-    v = np.resize(np.asarray(s if isinstance(s, tuple) else (s,) * 4, np.float64), 4)[:cn]
+    """setTo's per-channel values as cv::Scalar from Python: a number v is (v, 0, 0, 0), a tuple
+    channel by channel (zeros after it); integers rounded half to even and saturated."""
+    v = np.zeros(4, np.float64)
+    given = np.asarray(s if isinstance(s, tuple) else (s,), np.float64)[:4]
+    v[:given.size] = given
+    v = v[:cn]
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         v = np.clip(np.rint(v), info.min, info.max)
@@ -176,7 +179,8 @@ def _expected_values(dtype, cn, s):
 
 
 _SCALARS = st.one_of(st.floats(-1e3, 1e3, allow_nan=False), st.integers(-70000, 70000),
-                     st.tuples(*[st.floats(-300, 300, allow_nan=False)] * 4))
+                     st.tuples(*[st.floats(-300, 300, allow_nan=False)] * 4),
+                     st.tuples(*[st.floats(-300, 300, allow_nan=False)] * 2))
 
 
 @settings(max_examples=examples(200))
@@ -508,3 +512,20 @@ def test_segment_detector_without_gpu_raises_no_cuda_on_host_gpumats():
     img[1, 1] = 255
     for src in (img, cuda.GpuMat(img)):
         _no_cuda(lambda: det.detect(src))
+
+
+@pytest.mark.parametrize("force_host", [True, pytest.param(False, marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("s", [7, 7.5, (1, 2), (1, 2, 3, 4)])
+def test_set_to_converts_scalars_as_cv2(force_host, s):
+    # cv2's own conversion of a Python number or short tuple to a cv::Scalar parameter, seen through
+    # cv2.rectangle's colour filling a zero image: a number is (v, 0, 0, 0), a short tuple is padded
+    # with zeros. (cv2.add is no anchor: from 5.0 it broadcasts a number to every channel.)
+    zeros = np.zeros((2, 3, 3), np.float32)
+    expected = cv2.rectangle(zeros.copy(), (0, 0), (2, 1), s, -1)
+    gm._FORCE_HOST[0] = force_host
+    try:
+        m = cuda.GpuMat(zeros)
+        m.setTo(s)
+        assert np.array_equal(m.download(), expected)
+    finally:
+        gm._FORCE_HOST[0] = False
