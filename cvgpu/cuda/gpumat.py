@@ -534,3 +534,12 @@ class Stream:
 def Stream_Null():
     """cv2.cuda.Stream_Null() -> the default stream."""
     return Stream.Null()
+
+
+# The class names of the installed cv2's binding, which scripts and error texts see: 4.5.5 names them
+# cuda_GpuMat / cuda_Stream (module cv2), later releases GpuMat / Stream (module cv2.cuda).
+for _cls, _ref in ((GpuMat, "cuda_GpuMat"), (Stream, "cuda_Stream")):
+    _name = getattr(getattr(cv2, _ref, None), "__name__", None)
+    if _name:
+        _cls.__name__ = _cls.__qualname__ = _name
+del _cls, _ref, _name

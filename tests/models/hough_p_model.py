@@ -70,6 +70,7 @@ from cvgpu import _versions  # noqa: E402  (a fact about the installed cv2, not 
 
 RULE = _versions.behaviour("cvround.out_of_range")
 EMPTY_N4 = _versions.behaviour("hough_p.no_segments") == "empty_n4"
+NUMANGLE_ROUND = _versions.behaviour("hough.numangle") == "round"  # before 4.7 (#22164)
 
 
 def _out_of_int(v, x, single=False):
@@ -138,9 +139,12 @@ def pick_order(n):
 # ---------------------------------------------------------------- sizes and tables
 
 def compute_numangle(theta64):
-    """computeNumangle(0.0, CV_PI, theta): int arithmetic wrapping, the pi angle dropped."""
+    """computeNumangle(0.0, CV_PI, theta): int arithmetic wrapping, the pi angle dropped (before
+    4.7: cvRound(CV_PI / theta))."""
     with np.errstate(all="ignore"):
         q = float(np.float64(math.pi) / np.float64(theta64))
+    if NUMANGLE_ROUND:
+        return cv_round(q)
     numangle = wrap32(cv_floor(q) + 1)
     if numangle > 1 and abs(math.pi - (numangle - 1) * theta64) < theta64 / 2:
         numangle -= 1
