@@ -381,7 +381,8 @@ def test_host_labels_match_connected_components(ccl_so, seed, bits):
     assert np.array_equal(f.reshape(h2, w2), padded)
     want = np.empty(n, np.int64)
     for mask, conn in ((padded, 8), (1 - padded, 4)):
-        _, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=conn)
+        # Wu's algorithm named: 4.5.5's default for 4-connectivity (Spaghetti) segfaults.
+        _, lab = cv2.connectedComponentsWithAlgorithm(mask.astype(np.uint8), conn, cv2.CV_32S, cv2.CCL_WU)
         lab = lab.reshape(-1)
         sel = mask.reshape(-1) != 0
         first = np.full(lab.max() + 1, n, np.int64)
