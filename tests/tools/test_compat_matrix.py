@@ -71,11 +71,11 @@ def _case(**kw):
     return row
 
 
-def _run_dir(tmp_path, name, digest, cases, log="10 passed in 1.0s", commit="abc"):
+def _run_dir(tmp_path, name, digest, cases, log="10 passed in 1.0s", commit="abc", cv2_version="5.0.0"):
     d = tmp_path / name
     d.mkdir()
     (d / "env.json").write_text(json.dumps({"commit": commit, "source_digest": digest, "device": "GPU",
-                                            "cv2_version": "5.0.0", "cupy_version": "14"}))
+                                            "cv2_version": cv2_version, "cupy_version": "14"}))
     lines = tmp_path / (name + ".jsonl")
     lines.write_text("".join(json.dumps(c) + "\n" for c in cases))
     (d / "compat-rows.json").write_text(json.dumps(generate.aggregate([str(lines)])))
@@ -136,3 +136,18 @@ def test_run_without_summary_is_refused(tmp_path, here):
     d = _run_dir(tmp_path, "a", here, [_case()])
     (d / "pytest-y.log").write_text("tests/x.py ....\n")
     assert generate.main(["--from-device", str(d), "--out", str(tmp_path / "out")]) == 2
+
+
+def test_runs_beside_several_releases_make_one_table(tmp_path, here):
+    a = _run_dir(tmp_path, "a", here, [_case()], cv2_version="4.10.0")
+    b = _run_dir(tmp_path, "b", here, [_case(), _case(input="b")])
+    (b / "bench.json").write_text("[]")
+    c = _run_dir(tmp_path, "c", here, [_case()], cv2_version="4.10.0", commit="other")
+    assert generate.main(["--from-device", str(a), str(c), "--out", str(tmp_path / "x")]) == 2  # two commits
+    assert generate.main(["--from-device", str(a), str(b), "--out", str(tmp_path / "out")]) == 0
+    result = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert result["cv2_version"] == "5.0.0"  # the release of the folder with the bench comes first
+    assert [(r["cv2"], r["cases"]) for r in result["rows"]] == [("5.0.0", 2), ("4.10.0", 1)]
+    assert result["pytest"].startswith("cv2 5.0.0: ") and "cv2 4.10.0: " in result["pytest"]
+    text = (tmp_path / "out" / "README.md").read_text()
+    assert "| 4.10.0 | HoughLines |" in text and "also ran beside 4.10.0" in text
