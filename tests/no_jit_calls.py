@@ -59,7 +59,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import cvgpu  # noqa: E402
-from cvgpu import _kernels, contours as cc, lms  # noqa: E402
+from cvgpu import _kernels, _versions, contours as cc, lms  # noqa: E402
 from cvgpu.cuda import hough as cuda_hough  # noqa: E402
 from cvgpu.hough import lines as hough_lines  # noqa: E402
 from cvgpu.ximgproc import radon  # noqa: E402
@@ -247,7 +247,11 @@ def lms_calls():
         ("fitLineLMS int host", lambda: cvgpu.fitLineLMS(pts.astype(np.int32))),
         ("fitLineLMS device f64", lambda: cvgpu.fitLineLMS(cp.asarray(pts.astype(np.float64)))),
         ("fitLineLMS device strided", lambda: cvgpu.fitLineLMS(strided(pts.reshape(-1, 1, 2)))),
-        ("fitLineLMS device f16", lambda: cvgpu.fitLineLMS(cp.asarray(pts.astype(np.float16)), "perpendicular")),
+    ]
+    if "float16" in _versions.behaviour("binding.dtypes"):  # the binding takes float16 from 4.8
+        out.append(("fitLineLMS device f16",
+                    lambda: cvgpu.fitLineLMS(cp.asarray(pts.astype(np.float16)), "perpendicular")))
+    out += [
         ("fitLineLMSBatch list",
          lambda: cvgpu.fitLineLMSBatch([cp.asarray(pts[:50]), strided(pts[50:].astype(np.int16))])),
         ("fitLineLMSBatch offsets", lambda: cvgpu.fitLineLMSBatch(pts.astype(np.uint8), np.array([0, 60, 200]))),
