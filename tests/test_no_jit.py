@@ -433,6 +433,9 @@ def test_nothing_is_compiled_on_a_fresh_machine(accelerators):
     assert not out["errors"], "\n".join("%s: %s" % tuple(e) for e in out["errors"])
     assert not out["compiled"], "CuPy compiled kernels:\n" + "\n".join(
         "  %s: %s from %s" % (c, k, " < ".join(reversed(f))) for c, k, f in out["compiled"])
-    for path in ("lines.sort-host", "detector.sort-host", "windowed", "offsets_cumsum", "device_sort",
-                 "external_flatnonzero", "tree_argsort", "rulers", "lab_serial", "grouped", "texture", "global"):
+    paths = ["lines.sort-host", "detector.sort-host", "windowed", "offsets_cumsum", "device_sort",
+             "external_flatnonzero", "tree_argsort", "rulers", "lab_serial", "grouped"]
+    if _versions.behaviour("radon.warp") != "fixed_point":  # beside 4.x cv2 computes RadonTransform
+        paths += ["texture", "global"]
+    for path in paths:
         assert out["paths"].get(path), (path, out["paths"])

@@ -347,6 +347,7 @@ ROW = settings(max_examples=examples(10_500))
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @ROW
 @given(radon_case(dtypes=(np.uint8,), crop=False, norm=False))
 def test_gpu_uint8(compat, case):
@@ -354,6 +355,7 @@ def test_gpu_uint8(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
 def test_gpu_no_angle_says_none(compat, dtype):
     """No angle in the range (cv2 returns None): cvgpu returns before any pixel work and says so
@@ -364,6 +366,7 @@ def test_gpu_no_angle_says_none(compat, dtype):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 def test_gpu_texture_array_shared_by_streams(compat):
     """A thread's streams share the texture array of a size (cvgpu.ximgproc.radon._gather_texture): calls
     alternating between two non-blocking streams, each with its own image, must each give that
@@ -380,6 +383,7 @@ def test_gpu_texture_array_shared_by_streams(compat):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @ROW
 @given(radon_case(dtypes=(np.float32,), crop=False, norm=False))
 def test_gpu_float32(compat, case):
@@ -387,6 +391,7 @@ def test_gpu_float32(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @ROW
 @given(radon_case(dtypes=(np.float64,), crop=False, norm=False))
 def test_gpu_float64(compat, case):
@@ -394,6 +399,7 @@ def test_gpu_float64(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @ROW
 @given(radon_case(crop=True, norm=False))
 def test_gpu_crop(compat, case):
@@ -401,6 +407,7 @@ def test_gpu_crop(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @ROW
 @given(radon_case(norm=True))
 def test_gpu_norm(compat, case):
@@ -408,6 +415,7 @@ def test_gpu_norm(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @settings(max_examples=examples(5_000))  # small images on the device (no README row of its own)
 @given(radon_case(max_side=24, max_angles=60))
 def test_gpu_device_io(compat, case):
@@ -415,6 +423,7 @@ def test_gpu_device_io(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
 @pytest.mark.parametrize("shape,theta,crop", [((96, 128), 1.0, False), ((131, 97), 0.25, True),
                                                ((256, 256), 2.0, False)])
@@ -424,6 +433,7 @@ def test_gpu_fixed_larger(compat, dtype, shape, theta, crop):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 def test_gpu_dst_and_noncontiguous(compat):
     import cupy as cp
     base = make_image(np.uint8, 40, 60, 3, 0)
@@ -469,6 +479,7 @@ def test_model_norm_of_inf_and_overflow_matches_cv2(case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @needs_contrib
 @given(nan_case(), st.booleans())
 def test_gpu_nan_sinograms_match_cv2(compat, case, device_io):
@@ -528,6 +539,7 @@ def test_ipp_warps_are_cv2s():
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @settings(max_examples=examples(1_500))  # small by design (both sides of a lowered cut-over); row "uint8"
 @given(radon_case(dtypes=(np.uint8,), max_side=40))
 def test_gpu_uint8_plain_kernel_and_cutover(compat, case):
@@ -545,6 +557,7 @@ def test_gpu_uint8_plain_kernel_and_cutover(compat, case):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 def test_gpu_forced_paths(compat, dtype):
     """The texture path switched off (8-bit input through the global-memory kernel) and numpy
@@ -586,6 +599,7 @@ def test_model_normalize_matches_cv2(dtype, count):
 
 
 @pytest.mark.gpu
+@needs_opencv5
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8])
 def test_gpu_norm_scalar_line(compat, dtype):
     """Outputs of fewer than 16 elements (found by the device profile: a 1 x 1 float32 image,
