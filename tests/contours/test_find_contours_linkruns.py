@@ -230,7 +230,12 @@ def test_device_strided_view_and_errors():
     assert same_result(call(cvgpu, view), call(cv2, view.get()))
     for bad in (IMG.astype(np.float32), np.dstack([IMG, IMG]), np.zeros((2, 3, 4, 1), np.uint8)):
         ref = outcome(lambda: call(cv2, bad))
-        assert outcome(lambda: call(cvgpu, cp.asarray(bad))) == ref
+        ours = outcome(lambda: call(cvgpu, cp.asarray(bad)))
+        if bad.ndim == 4 and _versions.behaviour("linkruns.nd_image") == "computed":
+            # 4.x runs findContoursLinkRuns on an n-d array (cvgpu lets cv2 do it), as test_errors_match_cv2.
+            assert ref[0] == "ok" and ours[0] == "ok" and np.array_equal(ours[1], ref[1])
+            continue
+        assert ours == ref
     # An empty device image is cv2's (forwarded with a host copy), returned on the device.
     r = call(cvgpu, cp.zeros((5, 0), cp.uint8))
     assert r == ((), None)
