@@ -49,16 +49,22 @@ def load_cases(path):
             for i in range(len(data["params"]))]
 
 
-@pytest.fixture(scope="module")
-def golden():
-    path = golden_dir() / GOLDEN_NAME
+def golden_file(name):
+    """The corpus file ``name`` in golden_dir(); skips the test without it (fails it in the device
+    profile, whose evidence needs it)."""
+    path = golden_dir() / name
     if not path.is_file():
         message = ("%s not found: set CVGPU_GOLDEN_DIR, or put shared/golden beside the checkout or inside it"
                    % path)
         if device_profile():
             pytest.fail(message + " (the device profile's evidence needs it)")
         pytest.skip(message)
-    return load_cases(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return load_cases(golden_file(GOLDEN_NAME))
 
 
 @pytest.fixture(scope="module")

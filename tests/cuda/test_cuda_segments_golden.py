@@ -22,21 +22,14 @@ import cvgpu
 import cvgpu.cuda as cuda
 from conftest import device_profile
 from cuda_segments_model import model_all_segments
-from test_cuda_hough_golden import golden_dir
+from test_cuda_hough_golden import golden_file
 
 GOLDEN_NAME = "opencv_cuda_houghsegments_golden.npz"
 SHARDS = 8  # the model's cases in this many items (xdist spreads them; the large ones cost seconds)
 
 
 def _load():
-    path = golden_dir() / GOLDEN_NAME
-    if not path.is_file():
-        message = ("%s not found: set CVGPU_GOLDEN_DIR, or put shared/golden beside the checkout or inside it"
-                   % path)
-        if device_profile():
-            pytest.fail(message + " (the device profile's evidence needs it)")
-        pytest.skip(message)
-    data = np.load(path)
+    data = np.load(golden_file(GOLDEN_NAME))
     return [(data["img_%d" % i], data["segments_%d" % i].reshape(-1, 4), data["params"][i])
             for i in range(len(data["params"]))]
 
