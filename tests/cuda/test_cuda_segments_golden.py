@@ -20,7 +20,6 @@ import pytest
 
 import cvgpu
 import cvgpu.cuda as cuda
-from conftest import device_profile
 from cuda_segments_model import model_all_segments
 from test_cuda_hough_golden import golden_file
 
