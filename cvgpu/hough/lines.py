@@ -798,8 +798,10 @@ def HoughLinesWithAccumulator(*args, **kwargs):
 
 
 def _warm(cp):
-    """The engine's start-up: this family's kernels loaded before its first GPU call."""
+    """The engine's start-up: this family's kernels and the host helpers loaded before its first GPU
+    call."""
     _kernels.preload(FAMILY)
+    _native.helpers()
 
 
 _engine.register_warmup("hough", _warm)
