@@ -601,7 +601,9 @@ def _host_images(rng, h, w, n):
         if kind == 0:
             out.append(drawn_lines(rng, h, w, int(rng.integers(2, 12))))
         else:
-            out.append(noise(rng, h, w, float(rng.uniform(0.01, 0.1))) if kind == 1 else segments(h, w, 20000))
+            # (segments() places points until there are this many: at most a third of the pixels)
+            out.append(noise(rng, h, w, float(rng.uniform(0.01, 0.1))) if kind == 1
+                       else segments(h, w, min(20000, h * w // 3)))
     return out
 
 
