@@ -3,6 +3,8 @@ import os, sys, time, threading, statistics, ctypes, subprocess
 os.environ.setdefault("CVGPU_ENGINE", "cuda")
 import numpy as np, cv2, cupy as cp
 import cvgpu
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import throughput  # noqa: E402
 from cvgpu.bench.workloads import frame_edges, frame_mask
 import cvgpu.hough.lines as hl
 
@@ -23,27 +25,7 @@ sizes = [(640, 480), (1920, 1080)]
 print("device", cp.cuda.runtime.getDeviceProperties(0)["name"], "cpus", os.cpu_count())
 
 def tput(make_fn, frames, T, reps=3):
-    res = []
-    for _ in range(reps):
-        bar = threading.Barrier(T + 1); errs = []
-        def work(part):
-            try:
-                s = cp.cuda.Stream(non_blocking=True)
-                with s:
-                    fn = make_fn(s)
-                    bar.wait()
-                    for f in part: fn(f)
-            except BaseException as e:
-                errs.append(e); bar.abort()
-        parts = [frames[i::T] for i in range(T)]
-        th = [threading.Thread(target=work, args=(p,)) for p in parts]
-        for t in th: t.start()
-        bar.wait(); t0 = time.perf_counter()
-        for t in th: t.join()
-        dt = time.perf_counter() - t0
-        if errs: raise errs[0]
-        res.append(len(frames) / dt)
-    return statistics.median(res)
+    return throughput(make_fn, frames, T, reps=reps)
 
 def row(label, make_fn, frames, Ts=(1, 2, 4, 8)):
     out = [tput(make_fn, frames, T) for T in Ts]

@@ -2,25 +2,12 @@ import os, sys, time, threading, statistics, ctypes
 os.environ.setdefault("CVGPU_ENGINE", "cuda")
 import numpy as np, cupy as cp
 import cvgpu
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import throughput  # noqa: E402
 from cvgpu.bench.workloads import frame_edges, frame_mask
 import cv2
 def tput(fn, items, T, reps=5):
-    res = []
-    for _ in range(reps):
-        bar = threading.Barrier(T + 1)
-        def work(part):
-            s = cp.cuda.Stream(non_blocking=True)
-            with s:
-                for x in part[:3]: fn(x)
-                bar.wait()
-                for x in part: fn(x)
-        parts = [items[i::T] for i in range(T)]
-        th = [threading.Thread(target=work, args=(p,)) for p in parts]
-        for t in th: t.start()
-        bar.wait(); t0 = time.perf_counter()
-        for t in th: t.join()
-        res.append(len(items) / (time.perf_counter() - t0))
-    return statistics.median(res)
+    return throughput(lambda s: fn, items, T, reps=reps, warm=3)
 HL = lambda img: cvgpu.HoughLines(img, 1, np.pi / 180, 150)
 FC = lambda img: cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
 def limited(fn, k):

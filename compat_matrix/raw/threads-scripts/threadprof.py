@@ -3,6 +3,8 @@ import os, sys, time, threading, cProfile, pstats, io, statistics
 os.environ.setdefault("CVGPU_ENGINE", "cuda")
 import numpy as np, cv2, cupy as cp
 import cvgpu
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import throughput  # noqa: E402
 from cvgpu.bench.workloads import frame_edges, frame_mask
 from cvgpu import _graphs
 import cvgpu.hough.lines as hl
@@ -13,29 +15,7 @@ edges = [frame_edges(p, size) for p in PH]
 masks = [frame_mask(p, size, "otsu") for p in PH]
 
 def tput(fn, frames, T, own=True, reps=3):
-    res = []
-    for _ in range(reps):
-        bar = threading.Barrier(T + 1); errs = []
-        def work(part):
-            s = cp.cuda.Stream(non_blocking=True) if own else None
-            bar.wait()
-            try:
-                if s is None:
-                    for f in part: fn(f)
-                else:
-                    with s:
-                        for f in part: fn(f)
-            except BaseException as e:
-                errs.append(e)
-        parts = [frames[i::T] for i in range(T)]
-        th = [threading.Thread(target=work, args=(p,)) for p in parts]
-        for t in th: t.start()
-        bar.wait(); t0 = time.perf_counter()
-        for t in th: t.join()
-        dt = time.perf_counter() - t0
-        if errs: raise errs[0]
-        res.append(len(frames) / dt)
-    return statistics.median(res)
+    return throughput(lambda s: fn, frames, T, reps=reps, own_stream=own)
 
 def row(label, fn, frames, Ts=(1, 2, 4, 8), own=True):
     for f in frames[:4]: fn(f)
