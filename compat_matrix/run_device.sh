@@ -62,7 +62,11 @@ run_tests() {
   # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
   # into $SHARDS items (tests/conftest.py), so the workers share even one long property.
   [ "$PROFILE" = device ] && export CVGPU_PROPERTY_SHARDS=${SHARDS:-16}
-  for t in ${TESTS:-tests/hough:6 tests/cuda:2 tests/ximgproc:3 tests/lms:4:gpu}; do
+  # The default is every GPU suite, the list the matrix runs (run_final.sh, run_version.sh) use.
+  local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
+  all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
+  all+=",tests/test_versions.py,tests/tools,tests/bench:2:gpu"
+  for t in ${TESTS:-$all}; do
     files=${t%%:*}
     local rest=${t#*:}
     local workers=${rest%%:*} marker=

@@ -3,9 +3,9 @@
 # 600 s limit of a call), from the repository root on the GPU machine:
 #
 #   call 1:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_final.sh
-#            every GPU suite (ci hypothesis profile) beside the machine's cv2 (+ contrib when
-#            .whl/cv5contrib.tar.xz is carried), into $OUT/tests, then cvgpu compare on every example
-#            into $OUT/compare
+#            every GPU suite (run_device.sh's default list, ci hypothesis profile) beside the
+#            machine's cv2 (+ contrib when .whl/cv5contrib.tar.xz is carried), into $OUT/tests,
+#            then cvgpu compare on every example into $OUT/compare
 #   call 2:  CVGPU_COMMIT=<sha> ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=470 NO_COMPARE=1 OUT=$OUT \
 #            bash compat_matrix/run_device.sh bench
 #
@@ -16,6 +16,5 @@
 # for both calls: generate.py refuses folders with different device names.
 set -u
 export CVGPU_COMMIT=$COMMIT SUITE_TIMEOUT=${SUITE_TIMEOUT:-400}
-export TESTS=${TESTS:-"tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py,tests/test_versions.py,tests/tools,tests/bench:2:gpu"}
 OUT=$OUT/tests bash compat_matrix/run_device.sh tests ci
 OUT=$OUT/compare bash compat_matrix/run_device.sh compare 2>&1 | tail -30

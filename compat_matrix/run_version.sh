@@ -8,5 +8,4 @@ cat "$@" | tar -xJf - -C /tmp/site || { echo "extract failed"; exit 1; }
 export PYTHONPATH=/tmp/site
 python3 -c "import cv2, numpy; print('cv2', cv2.__version__, 'numpy', numpy.__version__, 'ximgproc', hasattr(cv2, 'ximgproc'))"
 export CVGPU_COMMIT=$COMMIT SUITE_TIMEOUT=${SUITE_TIMEOUT:-420}
-export TESTS=${TESTS:-"tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py,tests/test_versions.py,tests/tools,tests/bench:2:gpu"}
 OUT=$OUT/tests bash compat_matrix/run_device.sh tests ci
