@@ -28,7 +28,7 @@ from time import sleep as _sleep
 
 import numpy as np
 
-from . import _kernels
+from . import _kernels, _native
 from ._backend import cupy_module
 
 NULL = np.uint64(0)
@@ -135,14 +135,20 @@ class GraphPlan:
     """A plan's kernels over a CallBuffer, launched directly or replayed as captured graphs.
     ``lean_first``: the first kernel's lean variant (Kernel.lean). ``graph`` / ``lean``: None before
     capture, False where capture failed (the caller then launches directly), else the graph.
-    ``ran``: called with "graph" / "lean-graph" at each capture (a family's TUNING path count)."""
+    ``ran``: called with "graph" / "lean-graph" at each capture (a family's TUNING path count).
+    ``driver``: capture through the driver where possible (a DriverGraph, launchable by the C
+    helpers of cvgpu._native without the GIL)."""
 
-    __slots__ = ("cp", "family", "options", "buffer", "kernels", "lean_first", "graph", "lean", "ran", "_direct")
+    __slots__ = ("cp", "family", "options", "buffer", "kernels", "lean_first", "graph", "lean", "ran", "driver",
+                 "_direct")
 
-    def __init__(self, cp, family, options, buffer, kernels, lean_first, ran=None):
+    def __init__(self, cp, family, options, buffer, kernels, lean_first, ran=None, driver=False):
         self.cp, self.family, self.options, self.buffer = cp, family, options, buffer
         self.kernels, self.lean_first, self.ran = tuple(kernels), lean_first, ran
         self.graph = self.lean = None
+        # driver: capture through the CUDA driver (cvgpu._native.DriverGraph, whose handle the C
+        # helpers launch) where it is available; else CuPy's Graph.
+        self.driver = bool(driver) and _native.driver() is not None
         words = buffer.words
         self._direct = tuple((k.fn, k.grid, k.block, k.shared_mem) + k.direct(words) for k in self.kernels)
 
@@ -185,6 +191,19 @@ class GraphPlan:
         self.graph.launch(stream)
         buffer.loaded = head
 
+    def pick(self, head):
+        """The graph replay(stream, head) would launch, for a caller that launches it itself (the C
+        helpers): the caller sets ``buffer.loaded = head`` once it has been launched."""
+        buffer = self.buffer
+        if buffer.loaded == head:
+            lean = self.lean
+            if lean is None:
+                lean = self.lean = self.capture(loader=False)
+            if lean:
+                return lean
+        buffer.loaded = None
+        return self.graph
+
     def capture(self, loader=True):
         """The kernels as one CUDA graph (or False where capture fails: no capture on this platform
         or CuPy). ``loader``: the full graph, graph_load_call first; else the lean graph."""
@@ -194,21 +213,27 @@ class GraphPlan:
         fresh = NULL if loader else np.uint64(buffer.pinned.ptr)
         kernels = ((self.kernels[0] if loader else self.lean_first),) + self.kernels[1:]
         stream = cp.cuda.Stream(non_blocking=True)
+
+        def launches():
+            if loader:
+                _kernels.get_function(self.family, "graph_load_call", self.options)(
+                    (1,), (32,), (np.uint64(buffer.pinned.ptr), buffer.dev, np.int32(words.count)))
+            for i, k in enumerate(kernels):
+                args = k.arguments(words, call, fresh)
+                if i == 0 and not loader:  # a lean graph's first kernel depends on nothing before it
+                    k.fn(k.grid, k.block, args, shared_mem=k.shared_mem)
+                else:
+                    launch_dependent(k.fn, k.grid, k.block, args, k.shared_mem)
         try:
             with stream:
-                stream.begin_capture()
-                try:
-                    if loader:
-                        _kernels.get_function(self.family, "graph_load_call", self.options)(
-                            (1,), (32,), (np.uint64(buffer.pinned.ptr), buffer.dev, np.int32(words.count)))
-                    for i, k in enumerate(kernels):
-                        args = k.arguments(words, call, fresh)
-                        if i == 0 and not loader:  # a lean graph's first kernel depends on nothing before it
-                            k.fn(k.grid, k.block, args, shared_mem=k.shared_mem)
-                        else:
-                            launch_dependent(k.fn, k.grid, k.block, args, k.shared_mem)
-                finally:
-                    graph = stream.end_capture()
+                if self.driver:
+                    graph = _native.capture(stream, launches)
+                else:
+                    stream.begin_capture()
+                    try:
+                        launches()
+                    finally:
+                        graph = stream.end_capture()
             graph.upload(stream)
             stream.synchronize()
         except Exception:
@@ -223,12 +248,13 @@ class PinnedResults:
     (read and written through ``flag``, a memoryview: its item access is cheaper than numpy's),
     the rest the family's results."""
 
-    __slots__ = ("pinned", "host", "flag")
+    __slots__ = ("pinned", "host", "flag", "flag_ptr")
 
     def __init__(self, cp, ints):
         self.pinned = cp.cuda.alloc_pinned_memory(4 * ints)
         self.host = np.frombuffer(self.pinned, dtype=np.int32, count=ints)
         self.flag = memoryview(self.host)
+        self.flag_ptr = self.pinned.ptr  # (await_published's poll in C)
 
 
 class HotCall:
@@ -264,19 +290,26 @@ class SpareOutput:
         self._spare = (stream.ptr, nbytes, cp.cuda.alloc(nbytes))
 
 
-def await_published(flag_view, unset, stream):
+def await_published(flag_view, unset, stream, flag_ptr=None):
     """Wait until a kernel on ``stream`` has published a result flag at flag_view[0] (pinned host
-    memory, ``unset`` before the launch). The kernels write everything the host then reads before
-    the flag, fenced (__threadfence_system), so the host may go on as soon as the flag changes,
-    before the stream could report completion. Every 4096 polls the stream is asked: a finished
-    stream that left the flag unset (a failed launch) is synchronised, which raises its error; if
-    none is raised the flag is still ``unset`` and the caller reports it.
+    memory at address ``flag_ptr``, ``unset`` before the launch). The kernels write everything the
+    host then reads before the flag, fenced (__threadfence_system), so the host may go on as soon as
+    the flag changes, before the stream could report completion. A finished stream that left the
+    flag unset (a failed launch) is synchronised, which raises its error; if none is raised the flag
+    is still ``unset`` and the caller reports it.
 
-    A thread spinning here holds the GIL, and Python hands it to another thread only every switch
-    interval (5 ms): with several threads calling cvgpu, one waiting thread would stall all the
-    others. So where other threads exist the wait releases the GIL every 32 polls (time.sleep(0));
-    alone, it spins without a system call."""
+    Where cvgpu._native's helpers load (and ``flag_ptr`` is given) the poll runs in C without the
+    GIL, so the other threads' Python work goes on meanwhile. Else it polls here: a thread spinning
+    in Python holds the GIL, and Python hands it to another thread only every switch interval
+    (5 ms), so where other threads exist the poll releases it every 32 polls (time.sleep(0)); alone,
+    it spins without a system call."""
     if flag_view[0] != unset:
+        return
+    helpers = _native.helpers() if flag_ptr is not None else None
+    if helpers is not None:
+        value = helpers.wait(flag_ptr, unset, stream.ptr)
+        if value == unset or value <= _native.ERROR:
+            stream.synchronize()
         return
     shared = _active_count() > 1
     polls = 0

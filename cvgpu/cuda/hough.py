@@ -559,7 +559,7 @@ class HoughLinesDetector:
                     cp.ndarray((2, last, 2), dtype=cp.float32, memptr=out, strides=(out_cap * 8, 8, 4)),
                     (results, results.launched, last, out_cap) + results.views_for(last, out_cap))
             # The one host wait: the line count, polled where ch_maxima publishes it.
-            await_published(results.flag, INT_MIN, stream)
+            await_published(results.flag, INT_MIN, stream, results.flag_ptr)
         except BaseException:
             self._abandon(buf)
             raise

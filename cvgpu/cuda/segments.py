@@ -296,7 +296,7 @@ class HoughSegmentDetector:
                 _ran("direct")
                 plan.launch_direct((image, np.int64(step), np.int32(load_width(ptr, step, cols)), np.uint64(out.ptr)))
             ws.spare_out.refill(cp, stream, out_bytes)
-            await_published(results.flag, INT_MIN, stream)
+            await_published(results.flag, INT_MIN, stream, results.flag_ptr)
         except BaseException:
             self._abandon(ws)
             raise

@@ -18,7 +18,7 @@ from threading import get_ident as _get_ident
 import cv2
 import numpy as np
 
-from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels, _versions
+from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels, _native, _versions
 from .._arrays import on_input_device, upload_2d
 from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
 from .._graphs import CALL, NULL, Kernel, Word, await_published
@@ -307,7 +307,7 @@ class _Workspace:
         self.plans = {}
         # hough_maxima_emit's published count (flag), then the lines of a host result.
         results = _graphs.PinnedResults(cp, 1 + 3 * SORT_CAPACITY)
-        self.pinned, self.host, self.flag = results.pinned, results.host, results.flag
+        self.pinned, self.host, self.flag, self.flag_ptr = results.pinned, results.host, results.flag, results.flag_ptr
         self.call = _graphs.CallBuffer(cp, WORDS)  # shared by the plans: one image's words loaded at a time
         self.call_bytes = self.call.bytes
         # Output memory for the next device-result call, allocated while the GPU runs the current one.
@@ -324,14 +324,18 @@ class _Workspace:
         rows, cols = image.shape
         n = rows * cols
         cp = self.cp
-        if self.up_bytes < n:
-            pinned = cp.cuda.alloc_pinned_memory(n)
-            self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), cp.empty(n, cp.uint8), n
+        self.reserve(n)
         host = self.up_host[:n].reshape(rows, cols)
         np.copyto(host, image)
         cp.cuda.runtime.memcpyAsync(self.up_dev.data.ptr, host.ctypes.data, n, cp.cuda.runtime.memcpyHostToDevice,
                                     cp.cuda.get_current_stream().ptr)
         return self.up_dev[:n].reshape(rows, cols)
+
+    def reserve(self, n):
+        """The upload buffers (pinned staging, device image) hold at least ``n`` bytes."""
+        if self.up_bytes < n:
+            pinned = self.cp.cuda.alloc_pinned_memory(n)
+            self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), self.cp.empty(n, self.cp.uint8), n
 
     def array(self, name, size, dtype):
         arr = self.arrays.get((name, dtype))
@@ -416,8 +420,10 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                   keys=keys, counters=counters, capacity=np.int32(SORT_CAPACITY), **line_args,
                   out_dev=Word("out_ptr"), out_host=np.uint64(host_ptr + 4 if to_host else 0),
                   host_count=np.uint64(host_ptr), call=CALL)
+    # Captured through the driver where cvgpu._native's helpers load: host-image calls then replay
+    # it from C (_replay_native).
     plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel("hough_collect_points_lean")),
-                 _ran)
+                 _ran, driver=_native.helpers() is not None)
     plan.per_line = 3 if with_votes else 2
     plan.out_floats = min(max_maxima, SORT_CAPACITY) * plan.per_line
     plan.out_bytes = plan.out_floats * 4
@@ -434,7 +440,6 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     lines (count x 2 or x 3; count x 1 x 2/3 with shape_3d), or None when there are none."""
     rows, cols = image.shape
     ws = _workspace(cp)
-    d_image = ws.upload(image) if to_host and type(image) is np.ndarray else upload_2d(image)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
                to_host, TUNING.generation)
@@ -445,6 +450,14 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
         plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                                            use_edgeval, with_votes, to_host)
     ws.last_key, ws.last_plan = key, plan
+    host_image = to_host and type(image) is np.ndarray
+    if (host_image and type(plan.graph) is _native.DriverGraph and image.strides[1] == 1
+            and image.strides[0] >= cols):
+        helpers = _native.helpers()
+        if helpers is not None:
+            plan.calls += 1
+            return _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d)
+    d_image = ws.upload(image) if host_image else upload_2d(image)
     step = d_image.strides[0]
     image_ptr = d_image.data.ptr
     graph = plan.graph
@@ -498,20 +511,54 @@ def _replay(cp, ws, plan, head, threshold, to_host, shape_3d):
     return _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d)
 
 
+def _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d):
+    """A host image's replayed call in one C call without the GIL (cvgpu._native, hostcall.c): the
+    copy into the thread's pinned staging, its upload, the graph launch and the wait for the count;
+    then the lines as _lines returns them. The device image words are those of the thread's upload
+    buffer, so the lean graph replays while its size holds."""
+    _ran("native")
+    rows, cols = image.shape
+    ws.reserve(rows * cols)
+    ptr = ws.up_dev.data.ptr
+    head = (ptr, cols, load_width(ptr, cols, cols))
+    stream = cp.cuda.get_current_stream()
+    try:
+        _pack_words(ws.call_bytes, 0, *head, threshold, 0)
+        graph = plan.pick(head)
+        count = helpers.upload_replay(image.ctypes.data, rows, cols, image.strides[0], ws.up_host.ctypes.data, ptr,
+                                      graph.handle, stream.ptr, ws.flag_ptr, -1)
+        plan.buffer.loaded = head
+        if count < 0:  # (-1: the stream finished without the count; below _native.ERROR: a driver error)
+            stream.synchronize()  # raises the error of a failed launch, if the stream has one
+            _incomplete()
+    except BaseException:
+        _reset_workspace(ws)
+        raise
+    return _result(cp, ws, plan, count, None, None, True, shape_3d)
+
+
+def _incomplete():
+    raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines", "hough.cpp", 0)
+
+
 def _lines(cp, ws, plan, stream, out_dev, prepared, to_host, shape_3d):
     """The launched call's lines: the one host wait, then numpy or CuPy float32 lines, or None."""
     flag = ws.flag
     try:
         # The one host wait: the line count decides the shape. The count the last kernel publishes
         # is polled rather than the stream synchronised: the host goes on as soon as it is written.
-        await_published(flag, -1, stream)
+        await_published(flag, -1, stream, ws.flag_ptr)
         count = flag[0]
         if count < 0:
-            raise _errors.cv_error(_errors.GPU_API_ERROR, "the Hough kernels did not complete", "HoughLines",
-                                   "hough.cpp", 0)
+            _incomplete()
     except BaseException:
         _reset_workspace(ws)
         raise
+    return _result(cp, ws, plan, count, out_dev, prepared, to_host, shape_3d)
+
+
+def _result(cp, ws, plan, count, out_dev, prepared, to_host, shape_3d):
+    """The lines of a call whose kernels published ``count``: numpy or CuPy float32, or None."""
     if count == 0:
         return no_lines(plan.per_line == 3, None if to_host else cp)
     per_line = plan.per_line
@@ -751,8 +798,10 @@ def HoughLinesWithAccumulator(*args, **kwargs):
 
 
 def _warm(cp):
-    """The engine's start-up: this family's kernels loaded before its first GPU call."""
+    """The engine's start-up: this family's kernels and the host helpers loaded before its first GPU
+    call."""
     _kernels.preload(FAMILY)
+    _native.helpers()
 
 
 _engine.register_warmup("hough", _warm)

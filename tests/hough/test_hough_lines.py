@@ -594,6 +594,91 @@ def test_gpu_repeated_calls_on_one_device_array(compat):
     assert ran == {"lines.direct": 5, "lines.graph": 3, "lines.hot": 3, "lines.lean-graph": 3}, ran
 
 
+def _host_images(rng, h, w, n):
+    out = []
+    for i in range(n):
+        kind = i % 3
+        if kind == 0:
+            out.append(drawn_lines(rng, h, w, int(rng.integers(2, 12))))
+        else:
+            # (segments() places points until there are this many: at most a third of the pixels)
+            out.append(noise(rng, h, w, float(rng.uniform(0.01, 0.1))) if kind == 1
+                       else segments(h, w, min(20000, h * w // 3)))
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("native", [True, False], ids=["C helpers", "Python path"])
+def test_gpu_host_images_replayed(compat, monkeypatch, native):
+    """Host (numpy) images after a plan's graph exists: with cvgpu._native's helpers each call is
+    one C call (copy into pinned staging, upload, replay, wait: path "lines.native"); without them,
+    the Python path. Both against cv2 on new contents every call, changing thresholds, a view into
+    a wider image, a flipped view (negative row step: the Python path), both functions and another
+    size; the native path count must match the calls that can take it."""
+    from cvgpu import _native
+    if native and _native.helpers() is None:
+        pytest.skip("no host-helper library for this platform (cvgpu._native)")
+    if not native:
+        monkeypatch.setitem(_native._state, "helpers", None)
+    rng = np.random.default_rng(8123)
+    h, w = 240, 320
+    wide = _host_images(rng, h, w + 40, 1)[0]
+    calls = [("HoughLines", img) for img in _host_images(rng, h, w, 9)]
+    calls += [("HoughLines", wide[:, 20:20 + w]), ("HoughLines", calls[0][1][::-1]),
+              ("HoughLinesWithAccumulator", calls[1][1]), ("HoughLinesWithAccumulator", calls[2][1]),
+              ("HoughLinesWithAccumulator", calls[3][1])]
+    calls += [("HoughLines", img) for img in _host_images(rng, 97, 131, 4)]
+    with TUNING.override():
+        before = TUNING.paths()
+        for fn, img in calls:
+            threshold = int(rng.integers(5, 120))
+            snapshot = img.copy()
+            ours = getattr(cvgpu, fn)(img, 1, np.pi / 180, threshold)
+            assert cvgpu.last_call_backend() == "cuda"
+            assert (img == snapshot).all()
+            compat.check(fn, "host-replay", ours, getattr(cv2, fn)(img, 1, np.pi / 180, threshold),
+                         inputs=(img, 1, np.pi / 180, threshold, "numpy"))
+        ran = TUNING.paths()["lines.native"] - before["lines.native"]
+    # Per plan the first call launches directly and the second captures the graph: HoughLines
+    # 240x320 takes 9 + 2 - 2 calls natively but for the flipped view, the accumulator variant 1,
+    # the 97x131 plan 2.
+    assert ran == ((8 + 1 + 2) if native else 0), ran
+
+
+@pytest.mark.gpu
+def test_gpu_host_images_from_threads(compat):
+    """Eight threads calling HoughLines on numpy frames at once (each on its own stream, then all
+    on the default one): every result equals cv2's for its frame."""
+    import threading
+    import cupy as cp
+    rng = np.random.default_rng(77)
+    frames = _host_images(rng, 180, 240, 12)
+    thresholds = [int(t) for t in rng.integers(10, 90, len(frames))]
+    expected = [cv2.HoughLines(f, 1, np.pi / 180, t) for f, t in zip(frames, thresholds)]
+    for own_stream in (True, False):
+        results, errors = {}, []
+
+        def work(k):
+            try:
+                stream = cp.cuda.Stream(non_blocking=True) if own_stream else cp.cuda.Stream.null
+                with stream:
+                    for rep in range(3):
+                        for i in range(k, len(frames), 8):
+                            results[(i, rep)] = cvgpu.HoughLines(frames[i], 1, np.pi / 180, thresholds[i])
+            except BaseException as exc:  # (reported in the main thread)
+                errors.append(exc)
+        pool = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        assert not errors, errors
+        for (i, rep), ours in sorted(results.items(), key=lambda kv: kv[0]):
+            compat.check("HoughLines", "threads", ours, expected[i],
+                         inputs=(frames[i], 1, np.pi / 180, thresholds[i], "numpy, 8 threads"))
+        assert len(results) == 3 * len(frames)
+
+
 MULTISCALE = [(1.0, math.pi / 180, 10, 2, 2), (1.0, math.pi / 180, 30, 4, 1), (2.0, math.pi / 90, 20, 1, 3),
               (0.5, math.pi / 180, 15, 3, 3), (1.5, 0.05, 5, 2, 0), (1.0, math.pi / 180, 0, 0, 2)]
 
