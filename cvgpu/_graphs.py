@@ -179,29 +179,19 @@ class GraphPlan:
         """Replay for the image whose lean-kept words are ``head`` (every word already stored in the
         pinned buffer; the full graph captured): the lean graph while the device words still hold
         ``head``, else the full graph, which loads them all."""
-        buffer = self.buffer
-        if buffer.loaded == head:
-            lean = self.lean
-            if lean is None:
-                lean = self.lean = self.capture(loader=False)
-            if lean:
-                lean.launch(stream)
-                return
-        buffer.loaded = None  # (until the load node has been launched)
-        self.graph.launch(stream)
-        buffer.loaded = head
+        self.pick(head).launch(stream)
+        self.buffer.loaded = head
 
     def pick(self, head):
-        """The graph replay(stream, head) would launch, for a caller that launches it itself (the C
-        helpers): the caller sets ``buffer.loaded = head`` once it has been launched."""
+        """The graph to launch for ``head``, for replay or a caller that launches it itself (the C
+        helpers): the lean graph while the device words hold ``head``, else the full graph, with
+        ``buffer.loaded`` cleared until the caller, once it has launched it, sets it to ``head``."""
         buffer = self.buffer
         if buffer.loaded == head:
-            lean = self.lean
-            if lean is None:
-                lean = self.lean = self.capture(loader=False)
+            lean = self.lean_graph()
             if lean:
                 return lean
-        buffer.loaded = None
+        buffer.loaded = None  # (until the load node has been launched)
         return self.graph
 
     def capture(self, loader=True):
