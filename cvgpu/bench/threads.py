@@ -86,11 +86,11 @@ def bench_threads(quick=False, progress=None):
             cv2_fn(img)
             if cp is not None:
                 ours_fn(img)
-        base = dict(family="threads", function=fname, width=size[0], height=size[1], io="numpy",
-                    workload="%s %dx%d, %d frames" % (fname, size[0], size[1], n))
+        base = dict(family="threads", function=fname, width=size[0], height=size[1], io="numpy")
         for threads in (1, 8):
-            row = dict(base, workload=base["workload"] + ", %d thread%s" % (threads, "s" if threads > 1 else ""),
-                       threads=threads)
+            # The thread count first: the printed table cuts long workload texts.
+            row = dict(base, workload="%d thread%s, %dx%d, %d frames" % (threads, "s" if threads > 1 else "", size[0],
+                                                                       size[1], n), threads=threads)
             row["cv2_fps"] = _throughput(cv2_fn, frames, threads)
             if cp is not None:
                 row["cvgpu_fps"] = _throughput(ours_fn, frames, threads, cp, own_streams=True)
