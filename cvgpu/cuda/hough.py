@@ -296,6 +296,7 @@ class HoughLinesDetector:
             lines, stream = None, lines
         image = _host_image(src)
         if image is None:  # an empty GpuMat / array: no points
+            _backend.record("none")
             return _binding.deliver(GpuMat(), lines)
         rows, cols = image.shape
         if _backend.cupy_module() is None:
@@ -323,6 +324,7 @@ class HoughLinesDetector:
             lines, stream = None, lines
         image = self._plane(src)
         if image is None:  # an empty GpuMat / array: no points
+            _backend.record("none")
             return _binding.deliver(GpuMat(), lines)
         rows, cols = image.shape
         cp = _cupy()

@@ -156,6 +156,7 @@ class HoughSegmentDetector:
             lines, stream = None, lines
         image = _hough._device_image(src, "hough_segments.cpp")
         if image is None:  # an empty GpuMat / array: no points
+            _backend.record("none")
             return _binding.deliver(GpuMat(), lines)
         rows, cols = image.shape
         cp = _cupy()

@@ -313,7 +313,10 @@ def test_detector_getters_setters_and_errors(host):
     assert h_lines.shape == (1, 2, 2) and h_votes[0, 0] >= h_votes[0, 1]
     assert _detect(det, np.zeros((10, 10), np.uint8)) == (None, None)          # no points
     assert _detect(det, np.zeros((0, 0), np.uint8)) == (None, None)            # empty input
+    assert cvgpu.last_call_backend() == "none"                                  # (no pixel work)
+    _detect(det, img)
     assert _detect(det, cuda.GpuMat()) == (None, None)
+    assert cvgpu.last_call_backend() == "none"                                  # not the call before's
     det.setMaxLines(0)
     assert _detect(det, img) == (None, None)
     for bad in (np.zeros((4, 4), np.float32), np.zeros((4, 4, 3), np.uint8), cuda.GpuMat(np.zeros((4, 4), np.int16))):

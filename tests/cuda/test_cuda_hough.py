@@ -135,6 +135,7 @@ def test_empty_input_and_empty_results():
     det = cuda.createHoughLinesDetector(1, 0.1, 3)
     out = det.detect(cuda.GpuMat())
     assert isinstance(out, cuda.GpuMat) and out.empty()
+    assert cvgpu.last_call_backend() == "none"  # (no pixel work)
     assert det.downloadResults(out) == (None, None)
     given_out = cuda.GpuMat()
     assert det.detect(cuda.GpuMat(), given_out) is given_out

@@ -88,6 +88,7 @@ def test_empty_input():
     det = cuda.createHoughSegmentDetector(1, 0.1, 3, 1)
     out = det.detect(cuda.GpuMat())
     assert isinstance(out, cuda.GpuMat) and out.empty()
+    assert cvgpu.last_call_backend() == "none"  # (no pixel work)
     given_out = cuda.GpuMat()
     assert det.detect(cuda.GpuMat(), given_out) is given_out
     assert det.detect(np.zeros((0, 5), np.uint8)).empty()
