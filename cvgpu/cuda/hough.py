@@ -291,13 +291,10 @@ class HoughLinesDetector:
         computation of cvgpu's own on the CPU)."""
         from . import _hough_host
         self._hot = None
-        if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
-                and stream is None:
-            lines, stream = None, lines
+        lines, stream = _stream_given_as_lines(lines, stream)
         image = _host_image(src)
         if image is None:  # an empty GpuMat / array: no points
-            _backend.record("none")
-            return _binding.deliver(GpuMat(), lines)
+            return _no_points(lines)
         rows, cols = image.shape
         if _backend.cupy_module() is None:
             _backend.warn_fallback()  # once per process, as every no-GPU path
@@ -319,23 +316,14 @@ class HoughLinesDetector:
     @on_input_device(1, "src")
     def _detect(self, src, lines=None, stream=None):
         self._hot = None
-        if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) \
-                and stream is None:
-            lines, stream = None, lines
+        lines, stream = _stream_given_as_lines(lines, stream)
         image = self._plane(src)
         if image is None:  # an empty GpuMat / array: no points
-            _backend.record("none")
-            return _binding.deliver(GpuMat(), lines)
+            return _no_points(lines)
         rows, cols = image.shape
         cp = _cupy()
         _backend.record("cuda")
-        skey = (rows, cols, float(self._rho), float(self._theta))
-        sizes = self._sizes.get(skey)
-        if sizes is None:
-            if len(self._sizes) > 32:
-                self._sizes.clear()
-            sizes = self._sizes[skey] = accumulator_size(rows, cols, self._rho, self._theta)
-        numangle, numrho = sizes
+        numangle, numrho = _cached_sizes(self._sizes, rows, cols, self._rho, self._theta)
         if numangle <= 0 or numrho <= 0:
             # OpenCV checks this only once it has found points.
             with _stream_context(stream):
@@ -689,6 +677,31 @@ def _into(value, dst):
 
 def _looks_like_stream(value):
     return type(value).__name__ in ("Stream", "ExternalStream")
+
+
+def _stream_given_as_lines(lines, stream):
+    """(lines, stream) of a detect call: ``detect(src, stream)`` passes the stream where the output
+    goes, as the bindings accept."""
+    if isinstance(lines, GpuMat) is False and lines is not None and _looks_like_stream(lines) and stream is None:
+        return None, lines
+    return lines, stream
+
+
+def _no_points(lines):
+    """A detector's answer to empty input: an empty GpuMat (into ``lines`` when given), no pixel work."""
+    _backend.record("none")
+    return _binding.deliver(GpuMat(), lines)
+
+
+def _cached_sizes(cache, rows, cols, rho, theta):
+    """accumulator_size for a detector's image size and parameters, kept in its ``cache`` dict."""
+    key = (rows, cols, float(rho), float(theta))
+    sizes = cache.get(key)
+    if sizes is None:
+        if len(cache) > 32:
+            cache.clear()
+        sizes = cache[key] = accumulator_size(rows, cols, rho, theta)
+    return sizes
 
 
 def _device_image(src, source="hough_lines.cpp"):

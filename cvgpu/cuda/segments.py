@@ -151,23 +151,14 @@ class HoughSegmentDetector:
     @on_input_device(1, "src")
     def detect(self, src, lines=None, stream=None):
         """detect(src[, lines[, stream]]) -> lines: a 1 x N CV_32SC4 GpuMat (empty when none)."""
-        if isinstance(lines, GpuMat) is False and lines is not None and _hough._looks_like_stream(lines) \
-                and stream is None:
-            lines, stream = None, lines
+        lines, stream = _hough._stream_given_as_lines(lines, stream)
         image = _hough._device_image(src, "hough_segments.cpp")
         if image is None:  # an empty GpuMat / array: no points
-            _backend.record("none")
-            return _binding.deliver(GpuMat(), lines)
+            return _hough._no_points(lines)
         rows, cols = image.shape
         cp = _cupy()
         _backend.record("cuda")
-        skey = (rows, cols, float(self._rho), float(self._theta))
-        sizes = self._sizes.get(skey)
-        if sizes is None:
-            if len(self._sizes) > 32:
-                self._sizes.clear()
-            sizes = self._sizes[skey] = _hough.accumulator_size(rows, cols, self._rho, self._theta)
-        numangle, numrho = sizes
+        numangle, numrho = _hough._cached_sizes(self._sizes, rows, cols, self._rho, self._theta)
         if numangle <= 0 or numrho <= 0:
             # OpenCV checks this only once it has found points.
             with _stream_context(stream):
