@@ -113,13 +113,16 @@ def cupy_module():
 
 def quick_unusable_reason():
     """Why no GPU can be used, when that is known without starting anything (CVGPU_BACKEND=cv2, or
-    CuPy not installed); else None."""
+    CuPy not installed: then, as _probe says it, no driver first, since installing CuPy would not
+    help); else None."""
     if os.environ.get("CVGPU_BACKEND", "").lower() == "cv2":
         return "CVGPU_BACKEND=cv2 is set"
     if not _state["checked"]:
         import importlib.util
         if importlib.util.find_spec("cupy") is None:
-            return "CuPy is not installed"
+            if not _driver_present():
+                return NO_DRIVER
+            return "CuPy is not installed (pip install 'cvgpu[cuda12]' or 'cvgpu[cuda13]')"
     return None
 
 

@@ -188,3 +188,19 @@ def test_background_start_up_reaches_ready_and_loads_kernels_ahead_of_time():
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[0] == "ready"
+
+
+@pytest.mark.parametrize("driver, expected", [(False, "no NVIDIA GPU/driver found"),
+                                              (True, "CuPy is not installed (pip install")])
+def test_reason_without_cupy_names_the_missing_driver_first(monkeypatch, driver, expected):
+    """Without CuPy the engine falls back to cv2 before starting anything; its reason (the fallback
+    warning's, the bench's) says "no NVIDIA GPU/driver found" where there is no driver, since
+    installing CuPy would not help, and names the missing CuPy only where a driver exists."""
+    import importlib.util
+    monkeypatch.setitem(_backend._state, "checked", False)
+    monkeypatch.delenv("CVGPU_BACKEND", raising=False)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "cupy" else real_find_spec(name, *a))
+    monkeypatch.setattr(_backend, "_driver_present", lambda: driver)
+    assert _backend.quick_unusable_reason().startswith(expected)
