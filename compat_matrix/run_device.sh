@@ -66,13 +66,19 @@ run_tests() {
   local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
   all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
   all+=",tests/test_versions.py,tests/tools,tests/bench:2:gpu"
+  # GPUS=N (a machine of N GPUs): the i-th entry of the list runs on GPU i mod N
+  # (CUDA_VISIBLE_DEVICES), so one call spreads the suites over every GPU of the machine.
+  local i=0 gpu_env=
   for t in ${TESTS:-$all}; do
+    gpu_env=
+    [ "${GPUS:-1}" -gt 1 ] && gpu_env="CUDA_VISIBLE_DEVICES=$((i % GPUS))"
+    i=$((i + 1))
     files=${t%%:*}
     local rest=${t#*:}
     local workers=${rest%%:*} marker=
     [ "$rest" != "$workers" ] && marker=${rest#*:}
     name=$(for f in ${files//,/ }; do basename "$f" .py; done | paste -sd_)
-    CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
+    env $gpu_env CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
       python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
       --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
