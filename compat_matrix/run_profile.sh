@@ -23,7 +23,7 @@ case "${1:-tests}" in
     misc=tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py
     misc+=,tests/test_versions.py,tests/tools,tests/bench
     # (the order spreads the heavy suites: hough, contours and cuda on GPUs of their own where N >= 3)
-    TESTS=${TESTS:-"tests/hough:16:gpu tests/contours:18:gpu tests/cuda:18 tests/ximgproc:6 tests/lms:3:gpu $misc:3"} \
+    TESTS=${TESTS:-"tests/hough:16:gpu tests/contours:18:gpu tests/cuda:18 tests/ximgproc:6 tests/lms:3:gpu $misc:3:gpu"} \
       OUT=$OUT/tests bash compat_matrix/run_device.sh tests device
     ;;
   bench)
