@@ -435,7 +435,11 @@ def test_nothing_is_compiled_on_a_fresh_machine(accelerators):
         "  %s: %s from %s" % (c, k, " < ".join(reversed(f))) for c, k, f in out["compiled"])
     paths = ["lines.sort-host", "detector.sort-host", "windowed", "offsets_cumsum", "device_sort",
              "external_flatnonzero", "tree_argsort", "rulers", "lab_serial", "grouped"]
-    if _versions.behaviour("radon.warp") != "fixed_point":  # beside 4.x cv2 computes RadonTransform
-        paths += ["texture", "global"]
+    warp = _versions.behaviour("radon.warp")
+    if warp != "fixed_point":  # beside 4.x cv2 computes RadonTransform
+        paths.append("global")
+        # (beside 5.1 with IPP on, the child's default, cv2 computes 8-bit input: no texture path)
+        if not (warp == "float_or_ipp" and cv2.ipp.useIPP()):
+            paths.append("texture")
     for path in paths:
         assert out["paths"].get(path), (path, out["paths"])

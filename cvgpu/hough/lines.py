@@ -235,7 +235,7 @@ def _hough_parsed(func_name, with_votes, a, args, kwargs):
     if _ARG_CHECKS:
         _check_arguments(a)
         if rows * cols == 0:  # (a number or tuple is a 4 x 1 / n x 1 CV_64F Mat: not empty)
-            _backend.record("cuda" if _backend.cupy_module() is not None else "cv2")
+            _backend.record("none")  # (an answer without pixel work, as below)
             return no_lines(True, _backend.cupy_module() if on_device else None) if with_votes else None
     if not mat.is_type(np.uint8, 1):
         raise _errors.cv_error(_errors.ASSERTION_FAILED, "img.type() == CV_8UC1", "HoughLinesStandard", at=_AT_TYPE)

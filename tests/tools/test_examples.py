@@ -92,4 +92,8 @@ def test_example_on_the_gpu(script, args, calls, tmp_path, monkeypatch, capfd):
     by = {f["function"]: f for f in report["functions"]}
     for name in calls:
         assert by[name]["identical"] is True
-        assert by[name]["engines"] == {"cuda": by[name]["cvgpu"]["calls"]}, by[name]
+        engine = "cuda"
+        if (name == "ximgproc.RadonTransform" and _versions.behaviour("radon.warp") == "float_or_ipp"
+                and cv2.ipp.useIPP()):
+            engine = "cv2"  # 5.1 warps float32 through IPP while it is on (the default): cv2 computes, reported
+        assert by[name]["engines"] == {engine: by[name]["cvgpu"]["calls"]}, by[name]
