@@ -242,7 +242,11 @@ def readme(result, pytest_summary_text=None):
               "parameters among the cases (`-` where the test does not report its inputs; `*` summed over "
               "the calls of the run, an upper bound). `> 256 px`: the share of cases whose image's long "
               "side exceeds 256 pixels.", "",
-              "## Speed", "", "| function | workload | io | cv2 ms | cvgpu ms | speedup vs cv2 | OpenCV-CUDA ms |",
+              "## Speed", ""]
+    if not result["bench"]:
+        lines.append("No benchmark ran in this device run (see the note above).")
+        return "\n".join(lines) + "\n"
+    lines += ["| function | workload | io | cv2 ms | cvgpu ms | speedup vs cv2 | OpenCV-CUDA ms |",
               "|---|---|---|---:|---:|---:|---:|"]
     for b in result["bench"]:
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
