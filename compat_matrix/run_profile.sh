@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
-# The matrix run in the device profile (>= 10,000 examples per property, compat rows of >= 10,000
-# non-trivial cases): every GPU suite spread over the GPUs of one machine, in two device calls at
-# one commit on the same warm machine (nvidia-h100-x4: 4 GPUs, 64 cores), from the repository root:
+# The matrix run in the device profile (>= 10,000 examples per property): every GPU suite spread
+# over the GPUs of one machine (nvidia-h100-x4: 4 GPUs, 64 cores), three device calls at one commit
+# on the same warm machine, from the repository root:
 #
-#   call 1:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh tests
-#            every GPU suite in the device profile, one pytest per suite, suite i on GPU i mod N,
-#            every hypothesis property split into $SHARDS items (tests/conftest.py), into $OUT/tests
-#   call 2:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh bench
-#            the benchmark (alone on the machine: no test shares its CPUs) into $OUT/bench, then
-#            cvgpu compare on every example into $OUT/compare
+#   call 1:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh tests-a   cuda, ximgproc, lms, misc
+#   call 2:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh tests-b   contours, hough
+#   call 3:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh bench     bench alone, then compare
 #
-# Carry .ocv (OpenCV-CUDA's harness), .whl/cv5contrib.tar.xz and shared/golden in both calls. Then
-# extract the three device-run.tar.gz and run compat_matrix/generate.py --from-device on them, as for
-# run_final.sh (the ci-profile run on one GPU). Worker counts: the junit times of the last device-
-# profile run (compat_matrix/HISTORY.md, "Device profile"), about 12,000 worker-seconds in all.
+# Each suite runs whole in one call (one pytest, suite i of a call on GPU i mod N, every hypothesis
+# property split into $SHARDS items: tests/conftest.py); generate.py refuses a suite that was stopped.
+# Carry .ocv (OpenCV-CUDA's harness), .whl/cv5contrib.tar.xz and shared/golden in every call. Then
+# extract the device-run.tar.gz of each call's folders (tests-a/, tests-b/, bench/, compare/) and run
+# compat_matrix/generate.py --from-device on all four, as for run_final.sh (the ci-profile run).
+#
+# Worker counts from the worker-seconds of the device-profile run of 4ea946f
+# (raw/device-profile-4ea946f-partial.txt, about 35,000 in all): cuda ~14,700 (the segment
+# detector's property 12,500: ~1 s an example on the CPU model, hence SHARDS=64 here: ~190 s an
+# item), contours ~12,000, hough 5,400, ximgproc 1,700, lms 1,500. One call on 4 GPUs could not
+# hold them: contours and cuda stopped at 520 s there. The x4 machine's start-up held it ~570 s.
 set -u
 export CVGPU_COMMIT=$COMMIT
-case "${1:-tests}" in
-  tests)
-    export SUITE_TIMEOUT=${SUITE_TIMEOUT:-540} SHARDS=${SHARDS:-32}
-    GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
-    misc=tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py
-    misc+=,tests/test_versions.py,tests/tools,tests/bench
-    # (the order spreads the heavy suites: hough, contours and cuda on GPUs of their own where N >= 3)
-    TESTS=${TESTS:-"tests/hough:16:gpu tests/contours:18:gpu tests/cuda:18 tests/ximgproc:6 tests/lms:3:gpu $misc:3:gpu"} \
-      OUT=$OUT/tests bash compat_matrix/run_device.sh tests device
+GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
+export SUITE_TIMEOUT=${SUITE_TIMEOUT:-530}
+misc=tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py
+misc+=,tests/test_versions.py,tests/tools,tests/bench
+case "${1:-tests-a}" in
+  tests-a)
+    SHARDS=${SHARDS:-64} TESTS=${TESTS:-"tests/cuda:40 tests/ximgproc:7 tests/lms:5:gpu $misc:3:gpu"} \
+      OUT=$OUT/tests-a bash compat_matrix/run_device.sh tests device
+    ;;
+  tests-b)
+    SHARDS=${SHARDS:-32} TESTS=${TESTS:-"tests/contours:36:gpu tests/hough:20:gpu"} \
+      OUT=$OUT/tests-b bash compat_matrix/run_device.sh tests device
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \
