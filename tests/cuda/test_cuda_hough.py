@@ -23,7 +23,7 @@ from cvgpu.hough import TUNING, _voting
 import hough_cases
 import photo_cases
 from conftest import examples
-from cuda_hough_model import (f32, fma32, model_accumulator, model_detect, model_line_values, model_maxima,
+from cuda_hough_model import (_fma32_exact, f32, fma32, model_accumulator, model_detect, model_line_values, model_maxima,
                               model_sincosf, model_trig)
 
 HAS_GPU = cvgpu.backend() == "cuda"
@@ -45,6 +45,29 @@ def test_fma32_is_exact(a, b, c, near_tie):
     a, b, c = f32(a), f32(b), f32(c)
     exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     assert fma32(a, b, c) == _fraction_f32(exact)
+
+
+def test_fma32_fast_path_equals_exact_on_ties():
+    """fma32 rounds s = fl64(a * b + c) once more to float32 and sends only the ties of that rounding
+    (and subnormal or non-finite results) to _fma32_exact: sums constructed a hair off a float32
+    midpoint, where the plain double rounding is wrong, and random bit patterns."""
+    rng = np.random.default_rng(0)
+    n = 200_000
+    r = rng.uniform(1, 1e4, n).astype(f32)
+    mid = (r.astype(np.float64) + np.nextafter(r, f32(np.inf)).astype(np.float64)) / 2
+    c = (rng.choice([-1.0, 1.0], n) * 2.0 ** rng.integers(-60, -20, n)).astype(f32)
+    a = rng.integers(1, 4096, n).astype(f32)
+    b = ((mid - c.astype(np.float64)) / a).astype(f32)
+    bits = rng.integers(0, 2**32, (3, n), dtype=np.uint64).astype(np.uint32).view(f32)
+    for x, y, z in ((a, b, c), tuple(bits)):
+        with np.errstate(all="ignore"):
+            want = _fma32_exact(x.astype(np.float64), y.astype(np.float64), z.astype(np.float64))
+            got = fma32(x, y, z)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan)
+        assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))
+    naive = (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(f32)
+    assert np.count_nonzero(naive != fma32(a, b, c)) > 100  # the ties were met (281 of them)
 
 
 def test_model_sincosf_is_close_to_sin_cos():

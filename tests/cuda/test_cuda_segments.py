@@ -19,8 +19,9 @@ import cvgpu
 import cvgpu.cuda as cuda
 from cvgpu.cuda import segments as cseg
 from conftest import examples
-from cuda_hough_model import f32
-from cuda_segments_model import model_all_segments, model_segments
+from cuda_hough_model import f32, model_accumulator
+from cuda_segments_model import (model_all_segments, model_maxima8, model_segments, start_points, walk,
+                                 walk_steps)
 
 HAS_GPU = cvgpu.backend() == "cuda"
 
@@ -101,6 +102,25 @@ def test_without_gpu_device_work_raises_no_cuda():
     with pytest.raises(cv2.error) as e:
         det.detect(np.zeros((4, 4), np.uint8))
     assert e.value.code == -216
+
+
+def test_model_walk_equals_the_plain_state_machine():
+    """The model's walk (walks that have left dropped from its arrays) gives walk_steps' segments, in
+    the same order, on random dots and dashed lines with every kind of gap and length."""
+    for seed in range(24):
+        rng = np.random.default_rng(seed)
+        rows, cols = int(rng.integers(1, 160)), int(rng.integers(1, 160))
+        img = _random_image(rng, rows, cols, seed % 2)
+        rho, theta = (0.5, 1.0, 2.0)[seed % 3], (math.pi / 180, 0.0123, 0.05, 0.7)[seed % 4]
+        min_len, max_gap = (0, 1, 5, 20)[seed % 4], (-1, 0, 1, 5, 30)[seed % 5]
+        acc, _, numrho = model_accumulator(img, rho, theta)
+        if acc is None:
+            continue
+        n, r = model_maxima8(acc, min_len)
+        start = start_points(n, r, numrho, rows, cols, rho, theta)
+        got, got_walks = walk(img, *start, min_len, max_gap)
+        want, want_walks = walk_steps(img, *start, min_len, max_gap)
+        assert got.tobytes() == want.tobytes() and got_walks.tobytes() == want_walks.tobytes(), seed
 
 
 def test_model_orders_by_maximum_then_walk():

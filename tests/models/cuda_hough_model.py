@@ -19,12 +19,32 @@ f32 = np.float32
 
 
 def fma32(a, b, c):
-    """Correctly rounded float32 fma(a, b, c), vectorised: the product is exact in float64, the sum
-    is formed exactly as (s, e) with TwoSum, then rounded to odd in float64 and once to float32
-    (round-to-odd makes the double rounding harmless: 53 >= 24 + 2)."""
+    """Correctly rounded float32 fma(a, b, c), vectorised. The product is exact in float64 and the
+    float64 sum s = fl(p + c) rounded once more to float32 is already the correctly rounded result,
+    except where that second rounding is a tie: s exactly halfway between two float32 values while
+    p + c is not s. Only those elements (and non-finite ones) go through _fma32_exact."""
     a = np.asarray(a, np.float32).astype(np.float64)
     b = np.asarray(b, np.float32).astype(np.float64)
     c = np.asarray(c, np.float32).astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = np.asarray(a * b + c, np.float64)
+        r = s.astype(np.float32)
+        # In float32's normal range a tie is s with the 29 mantissa bits below float32's precision
+        # equal to 1000...0; below it (subnormal float32 results, s != 0) and for results that do
+        # not fit in float32 the exact path decides.
+        tiny = np.abs(s) < 2.0 ** -126
+        odd = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (tiny & (s != 0)) | ~np.isfinite(r)
+    if odd.any():
+        a, b, c = np.broadcast_arrays(a, b, c)
+        r = np.array(r, np.float32, copy=True)
+        r[odd] = _fma32_exact(a[odd], b[odd], c[odd])
+    return r
+
+
+def _fma32_exact(a, b, c):
+    """fma32 on float64 copies of float32 values: the sum formed exactly as (s, e) with TwoSum, then
+    rounded to odd in float64 and once to float32 (round-to-odd makes the double rounding harmless:
+    53 >= 24 + 2)."""
     p = a * b
     s = np.asarray(p + c, np.float64)
     bb = s - p

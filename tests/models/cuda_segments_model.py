@@ -78,7 +78,70 @@ def start_points(n, r, numrho, rows, cols, rho, theta, fused="a"):
 
 def walk(img, x0, y0, sx, sy, min_len, max_gap):
     """The segments of every walk: int32 (S, 4) and the walk (maximum) index of each, ordered by walk
-    and then along it. OpenCV's per-step state machine, run for all walks at once."""
+    and then along it. OpenCV's per-step state machine, run for all walks at once; the walks that
+    have left the image are dropped from the arrays once they are half of them."""
+    rows, cols = img.shape
+    g = np.arange(len(x0))          # the walks in the arrays (their indices)
+    x, y, sx, sy = x0.copy(), y0.copy(), sx.copy(), sy.copy()
+    flat = img.ravel()
+
+    def inside(x, y):
+        return ~((x < 0) | (x >= cols) | (y < 0) | (y >= rows))
+    active = inside(x, y)
+    count = len(g)
+    in_line = np.zeros(count, bool)
+    gap = np.zeros(count, np.int64)
+    s0x, s0y = np.zeros(count, f32), np.zeros(count, f32)
+    s1x, s1y = np.zeros(count, f32), np.zeros(count, f32)
+    length = f32(min_len)
+    found = []
+
+    def emit(mask, step):
+        i = np.nonzero(mask)[0]
+        i = i[(np.abs((s1x[i] - s0x[i]).astype(f32)) >= length) | (np.abs((s1y[i] - s0y[i]).astype(f32)) >= length)]
+        if len(i):
+            found.append(np.stack([g[i], np.full(len(i), step), s0x[i].astype(np.int64), s0y[i].astype(np.int64),
+                                   s1x[i].astype(np.int64), s1y[i].astype(np.int64)], 1))
+    step = 0
+    while True:
+        live = np.count_nonzero(active)
+        if live == 0:
+            break
+        if 2 * live <= len(g):
+            k = np.nonzero(active)[0]
+            g, x, y, sx, sy, active = g[k], x[k], y[k], sx[k], sy[k], active[k]
+            in_line, gap, s0x, s0y, s1x, s1y = in_line[k], gap[k], s0x[k], s0y[k], s1x[k], s1y[k]
+        with np.errstate(invalid="ignore"):
+            xi = np.clip(np.floor(x).astype(np.int64), 0, cols - 1)  # texture: point filter, clamp
+            yi = np.clip(np.floor(y).astype(np.int64), 0, rows - 1)
+        on = active & (flat[yi * cols + xi] != 0)
+        start = on & ~in_line
+        s0x[start], s0y[start] = x[start], y[start]
+        s1x[on], s1y[on] = x[on], y[on]
+        in_line |= on
+        gap[on] = 0
+        off = active & ~on & in_line
+        gap[off] += 1
+        end = off & (gap > max_gap)
+        emit(end, step)
+        in_line &= ~end
+        gap[end] = 0
+        np.add(x, sx, out=x, where=active)  # (float32: one rounding a step)
+        np.add(y, sy, out=y, where=active)
+        leaving = active & ~inside(x, y)
+        emit(leaving & in_line, step)
+        active &= ~leaving
+        step += 1
+    if not found:
+        return np.zeros((0, 4), np.int32), np.zeros(0, np.int64)
+    o = np.concatenate(found)
+    o = o[np.lexsort((o[:, 1], o[:, 0]))]
+    return o[:, 2:].astype(np.int32), o[:, 0]
+
+
+def walk_steps(img, x0, y0, sx, sy, min_len, max_gap):
+    """walk without dropping the walks that have left: the plain form of the state machine that
+    walk is checked against (tests/cuda/test_cuda_segments.py)."""
     rows, cols = img.shape
     count = len(x0)
     x, y = x0.copy(), y0.copy()
