@@ -20,8 +20,7 @@ import cvgpu.cuda as cuda
 from cvgpu.cuda import segments as cseg
 from conftest import examples
 from cuda_hough_model import f32, model_accumulator
-from cuda_segments_model import (model_all_segments, model_maxima8, model_segments, start_points, walk,
-                                 walk_steps)
+from cuda_segments_model import model_all_segments, model_maxima8, model_segments, start_points, walk
 
 HAS_GPU = cvgpu.backend() == "cuda"
 
@@ -105,8 +104,9 @@ def test_without_gpu_device_work_raises_no_cuda():
 
 
 def test_model_walk_equals_the_plain_state_machine():
-    """The model's walk (walks that have left dropped from its arrays) gives walk_steps' segments, in
-    the same order, on random dots and dashed lines with every kind of gap and length."""
+    """The model's walk with the walks that have left dropped from its arrays gives the segments of
+    the walk that keeps them all, in the same order, on random dots and dashed lines with every kind
+    of gap and length."""
     for seed in range(24):
         rng = np.random.default_rng(seed)
         rows, cols = int(rng.integers(1, 160)), int(rng.integers(1, 160))
@@ -119,7 +119,7 @@ def test_model_walk_equals_the_plain_state_machine():
         n, r = model_maxima8(acc, min_len)
         start = start_points(n, r, numrho, rows, cols, rho, theta)
         got, got_walks = walk(img, *start, min_len, max_gap)
-        want, want_walks = walk_steps(img, *start, min_len, max_gap)
+        want, want_walks = walk(img, *start, min_len, max_gap, drop=False)
         assert got.tobytes() == want.tobytes() and got_walks.tobytes() == want_walks.tobytes(), seed
 
 

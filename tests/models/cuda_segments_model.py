@@ -76,10 +76,11 @@ def start_points(n, r, numrho, rows, cols, rho, theta, fused="a"):
     return x0, y0, sx, sy
 
 
-def walk(img, x0, y0, sx, sy, min_len, max_gap):
+def walk(img, x0, y0, sx, sy, min_len, max_gap, drop=True):
     """The segments of every walk: int32 (S, 4) and the walk (maximum) index of each, ordered by walk
-    and then along it. OpenCV's per-step state machine, run for all walks at once; the walks that
-    have left the image are dropped from the arrays once they are half of them."""
+    and then along it. OpenCV's per-step state machine, run for all walks at once; with ``drop`` the
+    walks that have left the image are dropped from the arrays once they are half of them (a saving
+    only: tests/cuda/test_cuda_segments.py checks that it changes nothing)."""
     rows, cols = img.shape
     g = np.arange(len(x0))          # the walks in the arrays (their indices)
     x, y, sx, sy = x0.copy(), y0.copy(), sx.copy(), sy.copy()
@@ -107,7 +108,7 @@ def walk(img, x0, y0, sx, sy, min_len, max_gap):
         live = np.count_nonzero(active)
         if live == 0:
             break
-        if 2 * live <= len(g):
+        if drop and 2 * live <= len(g):
             k = np.nonzero(active)[0]
             g, x, y, sx, sy, active = g[k], x[k], y[k], sx[k], sy[k], active[k]
             in_line, gap, s0x, s0y, s1x, s1y = in_line[k], gap[k], s0x[k], s0y[k], s1x[k], s1y[k]
@@ -128,60 +129,6 @@ def walk(img, x0, y0, sx, sy, min_len, max_gap):
         gap[end] = 0
         np.add(x, sx, out=x, where=active)  # (float32: one rounding a step)
         np.add(y, sy, out=y, where=active)
-        leaving = active & ~inside(x, y)
-        emit(leaving & in_line, step)
-        active &= ~leaving
-        step += 1
-    if not found:
-        return np.zeros((0, 4), np.int32), np.zeros(0, np.int64)
-    o = np.concatenate(found)
-    o = o[np.lexsort((o[:, 1], o[:, 0]))]
-    return o[:, 2:].astype(np.int32), o[:, 0]
-
-
-def walk_steps(img, x0, y0, sx, sy, min_len, max_gap):
-    """walk without dropping the walks that have left: the plain form of the state machine that
-    walk is checked against (tests/cuda/test_cuda_segments.py)."""
-    rows, cols = img.shape
-    count = len(x0)
-    x, y = x0.copy(), y0.copy()
-
-    def inside(x, y):
-        return ~((x < 0) | (x >= cols) | (y < 0) | (y >= rows))
-    active = inside(x, y)
-    in_line = np.zeros(count, bool)
-    gap = np.zeros(count, np.int64)
-    s0x, s0y = np.zeros(count, f32), np.zeros(count, f32)
-    s1x, s1y = np.zeros(count, f32), np.zeros(count, f32)
-    length = f32(min_len)
-    found = []
-
-    def emit(mask, step):
-        good = mask & ((np.abs((s1x - s0x).astype(f32)) >= length) | (np.abs((s1y - s0y).astype(f32)) >= length))
-        i = np.nonzero(good)[0]
-        if len(i):
-            found.append(np.stack([i, np.full(len(i), step), s0x[i].astype(np.int64), s0y[i].astype(np.int64),
-                                   s1x[i].astype(np.int64), s1y[i].astype(np.int64)], 1))
-    step = 0
-    while active.any():
-        idx = np.nonzero(active)[0]
-        on = np.zeros(count, bool)
-        xi = np.clip(np.floor(x[idx]).astype(np.int64), 0, cols - 1)  # texture: point filter, clamp
-        yi = np.clip(np.floor(y[idx]).astype(np.int64), 0, rows - 1)
-        on[idx] = img[yi, xi] != 0
-        start = on & ~in_line
-        s0x, s0y = np.where(start, x, s0x), np.where(start, y, s0y)
-        s1x, s1y = np.where(on, x, s1x), np.where(on, y, s1y)
-        in_line |= on
-        gap[on] = 0
-        off = active & ~on & in_line
-        gap[off] += 1
-        end = off & (gap > max_gap)
-        emit(end, step)
-        in_line &= ~end
-        gap[end] = 0
-        x = np.where(active, (x + sx).astype(f32), x)
-        y = np.where(active, (y + sy).astype(f32), y)
         leaving = active & ~inside(x, y)
         emit(leaving & in_line, step)
         active &= ~leaving
