@@ -36,7 +36,6 @@ def fma32(a, b, c):
         odd = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (tiny & (s != 0)) | ~np.isfinite(r)
     if odd.any():
         a, b, c = np.broadcast_arrays(a, b, c)
-        r = np.array(r, np.float32, copy=True)
         r[odd] = _fma32_exact(a[odd], b[odd], c[odd])
     return r
 
