@@ -20,7 +20,9 @@
 # hold them: contours and cuda stopped at 520 s there. The x4 machine's start-up held it ~570 s.
 # HoughLinesP's property then took 3,600 of hough's 5,400 for 10,000 examples; it now runs 26,000
 # (one "standard" row, ~41 % non-trivial): ~9,400, so hough ~11,200 and 26 workers (~430 s each),
-# contours 30 (~400 s).
+# contours 30 (~400 s). The segment detector's property draws cheaper large cases since (dots capped,
+# the 1500-1700 sizes one case in twenty instead of a third): 300 cases took its model 41 s instead of
+# 285 s on this project's CPU sandbox, so its 21,000 examples should need well under the 12,500 of 4ea946f.
 set -u
 export CVGPU_COMMIT=$COMMIT
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS

@@ -141,10 +141,12 @@ def test_model_orders_by_maximum_then_walk():
 gpu = pytest.mark.gpu
 
 
-def _random_image(rng, rows, cols, kind):
+def _random_image(rng, rows, cols, kind, max_dots=30_000):
+    # (Dots at 0.5-10 % density, at most about max_dots of them: the CPU model votes at ~100 ns a
+    # vote, and 10 % of a 1500 x 1500 image took it seconds an example.)
     img = np.zeros((rows, cols), np.uint8)
     if kind == 0:
-        img[rng.random((rows, cols)) < rng.uniform(0.005, 0.1)] = 255
+        img[rng.random((rows, cols)) < min(rng.uniform(0.005, 0.1), max_dots / max(1, rows * cols))] = 255
     else:
         for _ in range(rng.integers(1, 8)):
             p0 = (int(rng.integers(0, cols)), int(rng.integers(0, rows)))
@@ -177,26 +179,36 @@ def _same_as_model(params, img, got):
 
 @st.composite
 def segment_cases(draw):
-    # Sizes up to 1024 a side; now and then one above OpenCV's shared-memory limit (numrho >= 12037 at
-    # rho 0.5: rows + cols > 3009), which votes with global atomics and keeps column numrho + 1.
-    if draw(st.integers(0, 19)) == 0:
-        rows, cols = draw(st.integers(1500, 1700)), draw(st.integers(1500, 1700))
+    # Sizes up to 1024 a side; in one case of twenty one above OpenCV's shared-memory limit
+    # (numrho >= 12037 at rho 0.5: rows + cols > 3009), which votes with global atomics and keeps
+    # column numrho + 1. The one in twenty is a hash of the seed: a drawn flag is not uniform
+    # (hypothesis draws 0 far more often), and it chose the 1500-1700 sizes in a third of 300 cases.
+    seed = draw(st.integers(0, 2**32 - 1))
+    if (seed * 2654435761 >> 16) % 20 == 7:
+        rows, cols = draw(st.integers(1505, 1700)), draw(st.integers(1505, 1700))
     else:
         rows, cols = draw(st.integers(1, 1024)), draw(st.integers(1, 1024))
-    return draw(st.integers(0, 2**32 - 1)), rows, cols, draw(_params)
+    return seed, rows, cols, draw(_params)
 
 
-@gpu
-@settings(max_examples=examples(12_000))
-@given(segment_cases())
-def test_property_equals_model(compat, case):
+def case_image(case):
+    """(image, detector parameters) of a segment_cases() case."""
     seed, rows, cols, params = case
     rng = np.random.default_rng(seed)
     big = rows + cols > 3009
     # (The large cases draw lines, not dots: the model's voting costs ~100 ns of CPU a vote.)
     img = _random_image(rng, rows, cols, 1 if big else seed % 2)
-    if big:
-        params = (0.5,) + params[1:]
+    return img, ((0.5,) + params[1:] if big else params)
+
+
+@gpu
+# 52 % of 300 drawn cases gave the model a segment (tiny images and long minLineLength give none, on
+# purpose): 21,000 examples for the row's 10,000 non-trivial ones in the device profile.
+@settings(max_examples=examples(21_000))
+@given(segment_cases())
+def test_property_equals_model(compat, case):
+    img, params = case_image(case)
+    rows, cols = img.shape
     note("image %dx%d, params %r" % (cols, rows, params))
     got = _download(cuda.createHoughSegmentDetector(*params).detect(cuda.GpuMat(img)))
     assert cvgpu.last_call_backend() == "cuda"
