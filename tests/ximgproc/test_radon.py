@@ -487,6 +487,9 @@ def test_model_norm_of_inf_and_overflow_matches_cv2(case):
 @pytest.mark.gpu
 @needs_opencv5
 @needs_contrib
+# Two rows share the examples (about half each in the device profile of 4ea946f: 4,901 with NaN,
+# 5,115 without): 21,000 give the GPU's row, "float with inf or overflow", its 10,000.
+@settings(max_examples=examples(21_000))
 @given(nan_case(), st.booleans())
 def test_gpu_nan_sinograms_match_cv2(compat, case, device_io):
     """A float sinogram holding NaN is computed by cv2 (its NaN bits and normalize's NaN-skipping
