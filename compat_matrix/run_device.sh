@@ -62,6 +62,12 @@ run_tests() {
   # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
   # into $SHARDS items (tests/conftest.py), so the workers share even one long property.
   [ "$PROFILE" = device ] && export CVGPU_PROPERTY_SHARDS=${SHARDS:-16}
+  # The device profile runs ~56 workers on 64 cores: cv2's parallel loops (Canny, resize, warpAffine
+  # in the references and the inputs' making) would each start one thread per core in every worker.
+  # Their results do not depend on the thread count; the ci profile's few workers keep cv2's default.
+  if [ "$PROFILE" = device ]; then
+    export OPENCV_FOR_THREADS_NUM=${OPENCV_FOR_THREADS_NUM:-2} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+  fi
   # The default is every GPU suite, the list the matrix runs (run_final.sh, run_version.sh) use.
   local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
   all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
