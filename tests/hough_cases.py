@@ -204,7 +204,7 @@ def build(c):
 
 def call(module, fn, img, c):
     kw = dict(min_theta=c["min_theta"], max_theta=c["max_theta"])
-    if HAS_EDGEVAL:
+    if fn in hough.EDGEVAL_FUNCTIONS:   # (4.11: HoughLines has it, HoughLinesWithAccumulator not yet)
         kw["use_edgeval"] = c["use_edgeval"]
     return getattr(module, fn)(img, c["rho"], c["theta"], c["threshold"], **kw)
 
