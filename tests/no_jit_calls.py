@@ -276,6 +276,8 @@ def lms_calls():
 
 
 def radon_calls():
+    if _versions.behaviour("radon.warp") == "fixed_point" and not hasattr(cv2, "ximgproc"):
+        return []   # (beside 4.x cv2 computes RadonTransform; a cv2 without contrib has none to call)
     R = cvgpu.ximgproc.RadonTransform
     out = []
     for dtype in (np.uint8, np.float32, np.float64):

@@ -419,6 +419,8 @@ def _readme_snippet():
     return re.search(r"```python\n(.*?)```", use, re.S).group(1)
 
 
+@pytest.mark.skipif(not hasattr(cv2, "ximgproc"), reason="the snippet calls cv2.ximgproc: opencv-contrib-python "
+                    "(cvgpu's dependency, which the README installs) is not what this cv2 is")
 def test_readme_snippet_runs_without_a_gpu():
     code = _readme_snippet() + textwrap.dedent("""
         assert h_lines is not None and h_lines.shape[0] == 1 and h_votes.shape == (1, h_lines.shape[1])
