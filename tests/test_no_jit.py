@@ -38,6 +38,7 @@ import kernel_host  # noqa: E402
 from contours_forcing import forcing  # noqa: E402
 from cvgpu import contours as cc  # noqa: E402
 from cvgpu.contours import _labels, _linkruns, _suzuki  # noqa: E402
+from cvgpu.ximgproc import radon  # noqa: E402
 from device_ops_host import HostOps  # noqa: E402
 
 CVGPU = str(ROOT / "cvgpu") + os.sep
@@ -435,11 +436,10 @@ def test_nothing_is_compiled_on_a_fresh_machine(accelerators):
         "  %s: %s from %s" % (c, k, " < ".join(reversed(f))) for c, k, f in out["compiled"])
     paths = ["lines.sort-host", "detector.sort-host", "windowed", "offsets_cumsum", "device_sort",
              "external_flatnonzero", "tree_argsort", "rulers", "lab_serial", "grouped"]
-    warp = _versions.behaviour("radon.warp")
-    if warp != "fixed_point":  # beside 4.x cv2 computes RadonTransform
+    if _versions.behaviour("radon.warp") != "fixed_point":  # beside 4.x cv2 computes RadonTransform
         paths.append("global")
         # (beside 5.1 with IPP on, the child's default, cv2 computes 8-bit input: no texture path)
-        if not (warp == "float_or_ipp" and cv2.ipp.useIPP()):
+        if not radon.cv2_warps_differently(np.uint8):
             paths.append("texture")
     for path in paths:
         assert out["paths"].get(path), (path, out["paths"])
