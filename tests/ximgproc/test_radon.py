@@ -157,6 +157,13 @@ def cv_error_of(fn):
 
 
 U8 = np.arange(35, dtype=np.uint8).reshape(7, 5)
+
+
+def _huge_image():
+    """(a 12000 x 12000 uint8 image,): the arguments of the cvRound-overflow cases, made when one runs."""
+    return (np.ones((12000, 12000), np.uint8),)
+
+
 BAD_CALLS = [
     ("0-d", (np.zeros((), np.uint8),), {}),
     ("1-d", (np.zeros(7, np.uint8),), {}),
@@ -180,8 +187,8 @@ BAD_CALLS = [
     # 103 GB (infinite range), or even 18 TB, is granted where the kernel overcommits (the device
     # machine), and cv2 then fills it: the device run of 5359b55 beside 5.1 stopped on "infinite range".)
     # (The image is made when the case runs: `args` may be a function giving the arguments.)
-    ("tiny theta (cvRound overflow)", lambda: (np.ones((12000, 12000), np.uint8),), dict(theta=1e-9)),
-    ("infinite range", lambda: (np.ones((12000, 12000), np.uint8),), dict(start_angle=-float("inf"))),
+    ("tiny theta (cvRound overflow)", _huge_image, dict(theta=1e-9)),
+    ("infinite range", _huge_image, dict(start_angle=-float("inf"))),
     ("empty rows", (np.zeros((0, 5), np.uint8),), {}),
     ("empty cols", (np.zeros((5, 0), np.float32),), {}),
     ("empty crop", (np.zeros((0, 5), np.uint8),), dict(crop=True)),
