@@ -13,16 +13,11 @@
 # extract the device-run.tar.gz of each call's folders (tests-a/, tests-b/, bench/, compare/) and run
 # compat_matrix/generate.py --from-device on all four, as for run_final.sh (the ci-profile run).
 #
-# Worker counts from the worker-seconds of the device-profile run of 4ea946f
-# (raw/device-profile-4ea946f-partial.txt, about 35,000 in all): cuda ~14,700 (the segment
-# detector's property 12,500: ~1 s an example on the CPU model, hence SHARDS=64 here: ~190 s an
-# item), contours ~12,000, hough 5,400, ximgproc 1,700, lms 1,500. One call on 4 GPUs could not
-# hold them: contours and cuda stopped at 520 s there. The x4 machine's start-up held it ~570 s.
-# HoughLinesP's property then took 3,600 of hough's 5,400 for 10,000 examples; it now runs 26,000
-# (one "standard" row, ~41 % non-trivial): ~9,400, so hough ~11,200 and 26 workers (~430 s each),
-# contours 30 (~400 s). The segment detector's property draws cheaper large cases since (dots capped,
-# the 1500-1700 sizes one case in twenty instead of a third): 300 cases took its model 41 s instead of
-# 285 s on this project's CPU sandbox, so its 21,000 examples should need well under the 12,500 of 4ea946f.
+# Worker counts and SHARDS: from the worker-seconds of the device-profile run of 4ea946f
+# (raw/device-profile-4ea946f-partial.txt: contours and cuda stopped at 520 s) and the example
+# counts and cheaper generators since (HISTORY, "Test generators for the next device-profile run"):
+# estimated hough ~11,200 worker-s over 26 workers, contours ~12,000 over 30. The x4 machine's
+# start-up held it ~570 s.
 set -u
 export CVGPU_COMMIT=$COMMIT
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
