@@ -12,6 +12,11 @@ def as_device_array(value):
     """A CuPy view of ``value`` if it lives on a CUDA device, else None."""
     if value is None or isinstance(value, (np.ndarray, np.generic)):
         return None
+    # Every device array (CuPy's included) has one of these. Without them the value is host data
+    # (a flag, a tuple, a list): no reason to start the GPU, which probing CuPy would do (~0.5 s in
+    # the caller's thread, on the first cv2-computed call of auto mode).
+    if not (hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__")):
+        return None
     cp = cupy_module()
     if cp is None:
         return None

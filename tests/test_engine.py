@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import cvgpu
@@ -204,3 +205,46 @@ def test_reason_without_cupy_names_the_missing_driver_first(monkeypatch, driver,
                         lambda name, *a: None if name == "cupy" else real_find_spec(name, *a))
     monkeypatch.setattr(_backend, "_driver_present", lambda: driver)
     assert _backend.quick_unusable_reason().startswith(expected)
+
+
+@pytest.mark.parametrize("value", [3, 2.5, True, None, "x", (1, 2), [1, 2], {"a": 1}, np.zeros(3), np.int32(4)])
+def test_host_values_are_not_device_arrays_without_starting_the_gpu(monkeypatch, value):
+    """as_device_array judges host values (scalars, tuples, lists, numpy) without CuPy: probing it
+    would start the GPU in the caller's thread (the first cv2-computed findContours call in auto mode
+    took ~0.5 s on an H100 machine, its mode and method going through this helper)."""
+    from cvgpu import _arrays
+
+    def no_probe():
+        raise AssertionError("CuPy probed for a host value")
+    monkeypatch.setattr(_arrays, "cupy_module", no_probe)
+    assert _arrays.as_device_array(value) is None
+
+
+FIRST_CALLS_IN_AUTO = """
+    import time, warnings, numpy as np, cv2, cvgpu
+    from cvgpu import _backend, _engine
+    warnings.simplefilter("ignore")
+    _engine.set_engine("auto")
+    img = np.zeros((48, 64), np.uint8); img[10:30, 12:40] = 255
+    edges = cv2.Canny(img, 50, 150)
+    calls = [("findContours", lambda: cvgpu.findContours(img, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)),
+             ("findContoursLinkRuns", lambda: cvgpu.findContoursLinkRuns(img)),
+             ("HoughLines", lambda: cvgpu.HoughLines(edges, 1, np.pi / 180, 10)),
+             ("HoughLinesP", lambda: cvgpu.HoughLinesP(edges, 1, np.pi / 180, 10, None, 5, 2)),
+             ("RadonTransform", lambda: cvgpu.ximgproc.RadonTransform(img) if hasattr(cv2, "ximgproc") else None)]
+    for name, call in calls:
+        t = time.perf_counter(); call(); ms = (time.perf_counter() - t) * 1e3
+        print(name, cvgpu.last_call_backend(), _backend.gpu_probed(), _engine.startup_state(), round(ms, 1))
+"""
+
+
+@pytest.mark.gpu
+def test_first_small_calls_in_auto_mode_start_nothing():
+    """In auto mode a script's first small calls are cv2's and start nothing: neither CuPy's probe
+    (in the caller's thread) nor the background start-up, whichever family they are."""
+    r = _python(FIRST_CALLS_IN_AUTO)
+    assert r.returncode == 0, r.stderr
+    lines = [l.split() for l in r.stdout.splitlines()]
+    assert len(lines) == 5, r.stdout + r.stderr
+    for name, backend, probed, state, ms in lines:
+        assert (backend, probed, state) == ("cv2", "False", "cold"), (name, backend, probed, state, ms)
