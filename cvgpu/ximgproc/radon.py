@@ -487,10 +487,10 @@ def _cv2_computes(a):
     """cv2.ximgproc.RadonTransform itself (on a copy of src; device input goes through the host
     and comes back as CuPy)."""
     ximgproc = getattr(cv2, "ximgproc", None)
-    if ximgproc is None:
+    if ximgproc is None:   # (4.x's fixed-point warps, 5.1's IPP warps, NaN sinograms: cv2's to compute)
         raise _errors.cv_error(_errors.NOT_IMPLEMENTED,
-                               "cvgpu.ximgproc.RadonTransform needs OpenCV >= 5 or opencv-contrib-python",
-                               _FUNC)
+                               "cvgpu.ximgproc.RadonTransform: cv2 computes this call, and this cv2 has no "
+                               "ximgproc (opencv-contrib-python)", _FUNC)
     _backend.record("cv2")
     mat = a["src"]
     on_device = isinstance(mat, _DeviceMat)
@@ -540,7 +540,9 @@ def _radon(a):
         return _deliver((_backend.cupy_module() if on_device else np).zeros(plan.shape, plan.dtype), a["dst"])
     if cv2_warps_differently(plan.dtype):
         return _deliver(_cv2_computes(a), a["dst"])
-    if isinstance(a["src"], _DeviceMat) or _engine.get_engine() == _engine.CUDA:
+    # Without contrib (opencv-python 5.x) cv2 has no RadonTransform: the GPU is the only engine, also
+    # while auto mode's start-up runs (cv2 would otherwise compute those calls).
+    if isinstance(a["src"], _DeviceMat) or _engine.get_engine() == _engine.CUDA or not hasattr(cv2, "ximgproc"):
         return _radon_gpu(a, plan)
     key = (_engine.size_bucket(plan.n * plan.n), str(plan.out_dtype), _engine.size_bucket(plan.col_num),
            bool(a["crop"]), bool(a["norm"]))

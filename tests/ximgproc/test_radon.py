@@ -627,3 +627,29 @@ def test_gpu_norm_scalar_line(compat, dtype):
         img = make_image(dtype, int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(0, 1000)), 0)
         _check(compat, "norm", img, dict(theta=float(rng.choice([30.0, 45.0, 60.0, 90.0])),
                                          start_angle=float(rng.integers(-90, 90)), end_angle=200.0, norm=True))
+
+
+# ---------------------------------------------------------------- a cv2 without contrib
+
+@needs_opencv5
+@needs_contrib
+@pytest.mark.parametrize("engine", ["auto", "cuda"])
+def test_without_contrib_the_gpu_is_the_engine(monkeypatch, engine):
+    """A cv2 without ximgproc (opencv-python 5.x) cannot compute RadonTransform: every engine
+    setting sends the call to the GPU (auto mode too, while its start-up runs), and where there is no
+    GPU either, the error says what is missing (docs/limits.md). float64: the same warp in every
+    release, so neither 4.x's fixed point nor 5.1's IPP sends it to cv2."""
+    src = np.arange(35, dtype=np.float64).reshape(7, 5)
+    expected = cv2.ximgproc.RadonTransform(src)
+    monkeypatch.delattr(cv2, "ximgproc")
+    previous = cvgpu.set_engine(engine)
+    try:
+        if cvgpu_radon.uses_gpu():
+            assert same(cvgpu.ximgproc.RadonTransform(src), expected)
+            assert cvgpu.last_call_backend() == "cuda"
+        else:
+            with pytest.raises(cv2.error) as e:
+                cvgpu.ximgproc.RadonTransform(src)
+            assert e.value.code == -213 and "needs a CUDA GPU or opencv-contrib-python" in e.value.err
+    finally:
+        cvgpu.set_engine(previous)
