@@ -14,8 +14,11 @@ def as_device_array(value):
         return None
     # Every device array (CuPy's included) has one of these. Without them the value is host data
     # (a flag, a tuple, a list): no reason to start the GPU, which probing CuPy would do (~0.5 s in
-    # the caller's thread, on the first cv2-computed call of auto mode).
-    if not (hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__")):
+    # the caller's thread, on the first cv2-computed call of auto mode). The type is asked first, so
+    # that a CuPy array's interface property is not built for the question.
+    kind = type(value)
+    if not (hasattr(kind, "__cuda_array_interface__") or hasattr(kind, "__dlpack__")
+            or hasattr(value, "__cuda_array_interface__")):
         return None
     cp = cupy_module()
     if cp is None:

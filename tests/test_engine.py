@@ -220,6 +220,19 @@ def test_host_values_are_not_device_arrays_without_starting_the_gpu(monkeypatch,
     assert _arrays.as_device_array(value) is None
 
 
+def test_an_instance_cuda_array_interface_still_counts(monkeypatch):
+    """The interface may be an instance attribute (the protocol allows it): such a value is still
+    asked of CuPy."""
+    from cvgpu import _arrays
+
+    class Wrapped:
+        def __init__(self):
+            self.__cuda_array_interface__ = {"shape": (1,), "typestr": "|u1", "data": (0, False), "version": 3}
+    asked = []
+    monkeypatch.setattr(_arrays, "cupy_module", lambda: asked.append(1))
+    assert _arrays.as_device_array(Wrapped()) is None and asked == [1]
+
+
 FIRST_CALLS_IN_AUTO = """
     import time, warnings, numpy as np, cv2, cvgpu
     from cvgpu import _backend, _engine
