@@ -43,10 +43,12 @@ TUNING = Tuning(
     "engine",
     # A call "would gain from the GPU" when cv2 took at least qualify_ms on it (below, the GPU's fixed
     # costs of a call are not won back); the GPU is started once such calls have taken start_after_ms
-    # of cv2 time (`cvgpu compare` on examples/: the short scripts never start it, the long ones
-    # start within their first frames).
+    # of cv2 time. Ski rental: the start-up costs the script about what it lasts (the driver's
+    # initialisation and CuPy's import, during which cv2's calls wait for the GIL and run about twice
+    # as long), so it is bought once as much cv2 time has been spent (HISTORY, "GPU start
+    # threshold": scripts with less never start it, long ones lose a few frames).
     qualify_ms=1.0,
-    start_after_ms=20.0,
+    start_after_ms=300.0,
     # the GPU is first tried on a key once cv2 time on that key reaches this multiple of the GPU's
     # expected first-use cost for the family (ski rental: at most 1/EXPLORE_FACTOR lost on a key
     # that ends right after the switch).
