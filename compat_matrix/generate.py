@@ -22,6 +22,9 @@ in one table with a cv2 column, and each release's pytest summary is listed.
 Per row (function, variant, reference, backend, kind of case): cases, exact, the reference's kind
 of answer (non-trivial result, empty, argument error), distinct inputs and the size distribution of
 the inputs' long side, where the test passed its inputs.
+
+Written when the output is compat_matrix/ itself: the user README's exactness table (the block
+between TABLE_BEGIN and TABLE_END), summed per function over the main release's GPU rows.
 """
 import argparse
 import collections
@@ -257,6 +260,61 @@ def readme(result, pytest_summary_text=None):
     return "\n".join(lines) + "\n"
 
 
+# The user README's exactness table: rewritten by every generation, between these two lines.
+TABLE_BEGIN = "<!-- exactness table: written by compat_matrix/generate.py from results.json -->"
+TABLE_END = "<!-- end of the exactness table -->"
+_REFERENCES = {"cv2-cpu": "cv2 %s", "opencv-cuda-golden": "OpenCV-CUDA's recorded outputs",
+               "cpu-model-of-opencv-cuda": "CPU model of OpenCV-CUDA"}
+
+
+def exactness_table(result):
+    """Per function and reference, the cases the GPU computed (backend cuda) beside the main cv2
+    release, summed over the matrix's variants; then one line per other release."""
+    main_cv2 = result["cv2_version"]
+    groups = collections.OrderedDict()
+    for r in result["rows"]:
+        if r.get("cv2", main_cv2) != main_cv2 or r["backend"] != "cuda":
+            continue
+        g = groups.setdefault((r["function"], r["reference"]), {"cases": 0, "nontrivial": 0, "exact": 0,
+                                                                  "sides": collections.Counter()})
+        g["cases"] += r["cases"]
+        g["nontrivial"] += r.get("nontrivial") or 0
+        g["exact"] += r["exact"]
+        g["sides"].update(r.get("sides") or {})
+    lines = [TABLE_BEGIN,
+             "| function (GPU path) | compared with | cases | non-trivial | > 256 px | equal |",
+             "|---|---|---:|---:|---:|---:|"]
+    for (function, reference), g in groups.items():
+        ref = _REFERENCES.get(reference, reference)
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            function, ref % main_cv2 if "%s" in ref else ref, _count(g["cases"]), _count(g["nontrivial"]),
+            _sides_text(g["sides"]), "all" if g["exact"] == g["cases"] else _count(g["exact"])))
+    others = collections.OrderedDict()
+    for r in result["rows"]:
+        if r.get("cv2", main_cv2) != main_cv2 and r["backend"] == "cuda":
+            o = others.setdefault(r["cv2"], [0, 0])
+            o[0] += r["cases"]
+            o[1] += r["exact"]
+    if others:
+        lines += ["", "Beside " + "; beside ".join(
+            "cv2 %s: %s GPU cases, %s" % (v, _count(c), "all equal" if e == c else "%s equal" % _count(e))
+            for v, (c, e) in sorted(others.items())) + "."]
+    lines.append(TABLE_END)
+    return lines
+
+
+def update_user_readme(result, path):
+    """Rewrite the exactness table of the README at ``path`` (between TABLE_BEGIN and TABLE_END);
+    False where the README has no such block."""
+    text = pathlib.Path(path).read_text()
+    if TABLE_BEGIN not in text or TABLE_END not in text:
+        return False
+    head, rest = text.split(TABLE_BEGIN, 1)
+    tail = rest.split(TABLE_END, 1)[1]
+    pathlib.Path(path).write_text(head + "\n".join(exactness_table(result)) + tail)
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--from-device", metavar="DIR", nargs="+", required=True,
@@ -287,6 +345,8 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "README.md").write_text(readme(result))
+    if pathlib.Path(args.out).resolve() == (ROOT / "compat_matrix").resolve():
+        update_user_readme(result, ROOT / "README.md")
     print(readme(result))
     return 0
 

@@ -62,6 +62,34 @@ def test_readme_table_is_generated_from_results():
     assert (ROOT / "compat_matrix" / "README.md").read_text() == generate.readme(result)
 
 
+def test_user_readme_exactness_table_is_the_matrix():
+    """The README's exactness table is rewritten by each generation, never by hand."""
+    result = json.loads(RESULTS.read_text())
+    text = (ROOT / "README.md").read_text()
+    block = text.split(generate.TABLE_BEGIN, 1)[1].split(generate.TABLE_END, 1)[0]
+    assert generate.TABLE_BEGIN + block + generate.TABLE_END == "\n".join(generate.exactness_table(result))
+
+
+def test_exactness_table_sums_the_gpu_rows_of_the_main_release(tmp_path):
+    rows = [dict(function="HoughLines", variant=v, reference="cv2-cpu", backend=b, cases=n, exact=e,
+                 nontrivial=t, empty=n - t, errors=0, sides={"<=48": n - big, "257-1024": big}, cv2=c)
+            for v, b, n, e, t, big, c in (("a", "cuda", 10, 10, 6, 5, "5.0.0"), ("b", "cuda", 30, 29, 20, 15, "5.0.0"),
+                                          ("c", "none", 7, 7, 0, 0, "5.0.0"), ("a", "cuda", 4, 4, 4, 0, "4.10.0"))]
+    lines = generate.exactness_table({"cv2_version": "5.0.0", "rows": rows})
+    assert lines[3] == "| HoughLines | cv2 5.0.0 | 40 | 26 | 50% | 39 |"   # summed; not all equal
+    assert lines[-2] == "Beside cv2 4.10.0: 4 GPU cases, all equal."
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n%s\nold table\n%s\nrest\n" % (generate.TABLE_BEGIN, generate.TABLE_END))
+    assert generate.update_user_readme({"cv2_version": "5.0.0", "rows": rows}, readme)
+    assert readme.read_text() == "intro\n" + "\n".join(lines) + "\nrest\n"
+    readme.write_text("no table here\n")
+    assert not generate.update_user_readme({"cv2_version": "5.0.0", "rows": rows}, readme)
+
+
+def test_user_readme_is_short():
+    assert len((ROOT / "README.md").read_text()) < 10_000
+
+
 # ---------------------------------------------------------------- generate.py's refusals
 
 def _case(**kw):
