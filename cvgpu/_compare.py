@@ -311,6 +311,19 @@ def install(mode, log_path):
     return rec
 
 
+def _run_label():
+    """(backend, no-GPU reason) of the cvgpu run, told without starting anything: where the script
+    never started the GPU, asking ``cvgpu.backend()`` would import CuPy and make the CUDA context
+    (0.3-0.5 s) inside the process whose wall time is reported as the script's."""
+    backend = sys.modules["cvgpu._backend"]
+    if backend.gpu_probed():
+        return backend.backend(), backend.fallback_reason()
+    reason = backend.quick_unusable_reason()
+    if reason is None and not backend._driver_present():
+        reason = backend.NO_DRIVER
+    return ("cv2", reason) if reason is not None else ("cuda", None)
+
+
 def _child_main(argv):
     mode, log_path, script = argv[0], argv[1], argv[2]
     rec = install(mode, log_path)
@@ -338,12 +351,13 @@ def _child_main(argv):
     sys.stdout.flush()
     sys.stderr.flush()
     if mode == "cvgpu":
-        cvgpu = sys.modules["cvgpu"]
+        backend, reason = _run_label()
         with open(log_path, "a") as fh:
             engine = sys.modules["cvgpu._engine"]
-            fh.write(json.dumps({"meta": {"backend": cvgpu.backend(), "no_gpu_reason": cvgpu.fallback_reason(),
+            fh.write(json.dumps({"meta": {"backend": backend, "no_gpu_reason": reason,
                                           "engine_mode": engine.get_engine(), "gpu_start": engine.startup_state(),
                                           "gpu_start_s": engine._startup.seconds,
+                                          "cupy_loaded": "cupy" in sys.modules,
                                           "script_s": time.perf_counter() - t_start}}) + "\n")
     with open(log_path, "a") as fh:
         fh.write(json.dumps({"meta": {"compare_overhead_s": rec.overhead_s}}) + "\n")

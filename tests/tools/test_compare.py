@@ -368,6 +368,44 @@ def test_a_failing_script_is_reported(tmp_path, monkeypatch, capfd):
     assert "broken script" in captured.err and "THE SCRIPT FAILED" in captured.out
 
 
+def test_the_run_is_labelled_without_starting_the_gpu(monkeypatch):
+    """The child labels its cvgpu run after the script. Where the script never started the GPU, the
+    label must not start it: CuPy's import and the CUDA context would count as the script's time."""
+    from cvgpu import _backend
+
+    def start():
+        raise AssertionError("labelling the run started the GPU")
+
+    monkeypatch.setattr(_backend, "cupy_module", start)
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: False)
+    monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: None)
+    monkeypatch.setattr(_backend, "_driver_present", lambda: True)
+    assert compare._run_label() == ("cuda", None)
+    monkeypatch.setattr(_backend, "_driver_present", lambda: False)
+    assert compare._run_label() == ("cv2", _backend.NO_DRIVER)
+    monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: "CVGPU_BACKEND=cv2 is set")
+    assert compare._run_label() == ("cv2", "CVGPU_BACKEND=cv2 is set")
+    # a GPU the script started (or found unusable) is asked as before
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: True)
+    monkeypatch.setattr(_backend, "cupy_module", lambda: None)
+    monkeypatch.setitem(_backend._state, "reason", "no NVIDIA GPU/driver found")
+    assert compare._run_label() == ("cv2", "no NVIDIA GPU/driver found")
+
+
+@pytest.mark.gpu
+def test_a_script_that_never_starts_the_gpu_is_timed_without_it(tmp_path, monkeypatch):
+    """Auto mode, a script of small calls: the GPU stays cold, and compare's own label after the script
+    does not import CuPy either (its import and context were timed as the script's before)."""
+    monkeypatch.setenv("CVGPU_ENGINE", "auto")
+    script = tmp_path / "small.py"
+    script.write_text("import cv2, numpy as np\nm = np.zeros((48, 64), np.uint8); m[10:20, 10:30] = 255\n"
+                      "for _ in range(5):\n    cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n")
+    rc, result = _compare([script], tmp_path, monkeypatch)
+    run = result["runs"]["cvgpu"]
+    assert rc == 0 and result["identical"] is True
+    assert run["gpu_start"] == "cold" and run["cupy_loaded"] is False and run["backend"] == "cuda"
+
+
 def test_without_gpu_no_speed_is_compared():
     runs = {"script": "s.py", "args": [], "cv2": {"exit": 0, "seconds": 1.0},
             "cvgpu": {"exit": 0, "seconds": 1.1, "backend": "cv2", "no_gpu_reason": "no NVIDIA GPU/driver found"}}
