@@ -185,10 +185,10 @@ def test_summarize_nothing_called():
 
 # ---------------------------------------------------------------- real runs
 
-def _compare(args, tmp_path, monkeypatch):
+def _compare(args, tmp_path, monkeypatch, *options):
     monkeypatch.chdir(tmp_path)
     report = tmp_path / "compare.json"
-    rc = cli(["compare", "--json", str(report)] + [str(a) for a in args])
+    rc = cli(["compare", "--json", str(report)] + list(options) + [str(a) for a in args])
     return rc, json.loads(report.read_text())
 
 
@@ -357,6 +357,50 @@ def test_nothing_compared_is_exit_4(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli(["compare", str(script)]) == 4
     assert "NOTHING COMPARED" in capsys.readouterr().out
+
+
+def test_repeat_runs_the_pair_in_alternating_order(tmp_path, monkeypatch):
+    script = tmp_path / "s.py"
+    order = tmp_path / "order.txt"
+    script.write_text("import cv2, numpy as np, sys\n"
+                      "open(%r, 'a').write(str(cv2.findContours.__module__).split('.')[0] + '\\n')\n"
+                      "m = np.zeros((20, 30), np.uint8); m[5:9, 5:20] = 255\n"
+                      "cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n" % str(order))
+    rc, result = _compare([script], tmp_path, monkeypatch, "--repeat", "2")
+    assert rc == 0 and result["identical"] is True
+    # (cv2's builtins have no module)
+    assert order.read_text().split() == ["None", "cvgpu", "cvgpu", "None"]
+    for mode in ("cv2", "cvgpu"):
+        run = result["runs"][mode]
+        assert len(run["repeat_s"]) == 2 and run["median_s"] == pytest.approx(sum(run["repeat_s"]) / 2)
+    assert cli(["compare", "--repeat", "0", str(script)]) == 2
+
+
+def test_repeated_runs_are_summarized_by_their_medians():
+    runs = {"script": "s.py", "args": [], "cv2": {"exit": 0, "seconds": 1.0, "repeat_s": [1.0, 1.4, 1.2],
+                                                    "median_s": 1.2},
+            "cvgpu": {"exit": 0, "seconds": 0.5, "backend": "cuda", "repeat_s": [0.5, 0.6, 0.4], "median_s": 0.5}}
+    logs = {"cv2": [{"name": "HoughLines", "ms": 2.0, "digest": "a", "args": [], "kwargs": {}, "seq": 0}],
+            "cvgpu": [{"name": "HoughLines", "ms": 1.0, "digest": "a", "args": [], "kwargs": {}, "seq": 0,
+                       "engine": "cuda"}]}
+    text = "\n".join(compare.summary_lines(compare.summarize(logs, runs)))
+    assert "whole script: 2.00x (cv2 1.00 s / cvgpu 0.50 s)" in text
+    assert "median of 3 runs each: 2.40x (cv2 1.20 s, 1.00-1.40 / cvgpu 0.50 s, 0.40-0.60)" in text
+
+
+def test_a_repeated_run_that_differs_is_a_difference(tmp_path, monkeypatch):
+    script = tmp_path / "s.py"
+    count = tmp_path / "count.txt"
+    # the third run (the second pair's first, cvgpu) draws another image: its outputs differ
+    script.write_text("import cv2, numpy as np, os\n"
+                      "n = len(open(%r).read()) if os.path.exists(%r) else 0\n"
+                      "open(%r, 'a').write('x')\n"
+                      "m = np.zeros((20, 30), np.uint8); m[5:9, 5:20 - (n == 2)] = 255\n"
+                      "cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n"
+                      % (str(count), str(count), str(count)))
+    rc, result = _compare([script], tmp_path, monkeypatch, "--repeat", "2")
+    assert rc == 1 and result["identical"] is False
+    assert result["first_difference"]["repeated_run"] == "cvgpu"
 
 
 def test_a_failing_script_is_reported(tmp_path, monkeypatch, capfd):
