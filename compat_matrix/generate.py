@@ -263,7 +263,7 @@ def readme(result, pytest_summary_text=None):
 # The user README's exactness table: rewritten by every generation, between these two lines.
 TABLE_BEGIN = "<!-- exactness table: written by compat_matrix/generate.py from results.json -->"
 TABLE_END = "<!-- end of the exactness table -->"
-_REFERENCES = {"cv2-cpu": "cv2 %s", "opencv-cuda-golden": "OpenCV-CUDA's recorded outputs",
+_REFERENCES = {"cv2-cpu": "cv2 {cv2}", "opencv-cuda-golden": "OpenCV-CUDA's recorded outputs",
                "cpu-model-of-opencv-cuda": "CPU model of OpenCV-CUDA"}
 
 
@@ -272,8 +272,14 @@ def exactness_table(result):
     release, summed over the matrix's variants; then one line per other release."""
     main_cv2 = result["cv2_version"]
     groups = collections.OrderedDict()
+    others = collections.OrderedDict()   # other release -> [cases, exact]
     for r in result["rows"]:
-        if r.get("cv2", main_cv2) != main_cv2 or r["backend"] != "cuda":
+        if r["backend"] != "cuda":
+            continue
+        if r.get("cv2", main_cv2) != main_cv2:
+            o = others.setdefault(r["cv2"], [0, 0])
+            o[0] += r["cases"]
+            o[1] += r["exact"]
             continue
         g = groups.setdefault((r["function"], r["reference"]), {"cases": 0, "nontrivial": 0, "exact": 0,
                                                                   "sides": collections.Counter()})
@@ -285,16 +291,10 @@ def exactness_table(result):
              "| function (GPU path) | compared with | cases | non-trivial | > 256 px | equal |",
              "|---|---|---:|---:|---:|---:|"]
     for (function, reference), g in groups.items():
-        ref = _REFERENCES.get(reference, reference)
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            function, ref % main_cv2 if "%s" in ref else ref, _count(g["cases"]), _count(g["nontrivial"]),
-            _sides_text(g["sides"]), "all" if g["exact"] == g["cases"] else _count(g["exact"])))
-    others = collections.OrderedDict()
-    for r in result["rows"]:
-        if r.get("cv2", main_cv2) != main_cv2 and r["backend"] == "cuda":
-            o = others.setdefault(r["cv2"], [0, 0])
-            o[0] += r["cases"]
-            o[1] += r["exact"]
+            function, _REFERENCES.get(reference, reference).format(cv2=main_cv2), _count(g["cases"]),
+            _count(g["nontrivial"]), _sides_text(g["sides"]),
+            "all" if g["exact"] == g["cases"] else _count(g["exact"])))
     if others:
         lines += ["", "Beside " + "; beside ".join(
             "cv2 %s: %s GPU cases, %s" % (v, _count(c), "all equal" if e == c else "%s equal" % _count(e))
