@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .. import _backend
+from ..contours._suzuki import pack_bits_in_bands
 from ._timing import summarize, time_device, time_host, timing_row
 from .workloads import FRAMES, frame_mask
 
@@ -58,7 +59,6 @@ def floor_ms(cp, img, lengths, reps=15):
     dev = cp.empty(max(1, flat.size), cp.uint8)
     stream = cp.cuda.get_current_stream()
     workers = max(1, os.cpu_count() or 1)
-    cuts = [(flat.size * i // workers) & ~7 for i in range(workers)] + [flat.size]
     pool = ThreadPoolExecutor(workers)
 
     def send(nbytes):
@@ -74,12 +74,8 @@ def floor_ms(cp, img, lengths, reps=15):
         host[:packed_bytes] = np.packbits(flat)
         send(packed_bytes)
 
-    def band(i):
-        a, b = cuts[i], cuts[i + 1]
-        host[a >> 3:-(-b // 8)] = np.packbits(flat[a:b])
-
     def packed_bands():
-        list(pool.map(band, range(workers)))
+        pack_bits_in_bands(flat, host, workers, pool.map)
         send(packed_bytes)
 
     try:
