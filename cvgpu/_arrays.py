@@ -16,8 +16,8 @@ def as_device_array(value):
     # (a flag, a tuple, a list): no reason to start the GPU, which probing CuPy would do (~0.5 s in
     # the caller's thread, on the first cv2-computed call of auto mode). The type is asked first, so
     # that a CuPy array's interface property is not built for the question.
-    kind = type(value)
-    if not (hasattr(kind, "__cuda_array_interface__") or hasattr(kind, "__dlpack__")
+    cls = type(value)
+    if not (hasattr(cls, "__cuda_array_interface__") or hasattr(cls, "__dlpack__")
             or hasattr(value, "__cuda_array_interface__")):
         return None
     cp = cupy_module()

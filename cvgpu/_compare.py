@@ -17,7 +17,10 @@ call by call.
 
 Nothing is started before the script: cvgpu starts the GPU when its engine choice says so, as in
 the user's own run, so the whole-script times compare what a user sees. Without a usable GPU no
-speed is compared (cvgpu computes with cv2 then), only outputs.
+speed is compared (cvgpu computes with cv2 then), only outputs. ``--repeat N`` runs the pair N
+times, alternating which goes first, and reports the median whole-script times beside the first
+pair's (a machine's run-to-run spread can exceed the difference being measured); every run's
+outputs are compared with the first cv2 run's.
 
 Exit status: 0 when every compared output is identical, 1 when one differs, 2 on a usage error (an
 option of cvgpu compare written after the script), 3 when either run of the script exited with a
@@ -311,6 +314,19 @@ def install(mode, log_path):
     return rec
 
 
+def _run_label():
+    """(backend, no-GPU reason) of the cvgpu run, told without starting anything: where the script
+    never started the GPU, asking ``cvgpu.backend()`` would import CuPy and make the CUDA context
+    (0.3-0.5 s) inside the process whose wall time is reported as the script's."""
+    backend = sys.modules["cvgpu._backend"]
+    if backend.gpu_probed():
+        return backend.backend(), backend.fallback_reason()
+    reason = backend.quick_unusable_reason()
+    if reason is None and not backend._driver_present():
+        reason = backend.NO_DRIVER
+    return ("cv2", reason) if reason is not None else ("cuda", None)
+
+
 def _child_main(argv):
     mode, log_path, script = argv[0], argv[1], argv[2]
     rec = install(mode, log_path)
@@ -338,12 +354,13 @@ def _child_main(argv):
     sys.stdout.flush()
     sys.stderr.flush()
     if mode == "cvgpu":
-        cvgpu = sys.modules["cvgpu"]
+        backend, reason = _run_label()
         with open(log_path, "a") as fh:
             engine = sys.modules["cvgpu._engine"]
-            fh.write(json.dumps({"meta": {"backend": cvgpu.backend(), "no_gpu_reason": cvgpu.fallback_reason(),
+            fh.write(json.dumps({"meta": {"backend": backend, "no_gpu_reason": reason,
                                           "engine_mode": engine.get_engine(), "gpu_start": engine.startup_state(),
                                           "gpu_start_s": engine._startup.seconds,
+                                          "cupy_loaded": "cupy" in sys.modules,
                                           "script_s": time.perf_counter() - t_start}}) + "\n")
     with open(log_path, "a") as fh:
         fh.write(json.dumps({"meta": {"compare_overhead_s": rec.overhead_s}}) + "\n")
@@ -437,6 +454,12 @@ def summary_lines(result, markdown=False):
     elif runs["cv2"]["exit"] == 0 and runs["cvgpu"]["exit"] == 0 and runs["cvgpu"]["seconds"] > 0:
         lines.append(("- " if markdown else "  ") + "whole script: %.2fx (cv2 %.2f s / cvgpu %.2f s)" % (
             runs["cv2"]["seconds"] / runs["cvgpu"]["seconds"], runs["cv2"]["seconds"], runs["cvgpu"]["seconds"]))
+        if runs["cvgpu"].get("median_s"):
+            a, b = runs["cv2"], runs["cvgpu"]
+            lines.append(("- " if markdown else "  ") + "whole script, median of %d runs each: %.2fx (cv2 %.2f s, "
+                         "%.2f-%.2f / cvgpu %.2f s, %.2f-%.2f)" % (
+                             len(b["repeat_s"]), a["median_s"] / b["median_s"], a["median_s"], min(a["repeat_s"]),
+                             max(a["repeat_s"]), b["median_s"], min(b["repeat_s"]), max(b["repeat_s"])))
     cols = ("function", "calls cv2/cvgpu", "cv2 total ms", "cvgpu total ms", "cv2 median", "cvgpu median",
             "cvgpu 1st", "speedup", "identical", "computed by")
     rows = []
@@ -501,6 +524,8 @@ def build_parser():
         "non-zero, 4 nothing was compared")
     parser.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="append the comparison to PATH as markdown")
+    parser.add_argument("--repeat", metavar="N", type=int, default=1,
+                        help="run the pair N times (alternating the order) and report median whole-script times")
     parser.add_argument("script", help="the Python script, run as `python script.py args...` would run it")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     return parser
@@ -512,7 +537,7 @@ def _run(mode, script, args, log_path, env):
     return {"exit": proc.returncode, "seconds": time.perf_counter() - start}
 
 
-_OWN_OPTIONS = ("--json", "--markdown")
+_OWN_OPTIONS = ("--json", "--markdown", "--repeat")
 
 
 def main(argv=None):
@@ -539,22 +564,48 @@ def main(argv=None):
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     runs = {"script": args.script, "args": list(args.args), "cwd": os.getcwd()}
     logs = {}
+    if args.repeat < 1:
+        print("cvgpu compare: --repeat must be at least 1", file=sys.stderr)
+        return 2
+    repeats = {"cv2": [], "cvgpu": []}
+    later = {"cv2": [], "cvgpu": []}   # the call logs of the repeated runs
+    total = 2 * args.repeat
     with tempfile.TemporaryDirectory(prefix="cvgpu-compare-") as tmp:
-        for i, mode in enumerate(("cv2", "cvgpu")):
-            print("cvgpu compare: run %d/2, %s as cv2: %s %s" % (
-                i + 1, "cv2" if mode == "cv2" else "cvgpu", args.script, " ".join(args.args)),
+        for k in range(total):
+            # pairs alternate their order, so that a drift of the machine favours neither
+            mode = ("cv2", "cvgpu")[(k + (k // 2) % 2) % 2]
+            print("cvgpu compare: run %d/%d, %s as cv2: %s %s" % (
+                k + 1, total, "cv2" if mode == "cv2" else "cvgpu", args.script, " ".join(args.args)),
                 file=sys.stderr, flush=True)
-            log_path = os.path.join(tmp, mode + ".jsonl")
+            log_path = os.path.join(tmp, "%s-%d.jsonl" % (mode, k))
             open(log_path, "w").close()
-            runs[mode] = _run(mode, args.script, args.args, log_path, env)
+            run = _run(mode, args.script, args.args, log_path, env)
             with open(log_path) as fh:
                 records = [json.loads(line) for line in fh if line.strip()]
-            logs[mode] = [r for r in records if "meta" not in r]
             for r in records:
-                runs[mode].update(r.get("meta", {}))
+                run.update(r.get("meta", {}))
             # the script's own time: the child's wall time less compare's hashing of its outputs
-            runs[mode]["seconds"] -= runs[mode].get("compare_overhead_s", 0.0)
+            run["seconds"] -= run.get("compare_overhead_s", 0.0)
+            calls = [r for r in records if "meta" not in r]
+            if mode not in runs:
+                runs[mode], logs[mode] = run, calls
+            else:
+                later[mode].append(calls)
+                if run["exit"] != 0:
+                    runs[mode]["exit"] = run["exit"]
+            repeats[mode].append(run["seconds"])
+    if args.repeat > 1:
+        for mode in ("cv2", "cvgpu"):
+            runs[mode]["repeat_s"] = repeats[mode]
+            runs[mode]["median_s"] = statistics.median(repeats[mode])
     result = summarize(logs, runs)
+    for mode in ("cv2", "cvgpu"):
+        for calls in later[mode]:
+            # every repeated run must give the first cv2 run's outputs, call by call
+            again = summarize({"cv2": logs["cv2"], "cvgpu": calls}, runs)
+            if again["identical"] is False and result["identical"] is not False:
+                result["identical"] = False
+                result["first_difference"] = dict(again["first_difference"], repeated_run=mode)
     print_summary(result)
     if args.json:
         with open(args.json, "w") as fh:

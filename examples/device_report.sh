@@ -21,12 +21,14 @@ if [ "${ONLY_COMPARE:-0}" != 1 ]; then
     --report "$OUT/report" --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
 fi
 [ "${NO_COMPARE:-0}" = 1 ] && exit 0
-printf '# cvgpu compare on the examples\n\n`cvgpu compare` runs each script with cv2, then with cvgpu as cv2 (engine\n`auto`, as users get it), in fresh processes on the machine of the report.\n\n' \
+printf '# cvgpu compare on the examples\n\n`cvgpu compare --repeat %s` runs each script with cv2 and with cvgpu as cv2 (engine\n`auto`, as users get it), in %s pairs of fresh processes in alternating order on the machine\nof the report: the first pair, then the medians.\n\n' "${COMPARE_REPEAT:-3}" "${COMPARE_REPEAT:-3}" \
   > "$OUT/report/compare.md"
 run_compare() {
   local name=$1; shift
-  timeout -s INT "${COMPARE_TIMEOUT:-150}" python3 -m cvgpu compare --json "$OUT/compare-$name.json" \
-    --markdown "$OUT/report/compare.md" "examples/$name.py" "$@" > "$OUT/compare-$name.log" 2>&1
+  # COMPARE_REPEAT pairs of runs (alternating order): the report gives the first pair and the medians
+  timeout -s INT "${COMPARE_TIMEOUT:-150}" python3 -m cvgpu compare --repeat "${COMPARE_REPEAT:-3}" \
+    --json "$OUT/compare-$name.json" --markdown "$OUT/report/compare.md" "examples/$name.py" "$@" \
+    > "$OUT/compare-$name.log" 2>&1
   echo "== compare examples/$name.py $* (exit $?)"
   sed -n '/^cvgpu compare:/,$p' "$OUT/compare-$name.log"
 }

@@ -6,18 +6,23 @@ astronaut) resized to each frame. A row aggregates the four photographs of one (
 method): the median of cv2's and cvgpu's times, the median and the lowest speedup, and the floor.
 
 The floor (``floor_ms``) is what any GPU pipeline returning cv2's tuple of numpy arrays must pay on
-this host: the image's upload (its bits packed on the host into pinned memory and copied, to a
-stream sync) plus numpy making and freeing the row's per-contour arrays with their real lengths
+this host: the image's upload (the cheapest of three ways, to a stream sync: its bytes copied into
+pinned memory and sent; its bits packed by one thread; its bits packed in bands by every core of
+the host) plus numpy making and freeing the row's per-contour arrays with their real lengths
 (numpy's own iterator over one (count, length, 1, 2) array per length, no reordering). cvgpu's
-numpy-io time over it (``over_floor``) says how much of a call is cvgpu's own.
+numpy-io time over it (``over_floor``) says how much of a call is cvgpu's own. (At d239fb1 the
+floor's upload was one thread packing ``img != 0``: at 3840x2160 it exceeded cvgpu's whole call.)
 """
+import os
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import numpy as np
 
 from .. import _backend
+from ..contours._suzuki import pack_bits_in_bands
 from ._timing import summarize, time_device, time_host, timing_row
 from .workloads import FRAMES, frame_mask
 
@@ -47,19 +52,36 @@ def _settings(quick):
 
 def floor_ms(cp, img, lengths, reps=15):
     """(upload, make, free) medians in ms: the part of a numpy-io call no GPU pipeline avoids."""
-    packed_bytes = (img.size + 7) // 8
-    pinned = cp.cuda.alloc_pinned_memory(max(1, packed_bytes))
-    host = np.frombuffer(pinned, np.uint8, packed_bytes)
-    dev = cp.empty(max(1, packed_bytes), cp.uint8)
+    flat = np.ascontiguousarray(img).reshape(-1)
+    packed_bytes = (flat.size + 7) // 8
+    pinned = cp.cuda.alloc_pinned_memory(max(1, flat.size))
+    host = np.frombuffer(pinned, np.uint8, max(1, flat.size))
+    dev = cp.empty(max(1, flat.size), cp.uint8)
     stream = cp.cuda.get_current_stream()
+    workers = max(1, os.cpu_count() or 1)
+    pool = ThreadPoolExecutor(workers)
 
-    def upload():
-        host[:] = np.packbits(img != 0)
-        cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, packed_bytes,
+    def send(nbytes):
+        cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, nbytes,
                                     cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
         stream.synchronize()
 
-    up = time_host(upload, reps, warmup=2)["median"]
+    def raw():
+        host[:flat.size] = flat
+        send(flat.size)
+
+    def packed():
+        host[:packed_bytes] = np.packbits(flat)
+        send(packed_bytes)
+
+    def packed_bands():
+        pack_bits_in_bands(flat, host, workers, pool.map)
+        send(packed_bytes)
+
+    try:
+        up = min(time_host(f, reps, warmup=2)["median"] for f in (raw, packed, packed_bands))
+    finally:
+        pool.shutdown()
     lengths = np.asarray(lengths, np.int64)
     order = np.argsort(lengths, kind="stable")
     sorted_len = lengths[order]

@@ -87,6 +87,12 @@ TUNING = Tuning(
     # point. KCOS values have no such bound; chains are short on real borders (not measured).
     tc89_rounds_l1=3,
     tc89_rounds_kcos=8,
+    # Threads at a time in a host-input call's pipeline (0: no limit). Its host side hands the GIL
+    # over a dozen times (syncs, copies, the per-contour arrays); with eight threads inside at once
+    # each hand-over waits behind the others' Python work: findContours VGA from eight threads 0.75k
+    # frames/s, 1.25k with one thread inside (HISTORY, "Threads: one GIL hand-over per HoughLines
+    # call"). Device input is not gated: its calls stay asynchronous on the caller's stream.
+    host_calls_at_once=1,
 )
 
 # The paths the code counts with TUNING.ran(name), the one list of their names.
@@ -113,6 +119,7 @@ PATHS = {
     "lab_rounds": "label images: the trace events settled by fixed-point rounds",
     "lab_serial": "label images: the trace events replayed by one thread (lab_max_rounds)",
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
+    "host_gate_waited": "a host-input call waited for another thread's call (host_calls_at_once)",
 }
 
 from .. import _backend, _device_ops, _engine, _kernels, _versions  # noqa: E402  (the modules below read TUNING)
@@ -214,14 +221,16 @@ def _find_gpu(args, kwargs, arr, on_device, mode, method, ox, oy):
         return _common.cv2_call("findContours", args, kwargs)
     _common.check_image_size(arr.shape, "findContours")
     _backend.record("cuda")
-    points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy, grouped=not on_device)
     if on_device:
         # Device in, device out: CuPy arrays over one device array (findContoursPacked avoids
         # building one array object per contour).
+        points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy)
         return _device_views(gpu.cp, points, layout, hier)
-    if offsets is None:
-        return _assemble_while_emitting(points, layout, hier)
-    return assemble(points.get(), layout, hier if isinstance(hier, np.ndarray) else hier.get())
+    with _common.HOST_GATE:
+        points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy, grouped=True)
+        if offsets is None:
+            return _assemble_while_emitting(points, layout, hier)
+        return assemble(points.get(), layout, hier if isinstance(hier, np.ndarray) else hier.get())
 
 
 @on_input_device(0, "image")
@@ -250,10 +259,12 @@ def _packed_gpu(args, arr, on_device, mode, method, ox, oy):
         return pack(*_common.cv2_call("findContours", args, {}))
     _common.check_image_size(arr.shape, "findContoursPacked")
     _backend.record("cuda")
-    points, offsets, offsets_h, hier = _run("findContoursPacked", gpu, arr, mode, method, ox, oy)
     if on_device:
+        points, offsets, offsets_h, hier = _run("findContoursPacked", gpu, arr, mode, method, ox, oy)
         return points, offsets, hier
-    return points.get(), offsets_h, hier.get()
+    with _common.HOST_GATE:
+        points, offsets, offsets_h, hier = _run("findContoursPacked", gpu, arr, mode, method, ox, oy)
+        return points.get(), offsets_h, hier.get()
 
 
 @on_input_device(0, "image")

@@ -2,7 +2,9 @@
 call runs on (``Gpu``: CuPy, the family's kernels, the thread's scratch), and cv2's errors for
 calls the kernels cannot index or the GPU cannot hold."""
 import contextlib
+import os
 import re
+import threading
 
 import cv2
 import numpy as np
@@ -229,6 +231,46 @@ def retrying(func, gpu, attempt, family="contours"):
         if too_large is not None:
             raise _errors.cv_error(_errors.BAD_VALUE, too_large, func)
     raise _errors.out_of_memory(need)
+
+
+class HostGate:
+    """At most TUNING.host_calls_at_once threads at a time inside (0: any number), the others
+    waiting with the GIL released. ``most`` is the largest number seen inside at once (tests)."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self.inside = 0
+        self.most = 0
+
+    def __enter__(self):
+        limit = TUNING.host_calls_at_once
+        with self._cond:
+            if limit and self.inside >= limit:
+                TUNING.ran("host_gate_waited")
+                while self.inside >= limit:
+                    self._cond.wait()
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        return self
+
+    def __exit__(self, *exc):
+        with self._cond:
+            self.inside -= 1
+            self._cond.notify()
+        return False
+
+
+HOST_GATE = HostGate()
+
+
+def _gate_after_fork():
+    # a thread of the parent inside the gate at fork() does not exist in the child
+    global HOST_GATE
+    HOST_GATE = HostGate()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_gate_after_fork)
 
 
 def run_ordered(func, gpu, attempt, family="contours"):

@@ -82,6 +82,18 @@ _upload_pool = []
 _upload_pool_lock = threading.Lock()
 
 
+def pack_bits_in_bands(flat, out, bands, map_):
+    """np.packbits(flat) into ``out`` (uint8, at least ceil(size / 8) long) in ``bands`` bands of
+    whole bytes, each band a task of ``map_`` (a thread pool's map: packbits releases the GIL)."""
+    size = flat.size
+    cuts = [(size * i // bands) & ~7 for i in range(bands)] + [size]
+
+    def pack(i):
+        a, b = cuts[i], cuts[i + 1]
+        out[a >> 3:-(-b // 8)] = np.packbits(flat[a:b])
+    list(map_(pack, range(bands)))
+
+
 def upload_bits(cp, ws, image):
     """A host 8-bit image on the device as one bit a pixel (nonzero -> 1, as the kernels binarise),
     the pixels one row-major bit stream, most significant bit first (pad_init_bits with pitch w).
@@ -101,16 +113,11 @@ def upload_bits(cp, ws, image):
         staging[:] = np.packbits(flat)
     else:
         TUNING.ran("upload_bands")
-        cuts = [(size * i // bands) & ~7 for i in range(bands)] + [size]
-
-        def pack(i):
-            a, b = cuts[i], cuts[i + 1]
-            staging[a >> 3:-(-b // 8)] = np.packbits(flat[a:b])
         with _upload_pool_lock:
             if not _upload_pool:
                 from concurrent.futures import ThreadPoolExecutor
                 _upload_pool.append(ThreadPoolExecutor(threads, thread_name_prefix="cvgpu-upload"))
-        list(_upload_pool[0].map(pack, range(bands)))
+        pack_bits_in_bands(flat, staging, bands, _upload_pool[0].map)
     bits = cp.empty(nbytes, dtype=cp.uint8)
     cp.cuda.runtime.memcpyAsync(bits.data.ptr, staging.ctypes.data, nbytes, cp.cuda.runtime.memcpyHostToDevice,
                                 cp.cuda.get_current_stream().ptr)

@@ -597,6 +597,67 @@ class _HeldGpu(_common.Gpu):
         return launch
 
 
+@pytest.mark.parametrize("limit, most", [(1, 1), (2, 2), (0, 6)])
+def test_host_gate_lets_at_most_its_limit_in(limit, most):
+    """host_calls_at_once: at most that many threads inside at once, any number with 0."""
+    import threading
+    import time
+    gate = _common.HostGate()
+    together = threading.Barrier(most, timeout=10)   # the limit's threads are inside together
+
+    def call():
+        with gate:
+            together.wait()
+            time.sleep(0.01)
+
+    with forcing(*(["host_gate_waited"] if limit else []), host_calls_at_once=limit):
+        threads = [threading.Thread(target=call) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert gate.most == most and gate.inside == 0 and not together.broken
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("limit", [1, 0])
+def test_threads_calling_with_numpy_get_cv2s_results(limit):
+    """Eight threads, numpy in and out, every mode: each result == cv2's, the gate's limit held."""
+    import threading
+    imgs = [blobs_image(240 + 8 * i, 320, seed=i, noise=0.01 * (i % 3)) for i in range(8)]
+    modes = list(MODES.values())
+    refs = [[cv2.findContours(img, m, cv2.CHAIN_APPROX_SIMPLE) for m in modes] for img in imgs]
+    outs = [None] * len(imgs)
+    gate_before = _common.HOST_GATE.most
+    _common.HOST_GATE.most = 0
+
+    backends = [set() for _ in imgs]
+
+    def work(i):
+        outs[i] = []
+        for m in modes:
+            for _ in range(3):
+                outs[i].append(cvgpu.findContours(imgs[i], m, cv2.CHAIN_APPROX_SIMPLE))
+                backends[i].add(cvgpu.last_call_backend())
+
+    try:
+        with forcing(*(["host_gate_waited"] if limit else []), host_calls_at_once=limit):
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(len(imgs))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+        most = _common.HOST_GATE.most
+    finally:
+        _common.HOST_GATE.most = max(gate_before, _common.HOST_GATE.most)
+    for i, out in enumerate(outs):
+        assert out is not None and len(out) == 3 * len(modes), "thread %d did not finish" % i
+        assert backends[i] == {"cuda"}
+        for j, res in enumerate(out):
+            assert same_result(res, refs[i][j // 3])
+    assert most <= (limit or len(imgs)) and most >= 1
+
+
 @pytest.mark.gpu
 def test_calls_on_two_streams_keep_their_scratch():
     # A call with device results returns before its point emission has run; a call on another

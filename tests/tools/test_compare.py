@@ -185,10 +185,10 @@ def test_summarize_nothing_called():
 
 # ---------------------------------------------------------------- real runs
 
-def _compare(args, tmp_path, monkeypatch):
+def _compare(args, tmp_path, monkeypatch, *options):
     monkeypatch.chdir(tmp_path)
     report = tmp_path / "compare.json"
-    rc = cli(["compare", "--json", str(report)] + [str(a) for a in args])
+    rc = cli(["compare", "--json", str(report)] + list(options) + [str(a) for a in args])
     return rc, json.loads(report.read_text())
 
 
@@ -359,6 +359,50 @@ def test_nothing_compared_is_exit_4(tmp_path, monkeypatch, capsys):
     assert "NOTHING COMPARED" in capsys.readouterr().out
 
 
+def test_repeat_runs_the_pair_in_alternating_order(tmp_path, monkeypatch):
+    script = tmp_path / "s.py"
+    order = tmp_path / "order.txt"
+    script.write_text("import cv2, numpy as np, sys\n"
+                      "open(%r, 'a').write(str(cv2.findContours.__module__).split('.')[0] + '\\n')\n"
+                      "m = np.zeros((20, 30), np.uint8); m[5:9, 5:20] = 255\n"
+                      "cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n" % str(order))
+    rc, result = _compare([script], tmp_path, monkeypatch, "--repeat", "2")
+    assert rc == 0 and result["identical"] is True
+    # (cv2's builtins have no module)
+    assert order.read_text().split() == ["None", "cvgpu", "cvgpu", "None"]
+    for mode in ("cv2", "cvgpu"):
+        run = result["runs"][mode]
+        assert len(run["repeat_s"]) == 2 and run["median_s"] == pytest.approx(sum(run["repeat_s"]) / 2)
+    assert cli(["compare", "--repeat", "0", str(script)]) == 2
+
+
+def test_repeated_runs_are_summarized_by_their_medians():
+    runs = {"script": "s.py", "args": [], "cv2": {"exit": 0, "seconds": 1.0, "repeat_s": [1.0, 1.4, 1.2],
+                                                    "median_s": 1.2},
+            "cvgpu": {"exit": 0, "seconds": 0.5, "backend": "cuda", "repeat_s": [0.5, 0.6, 0.4], "median_s": 0.5}}
+    logs = {"cv2": [{"name": "HoughLines", "ms": 2.0, "digest": "a", "args": [], "kwargs": {}, "seq": 0}],
+            "cvgpu": [{"name": "HoughLines", "ms": 1.0, "digest": "a", "args": [], "kwargs": {}, "seq": 0,
+                       "engine": "cuda"}]}
+    text = "\n".join(compare.summary_lines(compare.summarize(logs, runs)))
+    assert "whole script: 2.00x (cv2 1.00 s / cvgpu 0.50 s)" in text
+    assert "median of 3 runs each: 2.40x (cv2 1.20 s, 1.00-1.40 / cvgpu 0.50 s, 0.40-0.60)" in text
+
+
+def test_a_repeated_run_that_differs_is_a_difference(tmp_path, monkeypatch):
+    script = tmp_path / "s.py"
+    count = tmp_path / "count.txt"
+    # the third run (the second pair's first, cvgpu) draws another image: its outputs differ
+    script.write_text("import cv2, numpy as np, os\n"
+                      "n = len(open(%r).read()) if os.path.exists(%r) else 0\n"
+                      "open(%r, 'a').write('x')\n"
+                      "m = np.zeros((20, 30), np.uint8); m[5:9, 5:20 - (n == 2)] = 255\n"
+                      "cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n"
+                      % (str(count), str(count), str(count)))
+    rc, result = _compare([script], tmp_path, monkeypatch, "--repeat", "2")
+    assert rc == 1 and result["identical"] is False
+    assert result["first_difference"]["repeated_run"] == "cvgpu"
+
+
 def test_a_failing_script_is_reported(tmp_path, monkeypatch, capfd):
     script = tmp_path / "s.py"
     script.write_text("raise RuntimeError('broken script')\n")
@@ -366,6 +410,44 @@ def test_a_failing_script_is_reported(tmp_path, monkeypatch, capfd):
     assert cli(["compare", str(script)]) == 3
     captured = capfd.readouterr()
     assert "broken script" in captured.err and "THE SCRIPT FAILED" in captured.out
+
+
+def test_the_run_is_labelled_without_starting_the_gpu(monkeypatch):
+    """The child labels its cvgpu run after the script. Where the script never started the GPU, the
+    label must not start it: CuPy's import and the CUDA context would count as the script's time."""
+    from cvgpu import _backend
+
+    def start():
+        raise AssertionError("labelling the run started the GPU")
+
+    monkeypatch.setattr(_backend, "cupy_module", start)
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: False)
+    monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: None)
+    monkeypatch.setattr(_backend, "_driver_present", lambda: True)
+    assert compare._run_label() == ("cuda", None)
+    monkeypatch.setattr(_backend, "_driver_present", lambda: False)
+    assert compare._run_label() == ("cv2", _backend.NO_DRIVER)
+    monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: "CVGPU_BACKEND=cv2 is set")
+    assert compare._run_label() == ("cv2", "CVGPU_BACKEND=cv2 is set")
+    # a GPU the script started (or found unusable) is asked as before
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: True)
+    monkeypatch.setattr(_backend, "cupy_module", lambda: None)
+    monkeypatch.setitem(_backend._state, "reason", "no NVIDIA GPU/driver found")
+    assert compare._run_label() == ("cv2", "no NVIDIA GPU/driver found")
+
+
+@pytest.mark.gpu
+def test_a_script_that_never_starts_the_gpu_is_timed_without_it(tmp_path, monkeypatch):
+    """Auto mode, a script of small calls: the GPU stays cold, and compare's own label after the script
+    does not import CuPy either (its import and context were timed as the script's before)."""
+    monkeypatch.setenv("CVGPU_ENGINE", "auto")
+    script = tmp_path / "small.py"
+    script.write_text("import cv2, numpy as np\nm = np.zeros((48, 64), np.uint8); m[10:20, 10:30] = 255\n"
+                      "for _ in range(5):\n    cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)\n")
+    rc, result = _compare([script], tmp_path, monkeypatch)
+    run = result["runs"]["cvgpu"]
+    assert rc == 0 and result["identical"] is True
+    assert run["gpu_start"] == "cold" and run["cupy_loaded"] is False and run["backend"] == "cuda"
 
 
 def test_without_gpu_no_speed_is_compared():
