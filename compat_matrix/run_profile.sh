@@ -18,6 +18,17 @@
 # counts and cheaper generators since (HISTORY, "Test generators for the next device-profile run"):
 # estimated hough ~11,200 worker-s over 26 workers, contours ~12,000 over 30. The x4 machine's
 # start-up held it ~570 s.
+#
+# On one GPU (nvidia-h100-x1: 16 cores), the same run in calls that each take the same share of
+# every property (tests/conftest.py, CVGPU_SHARD_SELECT), then the bench call:
+#
+#   call k:  COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh part A:B    shards A..B-1 of 64
+#   last:    COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh bench
+#
+# The part holding shard 0 also runs every test that is not a shard; the parts' shards together
+# must be 0..63, each once. Each part is one pytest of the GPU tests of hough, contours, lms and the
+# rest (12 workers) and one of cuda and ximgproc (4 workers: their share of the worker-seconds
+# above), so the first part's time tells how many shards the next can take.
 set -u
 export CVGPU_COMMIT=$COMMIT
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
@@ -32,6 +43,11 @@ case "${1:-tests-a}" in
   tests-b)
     SHARDS=${SHARDS:-32} TESTS=${TESTS:-"tests/contours:30:gpu tests/hough:26:gpu"} \
       OUT=$OUT/tests-b bash compat_matrix/run_device.sh tests device
+    ;;
+  part)
+    SHARDS=${SHARDS:-64} CVGPU_SHARD_SELECT=$2 \
+      TESTS=${TESTS:-"tests/hough,tests/contours,tests/lms,$misc:12:gpu tests/cuda,tests/ximgproc:4"} \
+      OUT=$OUT/tests-${2/:/-} bash compat_matrix/run_device.sh tests device
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \

@@ -115,6 +115,26 @@ if HAS_GPU and os.environ.get("CVGPU_TEST_NO_MEMORY_POOL"):
 PROPERTY_SHARDS = max(1, int(os.environ.get("CVGPU_PROPERTY_SHARDS", "1")))
 
 
+def shard_selection(text, shards):
+    """The shards ``A:B`` (CVGPU_SHARD_SELECT) of every sharded property that this pytest runs:
+    range(A, B); every shard when ``text`` is empty. One device run can so spread its properties
+    over several calls, each the same share of every property (the first call's time tells the
+    others'); the items that are not shards run once, in the call that holds shard 0."""
+    if not text:
+        return range(shards)
+    try:
+        first, end = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise pytest.UsageError("CVGPU_SHARD_SELECT=%r: expected A:B" % text)
+    if not 0 <= first < end <= shards:
+        raise pytest.UsageError("CVGPU_SHARD_SELECT=%r: needs 0 <= A < B <= CVGPU_PROPERTY_SHARDS (%d)"
+                                % (text, shards))
+    return range(first, end)
+
+
+SHARD_SELECT = shard_selection(os.environ.get("CVGPU_SHARD_SELECT", ""), PROPERTY_SHARDS)
+
+
 def pytest_generate_tests(metafunc):
     test = metafunc.function
     if PROPERTY_SHARDS == 1 or not getattr(test, "is_hypothesis_test", False):
@@ -126,7 +146,7 @@ def pytest_generate_tests(metafunc):
         test._hypothesis_internal_use_settings = settings(
             whole, max_examples=-(-whole.max_examples // PROPERTY_SHARDS))
         test._cvgpu_sharded = True
-    metafunc.parametrize("property_shard", range(PROPERTY_SHARDS), indirect=True)
+    metafunc.parametrize("property_shard", SHARD_SELECT, indirect=True)
 
 
 @pytest.fixture(autouse=True)
@@ -136,6 +156,11 @@ def property_shard(request):
 
 
 def pytest_collection_modifyitems(config, items):
+    if SHARD_SELECT.start > 0:
+        # Not the call with shard 0: the items that are not shards ran there.
+        shard = ["property_shard" in getattr(getattr(i, "callspec", None), "params", {}) for i in items]
+        config.hook.pytest_deselected(items=[i for i, s in zip(items, shard) if not s])
+        items[:] = [i for i, s in zip(items, shard) if s]
     if HAS_GPU:
         return
     skip = pytest.mark.skip(reason="no usable GPU: %s" % cvgpu.fallback_reason())
