@@ -56,7 +56,7 @@ run_tests() {
     cp tests/golden/opencv_cuda_houghlines_global.npz "$FINAL"/ 2>/dev/null
   fi
   local LOG=/tmp/cvgpu-compat-$$.jsonl
-  rm -f "$LOG".*
+  rm -f "$LOG"-*
   local pids=() t name files
   # FILES:WORKERS[:MARKER], FILES comma-separated (one pytest, one log); MARKER "gpu" runs only the
   # GPU tests (the CPU ones run in CI). In the device profile every hypothesis property is split
@@ -68,6 +68,11 @@ run_tests() {
   if [ "$PROFILE" = device ]; then
     export OPENCV_FOR_THREADS_NUM=${OPENCV_FOR_THREADS_NUM:-2} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   fi
+  # A device-profile item that outlasts a few minutes is stalled (the longest shards of e843617's
+  # run took ~60 s, and two stalls of 240-540 s stopped their pytests: raw/device-profile-e843617):
+  # the log then gets every thread's stack, and the test goes on.
+  local stall_opt=
+  [ "$PROFILE" = device ] && stall_opt="-o faulthandler_timeout=${STALL_DUMP_S:-180}"
   # The default is every GPU suite, the list the matrix runs (run_final.sh, run_version.sh) use.
   local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
   all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
@@ -84,8 +89,10 @@ run_tests() {
     local workers=${rest%%:*} marker=
     [ "$rest" != "$workers" ] && marker=${rest#*:}
     name=$(for f in ${files//,/ }; do basename "$f" .py; done | paste -sd_)
-    env $gpu_env CVGPU_COMPAT_LOG=$LOG HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
+    # One compat log per pytest (compat-rows-NAME.json beside the combined compat-rows.json), so the
+    # rows of a pytest that was stopped can be told from the others'.
+    env $gpu_env CVGPU_COMPAT_LOG=$LOG-$name HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
+      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf $stall_opt \
       --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
   done
@@ -109,7 +116,10 @@ for f, c in sorted(counts.items()):
 PY
   # One row per (function, variant, reference, backend) with case counts; the raw lines are too many.
   python3 -c "import glob, json, sys; sys.path.insert(0, 'compat_matrix'); import generate
-json.dump(generate.aggregate(glob.glob('$LOG.*')), open('$OUT/compat-rows.json', 'w'), indent=1)"
+json.dump(generate.aggregate(glob.glob('$LOG-*')), open('$OUT/compat-rows.json', 'w'), indent=1)
+names = sorted({p[len('$LOG-'):].rsplit('.', 1)[0] for p in glob.glob('$LOG-*')})
+for n in names:
+    json.dump(generate.aggregate(glob.glob('$LOG-' + n + '.*')), open('$OUT/compat-rows-%s.json' % n, 'w'), indent=1)"
 }
 
 run_sanitizer() {

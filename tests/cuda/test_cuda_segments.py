@@ -202,9 +202,10 @@ def case_image(case):
 
 
 @gpu
-# 52 % of 300 drawn cases gave the model a segment (tiny images and long minLineLength give none, on
-# purpose): 21,000 examples for the row's 10,000 non-trivial ones in the device profile.
-@settings(max_examples=examples(21_000))
+# 47 % of the cases give the model a segment (tiny images and long minLineLength give none, on
+# purpose): 9,996 of 21,120 in the device-profile run of e843617, so 23,000 examples for the row's
+# 10,000 non-trivial ones.
+@settings(max_examples=examples(23_000))
 @given(segment_cases())
 def test_property_equals_model(compat, case):
     img, params = case_image(case)
