@@ -126,6 +126,18 @@ def quick_unusable_reason():
     return None
 
 
+def label_without_start():
+    """(backend, no-GPU reason) as far as it is known without starting anything: the probed state
+    once probed; before that "cv2" with the reason when one is known without CuPy (CVGPU_BACKEND,
+    CuPy missing, no driver), else "cuda" (what the first call that benefits would start)."""
+    if gpu_probed():
+        return backend(), fallback_reason()
+    reason = quick_unusable_reason()
+    if reason is None and not _driver_present():
+        reason = NO_DRIVER
+    return ("cv2", reason) if reason is not None else ("cuda", None)
+
+
 def gpu_probed():
     """True once the GPU has been probed (started, or found unusable) in this process."""
     return _state["checked"]

@@ -318,13 +318,7 @@ def _run_label():
     """(backend, no-GPU reason) of the cvgpu run, told without starting anything: where the script
     never started the GPU, asking ``cvgpu.backend()`` would import CuPy and make the CUDA context
     (0.3-0.5 s) inside the process whose wall time is reported as the script's."""
-    backend = sys.modules["cvgpu._backend"]
-    if backend.gpu_probed():
-        return backend.backend(), backend.fallback_reason()
-    reason = backend.quick_unusable_reason()
-    if reason is None and not backend._driver_present():
-        reason = backend.NO_DRIVER
-    return ("cv2", reason) if reason is not None else ("cuda", None)
+    return sys.modules["cvgpu._backend"].label_without_start()
 
 
 def _child_main(argv):
