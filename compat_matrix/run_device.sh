@@ -69,10 +69,13 @@ run_tests() {
     export OPENCV_FOR_THREADS_NUM=${OPENCV_FOR_THREADS_NUM:-2} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   fi
   # A device-profile item that outlasts a few minutes is stalled (the longest shards of e843617's
-  # run took ~60 s, and two stalls of 240-540 s stopped their pytests: raw/device-profile-e843617):
-  # the log then gets every thread's stack, and the test goes on.
-  local stall_opt=
-  [ "$PROFILE" = device ] && stall_opt="-o faulthandler_timeout=${STALL_DUMP_S:-180}"
+  # run took ~60 s; stalls of 240-540 s stopped whole pytests: raw/device-profile-e843617 and
+  # -5de1e23). tests/conftest.py's watchdog writes its stacks to $OUT/stalls/stall-<worker>.txt
+  # and ends its worker; xdist reports the item as crashed and runs the queued items on a new one.
+  # (pytest's faulthandler_timeout wrote to the workers' stderr, which no log kept.)
+  if [ "$PROFILE" = device ]; then
+    export CVGPU_STALL_DIR=$OUT/stalls CVGPU_STALL_S=${STALL_DUMP_S:-240}
+  fi
   # The default is every GPU suite, the list the matrix runs (run_final.sh, run_version.sh) use.
   local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
   all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
@@ -92,7 +95,7 @@ run_tests() {
     # One compat log per pytest (compat-rows-NAME.json beside the combined compat-rows.json), so the
     # rows of a pytest that was stopped can be told from the others'.
     env $gpu_env CVGPU_COMPAT_LOG=$LOG-$name HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf $stall_opt \
+      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
       --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
   done
@@ -101,6 +104,10 @@ run_tests() {
     echo "== $f"; grep -v warner "$f" | grep -E "^FAILED|^ERROR|passed|failed|error" | tail -8
     # A run stopped by SUITE_TIMEOUT still prints a summary: say loudly that it is partial.
     grep -q KeyboardInterrupt "$f" && echo "!! STOPPED AT SUITE_TIMEOUT (${SUITE_TIMEOUT:-420} s): not every test ran"
+  done
+  # The items the watchdog stopped (their stacks: $OUT/stalls/).
+  grep -l "^Timeout" "$OUT"/stalls/*.txt 2>/dev/null | while read -r f; do
+    echo "!! STALLED ITEM in $(basename "$f"): $(grep -B1 '^Timeout' "$f" | grep '^== ' | tail -1)"
   done
   # Per test file: passed / failed / skipped, from the JUnit files (a stopped run writes none).
   python3 - "$OUT" <<'PY' | tee "$OUT/per-file.txt"

@@ -264,3 +264,33 @@ class CompatRecorder:
 @pytest.fixture(scope="session")
 def compat():
     return CompatRecorder(os.environ.get("CVGPU_COMPAT_LOG"))
+
+
+# ---------------------------------------------------------------- stalled items (device runs)
+# CVGPU_STALL_DIR=DIR and CVGPU_STALL_S=N: an item that runs more than N seconds gets every thread's
+# stack written to DIR/stall-<worker>.txt, headed by its node id, and its worker process then ends
+# (faulthandler's exit): xdist reports that item as crashed, starts a new worker and hands it the
+# items that were queued behind. Two device runs lost a whole pytest to one such item (tests/cuda,
+# compat_matrix/raw/device-profile-5de1e23/README.md), and pytest's own faulthandler_timeout wrote
+# its dump to the xdist worker's stderr, which no log keeps.
+_STALL_DIR = os.environ.get("CVGPU_STALL_DIR")
+_STALL_S = float(os.environ.get("CVGPU_STALL_S", "240"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not _STALL_DIR:
+        yield
+        return
+    import faulthandler
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    os.makedirs(_STALL_DIR, exist_ok=True)
+    fh = open(os.path.join(_STALL_DIR, "stall-%s.txt" % worker), "a")
+    fh.write("\n== %s: started (stack below if it ran past %g s)\n" % (item.nodeid, _STALL_S))
+    fh.flush()
+    faulthandler.dump_traceback_later(_STALL_S, repeat=False, file=fh, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        fh.close()
