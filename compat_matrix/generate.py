@@ -267,14 +267,29 @@ _REFERENCES = {"cv2-cpu": "cv2 {cv2}", "opencv-cuda-golden": "OpenCV-CUDA's reco
                "cpu-model-of-opencv-cuda": "CPU model of OpenCV-CUDA"}
 
 
+def consistency_only(row):
+    """A golden corpus's truncated cases: OpenCV kept an arbitrary maxLines of its candidates and
+    only that subset was recorded, so they are checked for consistency, never equality (the seeded
+    corpus's truncated cases also compare the full candidate set exactly: not these)."""
+    return row["reference"] == "opencv-cuda-golden" and row["variant"].startswith("golden") and \
+        row["variant"].endswith("-truncated")
+
+
 def exactness_table(result):
     """Per function and reference, the cases the GPU computed (backend cuda) beside the main cv2
-    release, summed over the matrix's variants; then one line per other release."""
+    release, summed over the matrix's variants, consistency-only rows apart (a line below the
+    table); then one line per other release."""
     main_cv2 = result["cv2_version"]
     groups = collections.OrderedDict()
     others = collections.OrderedDict()   # other release -> [cases, exact]
+    consistent = collections.OrderedDict()   # function -> [cases, consistent]
     for r in result["rows"]:
         if r["backend"] != "cuda":
+            continue
+        if consistency_only(r) and r.get("cv2", main_cv2) == main_cv2:
+            c = consistent.setdefault(r["function"], [0, 0])
+            c[0] += r["cases"]
+            c[1] += r["exact"]
             continue
         if r.get("cv2", main_cv2) != main_cv2:
             o = others.setdefault(r["cv2"], [0, 0])
@@ -295,6 +310,11 @@ def exactness_table(result):
             function, _REFERENCES.get(reference, reference).format(cv2=main_cv2), _count(g["cases"]),
             _count(g["nontrivial"]), _sides_text(g["sides"]),
             "all" if g["exact"] == g["cases"] else _count(g["exact"])))
+    if consistent:
+        total, agree = sum(c for c, _ in consistent.values()), sum(e for _, e in consistent.values())
+        lines += ["", "Consistency only (truncated golden cases): " + ", ".join(
+            "%s %s" % (f, _count(c)) for f, (c, _) in consistent.items()) + "; " +
+            ("all consistent." if agree == total else "%s consistent." % _count(agree))]
     if others:
         lines += ["", "Beside " + "; beside ".join(
             "cv2 %s: %s GPU cases, %s" % (v, _count(c), "all equal" if e == c else "%s equal" % _count(e))
