@@ -27,7 +27,8 @@ def test_a_stalled_item_is_dumped_and_its_process_ends(tmp_path):
         spec.loader.exec_module(root)
         pytest_runtest_protocol = root.pytest_runtest_protocol
     """ % (os.path.join(root, "models"), os.path.join(root, "conftest.py"))))
-    env = dict(os.environ, CVGPU_STALL_DIR=str(tmp_path / "stalls"), CVGPU_STALL_S="2")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CVGPU_STALL"))}
+    env.update(CVGPU_STALL_DIR=str(tmp_path / "stalls"), CVGPU_STALL_S="2")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
                           capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert proc.returncode != 0                       # the process ended inside test_stalls
