@@ -76,6 +76,12 @@ run_tests() {
   if [ "$PROFILE" = device ]; then
     export CVGPU_STALL_DIR=$OUT/stalls CVGPU_STALL_S=${STALL_DUMP_S:-240}
   fi
+  # Work stealing: an idle worker takes the items queued behind a busy one. Under xdist's default
+  # ("load") the items queued behind a stalled worker never ran (5de1e23's tests/cuda: 18 shards);
+  # worksteal also evens out the long shards' tails. (pytest-xdist >= 3.2; else the default.)
+  local dist=
+  python3 -c "import sys, xdist; sys.exit(tuple(map(int, xdist.__version__.split('.')[:2])) < (3, 2))" \
+    2>/dev/null && dist="--dist ${XDIST_DIST:-worksteal}"
   # The default is every GPU suite, the list the matrix runs (run_final.sh, run_version.sh) use.
   local all="tests/hough:4:gpu tests/cuda:3 tests/ximgproc:2 tests/lms:1:gpu tests/contours:4:gpu"
   all+=" tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py"
@@ -95,7 +101,7 @@ run_tests() {
     # One compat log per pytest (compat-rows-NAME.json beside the combined compat-rows.json), so the
     # rows of a pytest that was stopped can be told from the others'.
     env $gpu_env CVGPU_COMPAT_LOG=$LOG-$name HYPOTHESIS_PROFILE=$PROFILE timeout -s INT -k 30 ${SUITE_TIMEOUT:-420} \
-      python3 -m pytest -q -n "$workers" -p no:cacheprovider -p no:benchmark --tb=short -rf \
+      python3 -m pytest -q -n "$workers" $dist -p no:cacheprovider -p no:benchmark --tb=short -rf \
       --junitxml="$OUT/junit-$name.xml" ${marker:+-m "$marker"} ${files//,/ } > "$OUT/pytest-$name.log" 2>&1 &
     pids+=($!)
   done
