@@ -107,17 +107,15 @@ def _photo_edges(h, w, rng):
     mag = np.abs(gx) + np.abs(gy)
     m = np.pad(mag, 1)
     ax, ay = np.abs(gx), np.abs(gy)
-    # 4-direction suppression: compare along the gradient's dominant axis (or a diagonal).
+    # 4-direction suppression: along the gradient's dominant axis, else along the diagonal its signs name.
     horiz = ax * 5 >= ay * 12
     vert = ay * 5 >= ax * 12
-    diag = ~horiz & ~vert
     same = (gx >= 0) == (gy >= 0)
     c = m[1:-1, 1:-1]
     keep = np.where(horiz, (c >= m[1:-1, :-2]) & (c > m[1:-1, 2:]),
                     np.where(vert, (c >= m[:-2, 1:-1]) & (c > m[2:, 1:-1]),
                              np.where(same, (c >= m[:-2, :-2]) & (c > m[2:, 2:]),
                                       (c >= m[:-2, 2:]) & (c > m[2:, :-2]))))
-    del diag
     threshold = int(rng.integers(80, 420))
     return np.where(keep & (mag >= threshold), 255, 0).astype(np.uint8)
 
