@@ -41,16 +41,6 @@ def _make(i):
     return header + np.ascontiguousarray(img).tobytes(), seeded_cases.image_digest(img), (h, w), kind, lp, sp
 
 
-def _multiset_le(a, b):
-    ca, cb = collections.Counter(map(tuple, a.tolist())), collections.Counter(map(tuple, b.tolist()))
-    return not (ca - cb)
-
-
-def _lines_rows(lines, votes):
-    return np.stack([lines[:, 0].view(np.uint32).astype(np.int64), lines[:, 1].view(np.uint32).astype(np.int64),
-                     votes.astype(np.int64)], axis=1) if len(lines) else np.zeros((0, 3), np.int64)
-
-
 def parse(path, n):
     """Per case: lines (counts, digests, subset, sorted), segments (counts, digests, subset)."""
     data = memoryview(pathlib.Path(path).read_bytes())
@@ -73,11 +63,11 @@ def parse(path, n):
         out.append(dict(
             l_count=(len(l0), len(l1)),
             l_digest=(seeded_cases.lines_digest(l0, v0), seeded_cases.lines_digest(l1, v1)),
-            l_subset=_multiset_le(_lines_rows(l0, v0), _lines_rows(l1, v1)),
-            l_sorted=bool(len(v0) < 2 or np.all(np.diff(v0.astype(np.int64)) <= 0)),
+            l_subset=seeded_cases.multiset_le(seeded_cases.lines_rows(l0, v0), seeded_cases.lines_rows(l1, v1)),
+            l_sorted=seeded_cases.votes_non_increasing(v0),
             s_count=(len(segs[0]), len(segs[1])),
             s_digest=(seeded_cases.segments_digest(segs[0]), seeded_cases.segments_digest(segs[1])),
-            s_subset=_multiset_le(segs[0], segs[1])))
+            s_subset=seeded_cases.multiset_le(segs[0], segs[1])))
     if pos != len(data):
         raise SystemExit("driver output: %d bytes left after %d cases" % (len(data) - pos, n))
     return out

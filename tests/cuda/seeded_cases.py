@@ -20,6 +20,7 @@ of them are sized to vote in global memory (numrho >= 12037, OpenCV's shared-mem
 
 This module is no test file (pytest does not collect it).
 """
+import collections
 import hashlib
 import math
 
@@ -234,15 +235,30 @@ def case(i):
 # OpenCV-CUDA orders neither its lines (doSort aside, ties) nor its segments: outputs are compared
 # as multisets, by the sha1 of their rows sorted.
 
+def lines_rows(lines, votes):
+    """(rho bits, theta bits, votes) int64 rows of a detector's lines (None or empty: no rows)."""
+    if lines is None or len(lines) == 0:
+        return np.zeros((0, 3), np.int64)
+    lines = np.ascontiguousarray(lines, np.float32).reshape(-1, 2)
+    return np.stack([lines[:, 0].view(np.uint32).astype(np.int64), lines[:, 1].view(np.uint32).astype(np.int64),
+                     np.asarray(votes, np.int64).reshape(-1)], axis=1)
+
+
+def multiset_le(a, b):
+    """Whether the rows of ``a`` are a sub-multiset of the rows of ``b``."""
+    count = collections.Counter
+    return not (count(map(tuple, np.asarray(a).tolist())) - count(map(tuple, np.asarray(b).tolist())))
+
+
+def votes_non_increasing(votes):
+    """doSort's order: no vote larger than the one before (None or fewer than two: true)."""
+    return votes is None or len(votes) < 2 or bool(np.all(np.diff(np.asarray(votes, np.int64).reshape(-1)) <= 0))
+
+
 def lines_digest(lines, votes):
     """sha1 of the multiset of (rho bits, theta bits, votes) rows (None or empty: no rows)."""
-    if lines is None or len(lines) == 0:
-        rows = np.zeros((0, 3), np.int64)
-    else:
-        lines = np.ascontiguousarray(lines, np.float32).reshape(-1, 2)
-        rows = np.stack([lines[:, 0].view(np.uint32).astype(np.int64), lines[:, 1].view(np.uint32).astype(np.int64),
-                         np.asarray(votes, np.int64).reshape(-1)], axis=1)
-        rows = rows[np.lexsort(rows.T[::-1])]
+    rows = lines_rows(lines, votes)
+    rows = rows[np.lexsort(rows.T[::-1])]
     return hashlib.sha1(np.ascontiguousarray(rows, "<i8").tobytes()).hexdigest()
 
 

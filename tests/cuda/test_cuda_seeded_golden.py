@@ -16,7 +16,6 @@ recorder checked that OpenCV's own rows are a subset). With doSort the votes mus
 On the CPU, without a GPU: the images reproduce, and the CPU models equal OpenCV on a sample of the
 smaller cases. On the GPU: every case, both detectors.
 """
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -65,22 +64,6 @@ def _segments_params(corpus, i):
     return float(rho), float(theta), int(min_len), int(max_gap), int(max_lines), int(threshold)
 
 
-def _sorted(votes):
-    return votes is None or len(votes) < 2 or bool(np.all(np.diff(np.asarray(votes, np.int64).reshape(-1)) <= 0))
-
-
-def _bag_le(a, b):
-    return not (Counter(map(tuple, a)) - Counter(map(tuple, b)))
-
-
-def _lines_rows(lines, votes):
-    if lines is None:
-        return []
-    lines = np.asarray(lines, np.float32).reshape(-1, 2)
-    return list(zip(lines[:, 0].view(np.uint32).tolist(), lines[:, 1].view(np.uint32).tolist(),
-                    np.asarray(votes).reshape(-1).tolist()))
-
-
 def check_lines(corpus, i, case_out, full_out):
     """(exact, complete) of one case's lines detector outputs ((lines, votes) at maxLines and full)."""
     _, _, _, do_sort, max_lines = _lines_params(corpus, i)
@@ -89,13 +72,14 @@ def check_lines(corpus, i, case_out, full_out):
     d_case, d_full = (x.decode() for x in corpus["lines_digest"][i])
     exact = seeded_cases.lines_digest(fl, fv) == d_full
     complete = n_full <= max_lines
-    ours = _lines_rows(cl, cv)
+    ours = seeded_cases.lines_rows(cl, cv)
     if complete:
         exact = exact and seeded_cases.lines_digest(cl, cv) == d_case
     else:
-        exact = exact and len(ours) == max(0, max_lines) == n_case and _bag_le(ours, _lines_rows(fl, fv))
+        exact = exact and len(ours) == max(0, max_lines) == n_case and \
+            seeded_cases.multiset_le(ours, seeded_cases.lines_rows(fl, fv))
     if do_sort:
-        exact = exact and _sorted(cv)
+        exact = exact and seeded_cases.votes_non_increasing(cv)
     return exact, complete
 
 
@@ -110,7 +94,7 @@ def check_segments(corpus, i, case_out, full_out):
         exact = exact and seeded_cases.segments_digest(case_out) == d_case
     else:
         exact = exact and len(case_out) == max(0, max_lines) == n_case and \
-            _bag_le(case_out.tolist(), full_out.tolist())
+            seeded_cases.multiset_le(case_out, full_out)
     return exact, complete
 
 
