@@ -106,6 +106,35 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
     if mode == 1:
         w, (dx, dy) = objective(xy[:, ::-1], 0, prune, first_sample, round_size)
         return w, (dy, dx)
+    return _result(*_search(xy, mode, prune, first_sample, round_size, None))
+
+
+def thickest_near_optimum(xy, mode, rel, const, per_stretch, prune=True, first_sample=8192, round_size=4096):
+    """The largest perpendicular half-width (f / 2 * norm / |d|) over the pair directions d whose
+    full width f is within rel * w + const + per_stretch * |d| / norm of the optimum w.
+
+    The optimum of one mode is often attained by many lines (a flat stretch of slopes: points on a
+    few rows, duplicates), and a float32 fitter may return any line within its tolerance of it; what
+    those lines measure across themselves differs (by 10 % on a horizontal row with outliers). So
+    "auto"'s choice of the thinner classical fit is checked against the thickest line each mode
+    could have returned. Pruning keeps every direction that could fall within the allowance."""
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    if mode == 1:
+        return thickest_near_optimum(xy[:, ::-1], 0, rel, const, per_stretch, prune, first_sample, round_size)
+
+    def allowance(best, dx, dy, norm):
+        return rel * best + const + per_stretch * np.hypot(dx, dy) / norm
+
+    f, dx, dy, norm = _search(xy, mode, prune, first_sample, round_size, allowance)
+    best = float(f.min())
+    near = np.flatnonzero(f <= best + allowance(best, dx, dy, norm))
+    return float(np.max(f[near] / 2 * norm[near] / np.hypot(dx[near], dy[near])))
+
+
+def _search(xy, mode, prune, first_sample, round_size, allowance):
+    """(f, dx, dy, norm): f evaluated (inf where pruned) at every direction of mode 0 or 2; with
+    ``allowance`` (best, dx, dy, norm) -> extra width, every direction within it of the optimum
+    is evaluated too, not only those that could lower it."""
     n = len(xy)
     if n == 0:
         raise ValueError("no points")
@@ -114,8 +143,7 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
     dx, dy, norm, par = _directions(x, y, mode)
     u = len(dx)
     if not prune or u <= first_sample:
-        f = _evaluate(x, y, h, dx, dy, norm)
-        return _result(f, dx, dy, norm)
+        return _evaluate(x, y, h, dx, dy, norm), dx, dy, norm
     if mode == 0:
         lip = float(np.ptp(x))
         # |f computed - f| <= ~4 eps (|y| + |t| |x|) per direction; 1e-9 leaves a wide margin
@@ -134,20 +162,21 @@ def objective(xy, mode, prune=True, first_sample=8192, round_size=4096):
         best = float(f.min())
         evald = np.flatnonzero(done)
         rest = np.flatnonzero(~done)
-        if len(rest) == 0 or best == 0.0:  # 0: h points coincide or lie on one line, nothing is thinner
-            break
+        if len(rest) == 0 or (best == 0.0 and allowance is None):  # 0: h points coincide or lie on one
+            break  # line, nothing is thinner
         pos = np.searchsorted(evald, rest)  # evald[pos - 1] < rest < evald[pos] (ends are evaluated)
         left, right = evald[pos - 1], evald[pos]
         d_left, d_right = np.abs(par[rest] - par[left]), np.abs(par[right] - par[rest])
         slack = 1e-9 * (scale(rest) + np.maximum(scale(left), scale(right)) + lip * (d_left + d_right))
         bound = np.maximum(f[left] - lip * d_left, f[right] - lip * d_right) - slack
-        alive = rest[bound < best]  # ties cannot lower the minimum
+        extra = 0.0 if allowance is None else allowance(best, dx[rest], dy[rest], norm[rest])
+        alive = rest[bound < best + extra]  # without an allowance, ties cannot lower the minimum
         if len(alive) <= round_size:
             if len(alive):
                 f[alive] = _evaluate(x, y, h, dx[alive], dy[alive], norm[alive])
             break
         todo = alive[np.linspace(0, len(alive) - 1, round_size).astype(np.int64)]
-    return _result(f, dx, dy, norm)
+    return f, dx, dy, norm
 
 
 def _result(f, dx, dy, norm):
