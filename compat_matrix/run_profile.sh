@@ -38,6 +38,12 @@
 # A one-GPU machine goes back after 30 minutes held: about four such calls each.
 #
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh seeded         ~60 s   the seeded corpus
+#   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh rest           cuda, seeded, segments 0:128
+#
+# One session's device time (1,800 s, every held second counted, ~35 s to start) holds the four
+# parts and `rest` only with run_device.sh's MPS server (raw/device-profile-mps-ab.txt: the GPU
+# properties' worker-seconds -35 %): without it the parts took 315-453 s each at 5de1e23 and the
+# whole profile ~2,000 s. Launch each call as soon as the last returns (a machine idle 30 s goes back).
 set -u
 export CVGPU_COMMIT=$COMMIT
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
@@ -70,6 +76,13 @@ case "${1:-tests-a}" in
     SHARDS=${SHARDS:-128} CVGPU_SHARD_SELECT=$2 TESTS=${TESTS:-"tests/cuda/test_cuda_segments.py:16"} \
       PYTEST_ADDOPTS="-k test_property_equals_model" OUT=$OUT/segments-${2/:/-} \
       bash compat_matrix/run_device.sh tests device
+    ;;
+  rest)
+    # cuda, seeded and the segment property one after another in one call (~240 s under MPS,
+    # estimated from 5de1e23's 165 + 61 + 2 x 70 s without): each its own pytest, as above.
+    SUITE_TIMEOUT=${CUDA_TIMEOUT:-220} bash "$0" cuda
+    SUITE_TIMEOUT=${SEEDED_TIMEOUT:-100} bash "$0" seeded
+    SUITE_TIMEOUT=${SEGMENTS_TIMEOUT:-200} bash "$0" segments 0:128
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \
