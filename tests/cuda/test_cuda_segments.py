@@ -20,7 +20,7 @@ import cvgpu.cuda as cuda
 from cvgpu.cuda import segments as cseg
 from conftest import examples
 from cuda_hough_model import f32, model_accumulator
-from cuda_segments_model import model_all_segments, model_maxima8, model_segments, start_points, walk
+from cuda_segments_model import model_all_segments, model_maxima8, model_segments, start_points, walk, walk_stepwise
 
 HAS_GPU = cvgpu.backend() == "cuda"
 
@@ -104,10 +104,11 @@ def test_without_gpu_device_work_raises_no_cuda():
 
 
 def test_model_walk_equals_the_plain_state_machine():
-    """The model's walk with the walks that have left dropped from its arrays gives the segments of
-    the walk that keeps them all, in the same order, on random dots and dashed lines with every kind
-    of gap and length."""
-    for seed in range(24):
+    """The model's walk (runs on a walks x steps grid, a few walks per chunk here so chunks join) and
+    the stepwise state machine with the walks that have left dropped from its arrays give the
+    segments of the stepwise walk that keeps them all, in the same order, on random dots and dashed
+    lines with every kind of gap and length."""
+    for seed in range(40):
         rng = np.random.default_rng(seed)
         rows, cols = int(rng.integers(1, 160)), int(rng.integers(1, 160))
         img = _random_image(rng, rows, cols, seed % 2)
@@ -118,9 +119,14 @@ def test_model_walk_equals_the_plain_state_machine():
             continue
         n, r = model_maxima8(acc, min_len)
         start = start_points(n, r, numrho, rows, cols, rho, theta)
-        got, got_walks = walk(img, *start, min_len, max_gap)
-        want, want_walks = walk(img, *start, min_len, max_gap, drop=False)
-        assert got.tobytes() == want.tobytes() and got_walks.tobytes() == want_walks.tobytes(), seed
+        want, want_walks = walk_stepwise(img, *start, min_len, max_gap, drop=False)
+        for got, got_walks in (walk_stepwise(img, *start, min_len, max_gap),
+                               walk(img, *start, min_len, max_gap, elems=3 * (max(rows, cols) + 2)),
+                               walk(img, *start, min_len, max_gap)):
+            assert got.tobytes() == want.tobytes() and got_walks.tobytes() == want_walks.tobytes(), seed
+        for limit in (0, 1, 5, 100):  # a prefix of maxLines segments: later walks are not walked
+            got, _ = walk(img, *start, min_len, max_gap, elems=5 * (max(rows, cols) + 2), limit=limit)
+            assert len(got) >= min(limit, len(want)) and got.tobytes() == want[:len(got)].tobytes(), (seed, limit)
 
 
 def test_model_orders_by_maximum_then_walk():
