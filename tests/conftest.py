@@ -140,13 +140,21 @@ def pytest_generate_tests(metafunc):
     if PROPERTY_SHARDS == 1 or not getattr(test, "is_hypothesis_test", False):
         return
     whole = getattr(test, "_hypothesis_internal_use_settings", None) or settings.default
+    # subshards(k): each shard is k items, for properties whose examples are long (the watchdog
+    # ends an item after CVGPU_STALL_S, and one long item sets a part's wall time).
+    marker = metafunc.definition.get_closest_marker("subshards")
+    k = int(marker.args[0]) if marker else 1
     if not getattr(test, "_cvgpu_sharded", False):
         # Read by hypothesis when the test runs; every shard draws its own random examples
         # (the device profile is not derandomized), together at least max_examples.
         test._hypothesis_internal_use_settings = settings(
-            whole, max_examples=-(-whole.max_examples // PROPERTY_SHARDS))
+            whole, max_examples=-(-whole.max_examples // (PROPERTY_SHARDS * k)))
         test._cvgpu_sharded = True
-    metafunc.parametrize("property_shard", SHARD_SELECT, indirect=True)
+    if k == 1:
+        metafunc.parametrize("property_shard", SHARD_SELECT, indirect=True)
+    else:
+        metafunc.parametrize("property_shard", [(s, j) for s in SHARD_SELECT for j in range(k)], indirect=True,
+                             ids=["%d.%d" % (s, j) for s in SHARD_SELECT for j in range(k)])
 
 
 @pytest.fixture(autouse=True)
