@@ -10,6 +10,7 @@ shapes, full/empty, label-like images; 1x1 up to 4096^2, big sizes rare) for eve
 import collections
 import ctypes
 import glob
+import operator
 import os
 import re
 import subprocess
@@ -55,17 +56,66 @@ def signature(res):
     """One int64 array holding everything cv2 returns: container type, count, each array's dtype,
     shape and points, the hierarchy (or its absence)."""
     contours, hier = res
-    contours = [_host(c) for c in contours]
+    if not set(map(type, contours)) <= {np.ndarray}:
+        contours = [_host(c) for c in contours]
     hier = _host(hier)
     head = [int(type(res) is tuple), int(type(contours) is list or True), len(contours), int(hier is None)]
-    lens = [len(c) for c in contours]
-    ok = [int(c.dtype == np.int32 and c.ndim == 3 and c.shape[1:] == (1, 2)) for c in contours]
-    parts = [np.array(head + lens + ok, np.int64)]
-    parts += [c.reshape(-1).astype(np.int64) for c in contours]
+    n = len(contours)
+    lens = np.fromiter(map(len, contours), np.int64, n)
+    joined = None
+    if n and set(map(operator.attrgetter("dtype"), contours)) == {np.dtype(np.int32)}:
+        try:
+            joined = np.concatenate(contours)  # (one shape but the first axis, or it raises)
+        except ValueError:
+            pass
+    if joined is not None and joined.ndim == 3 and joined.shape[1:] == (1, 2):
+        # cv2's layout throughout (every contour int32 (k, 1, 2)): the points as one array, the same
+        # int64s as contour by contour at a fifth of the cost (a 640x480 noise image has ~17,000).
+        ok = np.ones(n, np.int64)
+        points = [joined.reshape(-1).astype(np.int64)]
+    else:
+        ok = np.array([int(c.dtype == np.int32 and c.ndim == 3 and c.shape[1:] == (1, 2)) for c in contours],
+                      np.int64)
+        points = [c.reshape(-1).astype(np.int64) for c in contours]
+    parts = [np.array(head, np.int64), lens, ok] + points
     if hier is not None:
         parts.append(np.array([hier.dtype == np.int32] + list(hier.shape), np.int64))
         parts.append(hier.reshape(-1).astype(np.int64))
     return np.concatenate(parts)
+
+
+def _signature_contour_by_contour(res):
+    """signature's definition, one contour at a time (its fast path must give the same array)."""
+    contours, hier = res
+    contours = [_host(c) for c in contours]
+    hier = _host(hier)
+    head = [int(type(res) is tuple), 1, len(contours), int(hier is None)]
+    lens = [len(c) for c in contours]
+    ok = [int(c.dtype == np.int32 and c.ndim == 3 and c.shape[1:] == (1, 2)) for c in contours]
+    parts = [np.array(head + lens + ok, np.int64)] + [c.reshape(-1).astype(np.int64) for c in contours]
+    if hier is not None:
+        parts += [np.array([hier.dtype == np.int32] + list(hier.shape), np.int64), hier.reshape(-1).astype(np.int64)]
+    return np.concatenate(parts)
+
+
+def test_signature_equals_its_contour_by_contour_definition():
+    rng = np.random.default_rng(7)
+    results = [((), None), ([], None)]
+    for _ in range(40):
+        img = (rng.random((int(rng.integers(1, 60)), int(rng.integers(1, 60)))) < rng.random()).astype(np.uint8)
+        results.append(cv2.findContours(img, int(rng.choice(list(MODES.values()))), cv2.CHAIN_APPROX_SIMPLE))
+    cs, hier = cv2.findContours(np.eye(6, dtype=np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    c = cs[0]
+    # layouts cv2 never returns: other dtypes (int16 joins int32 without changing the joined dtype),
+    # other shapes, a mix; each must be told apart as contour by contour
+    for odd in ((c.astype(np.int64),), (c.reshape(-1, 2),), (c, c.astype(np.float32)), (c, c.astype(np.int16)),
+                (c.astype(np.int16), c), (c, c.reshape(1, -1, 2))):
+        results.append((odd, hier))
+    for r in results:
+        want = _signature_contour_by_contour(r)
+        got = signature(r)
+        assert got.dtype == want.dtype and np.array_equal(got, want), r
+    assert not np.array_equal(signature(((c, c.astype(np.int16)), hier)), signature(((c, c), hier)))
 
 
 def same_result(ours, ref):
