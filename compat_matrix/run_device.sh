@@ -56,6 +56,7 @@ run_tests() {
     cp tests/golden/opencv_cuda_houghlines_global.npz "$FINAL"/ 2>/dev/null
   fi
   local LOG=/tmp/cvgpu-compat-$$.jsonl
+  export CVGPU_REQUIRE_GPU=1  # (tests/conftest.py: no usable GPU stops pytest instead of skipping)
   rm -f "$LOG"-*
   local pids=() t name files
   # FILES:WORKERS[:MARKER], FILES comma-separated (one pytest, one log); MARKER "gpu" runs only the
@@ -93,12 +94,14 @@ run_tests() {
   if [ "$PROFILE" = device ] && [ "${MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null; then
     export CUDA_MPS_PIPE_DIRECTORY=/tmp/cvgpu-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/cvgpu-mps/log
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if nvidia-cuda-mps-control -d; then
+    # (a client must get the GPU through it: else the suites would run without a GPU and skip)
+    if nvidia-cuda-mps-control -d && python3 -c "import cvgpu, sys; sys.exit(cvgpu.backend() != 'cuda')"; then
       mps=1
       echo "MPS: on" > "$OUT/mps.txt"
     else
+      echo quit | nvidia-cuda-mps-control 2>/dev/null; sleep 1
       unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-      echo "MPS: the control daemon did not start; time-sliced contexts" > "$OUT/mps.txt"
+      echo "MPS: the daemon did not start or gave a client no GPU; time-sliced contexts" > "$OUT/mps.txt"
     fi
     cat "$OUT/mps.txt"
   fi

@@ -73,6 +73,10 @@ def pytest_sessionstart(session):
     if EXPECT_CV2 and not (cv2.__version__ + ".").startswith(EXPECT_CV2.rstrip(".") + "."):
         pytest.exit("CVGPU_EXPECT_CV2=%s but the cv2 imported is %s (%s)" % (EXPECT_CV2, cv2.__version__,
                                                                            cv2.__file__), returncode=3)
+    # A device run (compat_matrix/run_device.sh sets it): without a usable GPU every GPU test would
+    # skip and the run would look clean; stop instead, with the reason.
+    if os.environ.get("CVGPU_REQUIRE_GPU") == "1" and not HAS_GPU:
+        pytest.exit("CVGPU_REQUIRE_GPU=1 but there is no usable GPU: %s" % cvgpu.fallback_reason(), returncode=3)
 
 # Bounded shrinking: a failing property reports its (partly shrunk) example after at most this many
 # seconds of shrinking (hypothesis' own cap is 300 s, and 500 successful shrinks; both are documented

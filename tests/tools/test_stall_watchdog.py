@@ -36,3 +36,20 @@ def test_a_stalled_item_is_dumped_and_its_process_ends(tmp_path):
     assert "test_fast: started" in text and "test_stalls: started" in text
     assert "time.sleep(30)" in text or "test_stalls" in text.split("test_stalls: started", 1)[1]
     assert "Timeout" in text                          # faulthandler's dump header
+
+
+def test_a_device_run_without_a_gpu_stops(tmp_path):
+    """CVGPU_REQUIRE_GPU=1 (run_device.sh) and no usable GPU: pytest stops with the reason instead
+    of skipping every GPU test (run here where there is no GPU; skipped where there is one)."""
+    import pytest
+    from conftest import HAS_GPU
+    if HAS_GPU:
+        pytest.skip("needs a machine without a usable GPU")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["CVGPU_REQUIRE_GPU"] = "1"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           os.path.join(root, "test_versions.py"), "-k", "nothing_matches_this"],
+                          capture_output=True, text=True, env=env, cwd=os.path.dirname(root), timeout=300)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "CVGPU_REQUIRE_GPU=1 but there is no usable GPU" in proc.stdout + proc.stderr
