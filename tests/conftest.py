@@ -157,8 +157,8 @@ def pytest_generate_tests(metafunc):
     if k == 1:
         metafunc.parametrize("property_shard", SHARD_SELECT, indirect=True)
     else:
-        metafunc.parametrize("property_shard", [(s, j) for s in SHARD_SELECT for j in range(k)], indirect=True,
-                             ids=["%d.%d" % (s, j) for s in SHARD_SELECT for j in range(k)])
+        items = [(s, j) for s in SHARD_SELECT for j in range(k)]
+        metafunc.parametrize("property_shard", items, indirect=True, ids=["%d.%d" % i for i in items])
 
 
 @pytest.fixture(autouse=True)

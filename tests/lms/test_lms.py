@@ -483,6 +483,13 @@ def _fit_mismatch(xy, mode, ref_dir, v, hw):
     return None
 
 
+def thickest_within_tolerance(xy, mode, direction):
+    """lms_brute.thickest_near_optimum with fit_tolerance's allowance (the optimum's direction
+    ``direction`` gives its stretch term; each other direction its own)."""
+    e = 1e-6 * _extent(xy)
+    return lms_brute.thickest_near_optimum(xy, mode, 3e-5, e * _stretch(*direction, mode), e)
+
+
 def check_against_cpu_brute(xy, mode_name, line, hw):
     """fitLineLMS's (line, halfwidth) against lms_brute's optimum (see fit_tolerance)."""
     assert isinstance(line, np.ndarray) and line.shape == (4, 1) and line.dtype == np.float32
@@ -504,9 +511,7 @@ def check_against_cpu_brute(xy, mode_name, line, hw):
         # within fit_tolerance of it: "auto" cannot be thicker than the thickest such line of
         # either mode (lms_brute.thickest_near_optimum).
         chosen = min(hw * abs(v[m]) for m in ok)
-        e = _extent(xy)
-        thin = [lms_brute.thickest_near_optimum(xy, m, 3e-5, 1e-6 * e * _stretch(*refs[m][1], m), 1e-6 * e)
-                for m in modes]
+        thin = [thickest_within_tolerance(xy, m, refs[m][1]) for m in modes]
         # the returned line's own stretch counts only in the modes it is a fit of (in the other it
         # may be parallel to the residual: an infinite slack would accept anything)
         slack = max(fit_tolerance(xy, refs[m][0], max(_stretch(*refs[m][1], m),
@@ -569,24 +574,23 @@ def test_auto_accepts_any_tied_optimum_and_rejects_the_thicker_mode():
     case = LmsCase(kind="horizontal", n=41, seed=1143552, scale=40, offset=0, outliers=0.7)
     xy = np.asarray(case.xy, np.float32).astype(np.float64)
     ref, direction = lms_brute.objective(xy, 1)
-    e = _extent(xy)
-    thick = lms_brute.thickest_near_optimum(xy, 1, 3e-5, 1e-6 * e * _stretch(*direction, 1), 1e-6 * e)
+    thick = thickest_within_tolerance(xy, 1, direction)
     named = ref / 2 / _stretch(*direction, 1)
     assert thick > 1.05 * named  # the set has the ties this test is about
     for d in [(21.564414739608765, 38.59514784812927), direction]:  # the GPU's line, the brute force's
         width = slab_width_at(xy, d, 1)
         assert abs(width - ref) <= 1e-9 * ref
-        g = _line_of_direction(xy, d, 1, width)
+        g = _line_of_direction(xy, d, width)
         check_against_cpu_brute(case.xy, "auto", g["line"], g["hw"])
     # y on x's exact fit is 14.01 across itself, thicker than every x-on-y optimum: "auto" rejects it
     ref0, direction0 = lms_brute.objective(xy, 0)
-    g = _line_of_direction(xy, direction0, 0, ref0)
+    g = _line_of_direction(xy, direction0, ref0)
     check_against_cpu_brute(case.xy, "vertical", g["line"], g["hw"])
     with pytest.raises(AssertionError):
         check_against_cpu_brute(case.xy, "auto", g["line"], g["hw"])
 
 
-def _line_of_direction(xy, d, mode, width):
+def _line_of_direction(xy, d, width):
     """cv2.fitLine-shaped float32 line of direction d through the middle of its thinnest slab."""
     dx, dy = d
     r = np.sort(dx * xy[:, 1] - dy * xy[:, 0])
