@@ -125,12 +125,37 @@ def out_of_memory(nbytes):
 
 def check_func(signature):
     """A CV_Check error's func as the installed cv2 prints it: ``signature`` written with
-    ``cv::InputArray``-style types loses the cv:: of the array typedefs from 4.13 on
-    (``cvcheck.namespace``)."""
-    if _versions.behaviour("cvcheck.namespace") == "":
+    ``cv::InputArray``-style types, the cv:: of the array typedefs dropped where this cv2 drops it
+    (``array_namespace``)."""
+    if array_namespace() == "":
         for t in ("InputArray", "OutputArray", "InputOutputArray", "OutputArrayOfArrays", "InputArrayOfArrays"):
             signature = signature.replace("cv::" + t + ",", t + ",").replace("cv::" + t + ")", t + ")")
     return signature
+
+
+_namespace = []
+
+
+def array_namespace():
+    """"cv::" or "": how the installed cv2's CV_Check funcs print ``cv::InputArray``.
+
+    The func is the compiler's ``__PRETTY_FUNCTION__``, so it is a property of the build, not of the
+    release: 5.0.0.93 ships GCC 10 wheels (manylinux2014, "cv::InputArray") and GCC 14 wheels
+    (manylinux_2_28, "InputArray") under one version number. Measured once from findContoursLinkRuns'
+    type check where cv2 has it (4.10+); before, the release table (``cvcheck.namespace``)."""
+    if not _namespace:
+        found = _versions.behaviour("cvcheck.namespace")
+        if hasattr(cv2, "findContoursLinkRuns"):
+            import numpy as np
+            try:
+                cv2.findContoursLinkRuns(np.zeros((1, 1), np.float32))
+            except cv2.error as exc:
+                if "findContoursLinkRuns(" in (exc.func or ""):
+                    found = "cv::" if "(cv::InputArray" in exc.func else ""
+            except Exception:
+                pass
+        _namespace.append(found)
+    return _namespace[0]
 
 
 # ---------------------------------------------------------------- CV_Check messages (5.1's Hough checks)

@@ -93,9 +93,11 @@ CHANGES = (
        "not identified; measured on findContoursLinkRuns)",
        "_errors.bad_argument's message order"),
     _c("cvcheck.namespace", [((0, 0, 0), "cv::"), ((4, 13, 0), "")],
-       "the func of a CV_Check error is the compiler's __PRETTY_FUNCTION__: the 4.13+ wheels "
-       "(manylinux_2_28 builds, newer GCC) print InputArray/OutputArray without cv::",
-       "the func text of every -2 check (HoughLinesStandard, findContoursLinkRuns, ...)"),
+       "the func of a CV_Check error is the compiler's __PRETTY_FUNCTION__: GCC 14 builds "
+       "(manylinux_2_28 wheels, the first in 4.13) print InputArray/OutputArray without cv::, GCC 10 "
+       "builds (manylinux2014) with it; 5.0.0.93 ships both, so this row is only the fallback",
+       "_errors.array_namespace measures it from the installed cv2 (4.10+); the func text of every "
+       "-2 check (HoughLinesStandard, findContoursLinkRuns, ...)"),
     # ------------------------------------------------------------ integer conversions (fast_math.hpp)
     _c("cvround.out_of_range", [((0, 0, 0), "int_min"), ((4, 7, 0), "wrap"), ((4, 9, 0), "int_min"),
                                 ((5, 1, 0), "saturate")],
