@@ -79,12 +79,12 @@ case "${1:-tests-a}" in
     ;;
   rest)
     # cuda, seeded and the segment property one after another in one call, each its own pytest
-    # as above: 5de1e23's took 165, 61 and 143 + 146 s without MPS and with the old segment model
-    # (3.5x slower: HISTORY.md); the limits below add up to 540 s, under a call's 600 with the
-    # three installs.
-    SUITE_TIMEOUT=${CUDA_TIMEOUT:-200} bash "$0" cuda
+    # as above: 8d03728's took 179-198, 76 and 190 s under MPS (raw/device-profile-8d03728); the
+    # limits below add up to 550 s, under a call's 600 with the three installs. A call returns at
+    # most eight files and each folder has four: fetch segments-0-128/ with the next call.
+    SUITE_TIMEOUT=${CUDA_TIMEOUT:-240} bash "$0" cuda
     SUITE_TIMEOUT=${SEEDED_TIMEOUT:-90} bash "$0" seeded
-    SUITE_TIMEOUT=${SEGMENTS_TIMEOUT:-250} bash "$0" segments 0:128
+    SUITE_TIMEOUT=${SEGMENTS_TIMEOUT:-220} bash "$0" segments 0:128
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \
