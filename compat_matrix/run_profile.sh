@@ -80,11 +80,15 @@ case "${1:-tests-a}" in
   rest)
     # cuda, seeded and the segment property one after another in one call, each its own pytest
     # as above: 8d03728's took 179-198, 76 and 190 s under MPS (raw/device-profile-8d03728); the
-    # limits below add up to 550 s, under a call's 600 with the three installs. A call returns at
-    # most eight files and each folder has four: fetch segments-0-128/ with the next call.
+    # limits below add up to 550 s, under a call's 600 with the three installs.
     SUITE_TIMEOUT=${CUDA_TIMEOUT:-240} bash "$0" cuda
     SUITE_TIMEOUT=${SEEDED_TIMEOUT:-90} bash "$0" seeded
     SUITE_TIMEOUT=${SEGMENTS_TIMEOUT:-220} bash "$0" segments 0:128
+    # Each folder's summaries are inside its device-run.tar.gz too: keep only the tarballs, so that
+    # the three folders come back in one call (at most eight files).
+    for d in cuda seeded segments-0-128; do
+      rm -f "$OUT/$d/compat-rows.json" "$OUT/$d/env.json" "$OUT/$d/per-file.txt"
+    done
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \

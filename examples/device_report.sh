@@ -14,6 +14,13 @@ cd "$(dirname "$0")/.."
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
+# OpenCV-CUDA's harness (the ocv-cuda column, ../shared/ocv_harness/README.md): built here when its sources
+# were carried in .ocv/ without the binaries (nvcc, sm_90); the bench falls back to recorded figures if not.
+for h in harness harness_seg; do
+  if [ -f ".ocv/$h.cu" ] && [ ! -x ".ocv/$h" ] && command -v nvcc >/dev/null; then
+    (cd .ocv && nvcc -O3 -arch=sm_90 -I. -o "$h" "$h.cu") > "$OUT/nvcc-$h.log" 2>&1 || echo "building .ocv/$h failed"
+  fi
+done
 # BENCH_ARGS: extra `cvgpu bench` arguments (e.g. "--only radon --only lms"); NO_COMPARE=1 skips compare,
 # ONLY_COMPARE=1 skips the benchmark.
 if [ "${ONLY_COMPARE:-0}" != 1 ]; then
