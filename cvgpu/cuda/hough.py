@@ -431,7 +431,8 @@ class HoughLinesDetector:
         buf.votes = tuple(Kernel(fn, grid, block, smem, points=buf.points, counters=buf.counters, theta=self._theta,
                                  irho=self._irho, **sizes, accum=accum) for accum in buf.accum_pair)
         buf.maxima = (kernel("ch_maxima", cap * 8),
-                      (max(1, min(cdiv(numangle * numrho, 1024), TUNING.maxima_blocks_per_sm * num_sms)),), (1024,),
+                      (max(1, min(cdiv(numangle * numrho, 1024), TUNING.detector_maxima_blocks_per_sm * num_sms)),),
+                      (1024,),
                       cap * 8, np.int32(numangle), np.int32(numrho))
         self._buf = buf
         return buf

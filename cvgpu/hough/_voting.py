@@ -70,9 +70,13 @@ TUNING = _HoughTuning(
     # Collection blocks per SM at least, so that HoughLines' collection zeroes a large accumulator
     # quickly on a small image (bench row: HoughLines segments 512x512 82k pts).
     collect_blocks_per_sm=8,
-    # Maxima blocks (1024 threads) per SM at most: one wave (bench row: HoughLines segments
+    # HoughLines' maxima blocks (1024 threads) per SM at most: one wave (bench row: HoughLines segments
     # 8192x8192 82k pts).
     maxima_blocks_per_sm=2,
+    # The detector's ch_maxima blocks (1024 threads) per SM: one. Its last block waits for every
+    # block's ticket, and half the blocks finish sooner on photographs' edge maps, where the
+    # scan is short (bench rows: cuda.HoughLinesDetector, photo coffee 640x480 and 1280x720 Canny).
+    detector_maxima_blocks_per_sm=1,
     # HoughLines' global-atomics voting: blocks per SM along the points, angles per block (bench
     # row: HoughLines[vote-global], segments 1024x1024 164k pts).
     global_blocks_per_sm=4,

@@ -409,16 +409,20 @@ __device__ __forceinline__ void hough_find_maxima(
     const bool narrow = cells + (long long)gridDim.x * blockDim.x < (1ll << 32);
     const int lane = threadIdx.x & 31;
     // HOUGH_MAXIMA_ILP cells a thread per pass, their loads issued before any test, so that their
-    // latencies overlap.
+    // latencies overlap. Windowed, the four neighbours' loads too: on photographs' edge maps many
+    // cells pass the threshold, and each test's short-circuit then waited for one load after another
+    // (bench rows: cuda.HoughLinesDetector on photographs; compat_matrix/HISTORY.md).
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < cells; base += HOUGH_MAXIMA_ILP * stride) {
         long long idx[HOUGH_MAXIMA_ILP];
         int v[HOUGH_MAXIMA_ILP];
+        int nb[HOUGH_MAXIMA_ILP][4];  // left, right, up, down (Windowed)
 #pragma unroll
         for (int u = 0; u < HOUGH_MAXIMA_ILP; u++) {
             const long long cell = base + u * stride + threadIdx.x;
             idx[u] = -1;
             v[u] = 0;
+            nb[u][0] = nb[u][1] = nb[u][2] = nb[u][3] = 0;
             if (cell < cells) {
                 const int n = (int)hough_udiv(cell, span, narrow);
                 int col = (int)(cell - (long long)n * span) + 1;
@@ -430,14 +434,23 @@ __device__ __forceinline__ void hough_find_maxima(
                 if (inside) {
                     idx[u] = (long long)(n + 1) * width + col;
                     v[u] = accum[idx[u]];
+                    if (Windowed) {
+                        nb[u][0] = accum[idx[u] - 1];
+                        nb[u][1] = accum[idx[u] + 1];
+                        nb[u][2] = accum[idx[u] - width];
+                        nb[u][3] = accum[idx[u] + width];
+                    }
                 }
             }
         }
 #pragma unroll
         for (int u = 0; u < HOUGH_MAXIMA_ILP; u++) {
             const long long at = idx[u];
-            const bool is_max = at >= 0 && v[u] > threshold && v[u] > accum[at - 1] && v[u] >= accum[at + 1] &&
-                                v[u] > accum[at - width] && v[u] >= accum[at + width];
+            const bool is_max =
+                Windowed ? at >= 0 && v[u] > threshold && v[u] > nb[u][0] && v[u] >= nb[u][1] && v[u] > nb[u][2] &&
+                               v[u] >= nb[u][3]
+                         : at >= 0 && v[u] > threshold && v[u] > accum[at - 1] && v[u] >= accum[at + 1] &&
+                               v[u] > accum[at - width] && v[u] >= accum[at + width];
             unsigned hits = __ballot_sync(FULL_MASK, is_max);
             if (hits == 0)
                 continue;
