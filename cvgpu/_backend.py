@@ -5,7 +5,6 @@ The no-GPU fallback is explicit: it warns once (``CvgpuFallbackWarning``, filter
 objects, the LMS fits; ``last_call_backend()`` then says ``"numpy"``). ``CVGPU_BACKEND=cv2`` forces
 it, for comparisons.
 """
-import ctypes.util
 import os
 import sys
 import threading
@@ -73,7 +72,16 @@ def _driver_present():
     file, or a loadable libcuda (WSL, other systems)."""
     if any(os.path.exists(p) for p in ("/dev/nvidiactl", "/proc/driver/nvidia/version", "/dev/dxg")):
         return True
-    return ctypes.util.find_library("cuda") is not None or ctypes.util.find_library("nvcuda") is not None
+    # Loaded by name, not found with ctypes.util.find_library: its import costs every script ~10 ms
+    # and each search runs ldconfig or a compiler in a subprocess (tens of milliseconds).
+    import ctypes
+    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            pass
+    return False
 
 
 def _probe():
