@@ -225,8 +225,6 @@ def bench_cuda_segments(quick=False, progress=None):
         if row.get("reference_ms"):
             row["vs_reference"] = row["reference_ms"] / row["cvgpu_ms"]
         rows.append(row)
-        if seed_key is None and not do_sort and max_lines == 4096:
-            rows += _hough_lines_rows(cp, img, name, int(threshold), cv2_t, row)
     return rows
 
 
