@@ -71,21 +71,34 @@ long long cvg_wait(const int32_t *flag, int32_t unset, void *stream) {
     return wait_flag(flag, unset, stream);
 }
 
+/* Bytes of one piece of an upload: each piece's copy up starts as soon as it is in the staging
+ * buffer, and runs while the next piece is copied there (bench rows: HoughLines numpy io on the
+ * photographs' edge maps at 1280x720 to 3840x2160; compat_matrix/HISTORY.md). */
+#ifndef CVG_PIECE
+#define CVG_PIECE (1024 * 1024)
+#endif
+
 /* A host image's call: copy the rows x cols uint8 image (row step `step` bytes, elements contiguous)
- * into pinned `staging` as one contiguous block, upload it to `dev` on `stream`, set the flag to
- * `unset`, launch the graph `exec` on `stream` and wait for the flag. The staging buffer is the
- * calling thread's own: its previous call ended with this wait, after the kernels had read the
- * previous image. */
+ * into pinned `staging` as one contiguous block, upload it to `dev` on `stream` (in pieces of whole
+ * rows, each sent up once copied), set the flag to `unset`, launch the graph `exec` on `stream` and
+ * wait for the flag. The staging buffer is the calling thread's own: its previous call ended with
+ * this wait, after the kernels had read the previous image. */
 long long cvg_upload_replay(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
                             uint64_t dev, void *exec, void *stream, int32_t *flag, int32_t unset) {
-    size_t bytes = (size_t)rows * (size_t)cols;
-    if (step == cols) {
-        memcpy(staging, src, bytes);
-    } else {
-        for (long long r = 0; r < rows; r++) memcpy(staging + r * cols, src + r * step, (size_t)cols);
+    long long piece_rows = cols > 0 ? (long long)CVG_PIECE / cols : rows;
+    if (piece_rows < 1) piece_rows = 1;
+    int rc = 0;
+    for (long long r0 = 0; r0 < rows; r0 += piece_rows) {
+        long long n = rows - r0 < piece_rows ? rows - r0 : piece_rows;
+        uint8_t *dst = staging + r0 * cols;
+        if (step == cols) {
+            memcpy(dst, src + r0 * cols, (size_t)(n * cols));
+        } else {
+            for (long long r = 0; r < n; r++) memcpy(dst + r * cols, src + (r0 + r) * step, (size_t)cols);
+        }
+        rc = memcpy_htod(dev + (uint64_t)(r0 * cols), dst, (size_t)(n * cols), stream);
+        if (rc) return CVG_ERROR - rc;
     }
-    int rc = memcpy_htod(dev, staging, bytes, stream);
-    if (rc) return CVG_ERROR - rc;
     __atomic_store_n(flag, unset, __ATOMIC_RELEASE);
     rc = graph_launch(exec, stream);
     if (rc) return CVG_ERROR - rc;
