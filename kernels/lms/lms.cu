@@ -55,13 +55,26 @@ __device__ __forceinline__ int find_problem(const long long* __restrict__ off, i
 }
 
 // Direction of candidate (a, b) and the mode's norm; false when the direction is unusable.
-__device__ __forceinline__ bool candidate_dir(const float2* __restrict__ P, int a, int b, int mode,
-                                              float* dx, float* dy, float* norm)
+// `tiny` (modes 0 and 1): the norm's component, scaled, is below float32's normal range. Rounded to
+// float32 it would keep a few significant bits (or none), and the width kth / norm would carry that
+// error times 1 / norm: such a candidate is evaluated in double (eval_candidate), ddx / ddy / dnorm
+// its direction and norm there. Elsewhere dx == ddx and dy == ddy exactly.
+struct LmsDir {
+    float dx, dy, norm;
+    double ddx, ddy, dnorm;
+    bool tiny;
+};
+
+__device__ __forceinline__ bool candidate_dir(const float2* __restrict__ P, int a, int b, int mode, LmsDir* d)
 {
+    d->tiny = false;
     if (a == b) {
-        *dx = mode == 1 ? 0.0f : 1.0f;
-        *dy = mode == 1 ? 1.0f : 0.0f;
-        *norm = 1.0f;
+        d->dx = mode == 1 ? 0.0f : 1.0f;
+        d->dy = mode == 1 ? 1.0f : 0.0f;
+        d->norm = 1.0f;
+        d->ddx = d->dx;
+        d->ddy = d->dy;
+        d->dnorm = 1.0;
         return true;
     }
     float2 pa = P[a], pb = P[b];
@@ -76,12 +89,21 @@ __device__ __forceinline__ bool candidate_dir(const float2* __restrict__ P, int 
         ddx = ldexp(ddx, 1 - e);
         ddy = ldexp(ddy, 1 - e);
     }
-    *dx = (float)ddx;
-    *dy = (float)ddy;
-    if (mode == 0) *norm = fabsf(*dx);
-    else if (mode == 1) *norm = fabsf(*dy);
-    else *norm = (float)sqrt(ddx * ddx + ddy * ddy);
-    return *norm > 0.0f && *norm <= 3.0e38f;
+    d->ddx = ddx;
+    d->ddy = ddy;
+    d->dx = (float)ddx;
+    d->dy = (float)ddy;
+    if (mode == 0) d->norm = fabsf(d->dx);
+    else if (mode == 1) d->norm = fabsf(d->dy);
+    else d->norm = (float)sqrt(ddx * ddx + ddy * ddy);
+    const double small = mode == 0 ? fabs(ddx) : mode == 1 ? fabs(ddy) : 1.0;
+    if (small > 0.0 && small < 1.1754943508222875e-38) {  // FLT_MIN
+        d->tiny = true;
+        d->dnorm = small;
+        return true;
+    }
+    d->dnorm = d->norm;
+    return d->norm > 0.0f && d->norm <= 3.0e38f;
 }
 
 // v_i with exact zeros for a and b: dx*(y-ya) - dy*(x-xa), each step rounded, never contracted.
@@ -108,10 +130,10 @@ struct EvalShared {
 __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n, int h, int mode,
                                              int a, int b, EvalShared& S)
 {
-    float dx, dy, norm;
-    bool ok = candidate_dir(P, a, b, mode, &dx, &dy, &norm);
-    if (!ok)
+    LmsDir dir;
+    if (!candidate_dir(P, a, b, mode, &dir))
         return ~0ull;
+    const float dx = dir.dx, dy = dir.dy, norm = dir.norm;
     const float2 pa = P[a];
     // Thread 0 may still be reading the previous candidate's S.prefix (its key, at the end of the
     // last call): no thread resets it before every thread is here (racecheck's WAR hazard).
@@ -133,7 +155,15 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
                 // b lies on the candidate's line by definition. Its own cross product is 0 too,
                 // except where the direction's small component is a float32 subnormal (a pair
                 // 2^-149 apart in x over 2^3 in y): rounded, it would push b off its own line.
-                const float v = i == b ? 0.0f : cross_v(dx, dy, pa, P[i]);
+                // A tiny candidate's v is the residual itself: the cross product in double (the
+                // float32 differences times the exact scaled direction, each step rounded, never
+                // contracted: tests/models/lms_model.py) over the norm, then rounded to float32.
+                const float v = i == b ? 0.0f
+                                : dir.tiny ? (float)__ddiv_rn(
+                                                 __dsub_rn(__dmul_rn(dir.ddx, f32_to_f64(f32_sub(P[i].y, pa.y))),
+                                                           __dmul_rn(dir.ddy, f32_to_f64(f32_sub(P[i].x, pa.x)))),
+                                                 dir.dnorm)
+                                           : cross_v(dx, dy, pa, P[i]);
                 const unsigned k0 = side_key(v), k1 = side_key(-v);
                 if ((k0 & mask) == p0) b0 = (k0 >> shift) & 255u;
                 if ((k1 & mask) == p1) b1 = (k1 >> shift) & 255u;
@@ -182,7 +212,7 @@ __device__ unsigned long long eval_candidate(const float2* __restrict__ P, int n
             unsigned kth = S.prefix[s];
             if (kth == KEY_NONE)
                 continue;
-            float w = __fdiv_rn(__uint_as_float(kth), norm);
+            float w = dir.tiny ? __uint_as_float(kth) : __fdiv_rn(__uint_as_float(kth), norm);
             unsigned long long key = ((unsigned long long)__float_as_uint(w) << 32)
                                      | (unsigned long long)(((unsigned)a * (unsigned)n + (unsigned)b) * 2u + (unsigned)s);
             if (key < best) best = key;
@@ -255,14 +285,18 @@ extern "C" __global__ void lms_decide(
         const long long M = (long long)n * (n + 1) / 2;
         const long long t = (u - unit_off[p]) * LMS_THREADS + threadIdx.x;
         const float w0 = __uint_as_float((unsigned)(best[p] >> 32));
-        bool active = false;
+        bool active = false, hit = false;
         float A = 0.f, B = 0.f, C = 0.f, T = 0.f, Te = 0.f, e = 0.f;
         int cand_a = 0, cand_b = 0;
         // [t_lo, t_hi): the window of candidates of a settling round (cvgpu/lms.py: settle).
         if (t < M && t >= t_lo && t < t_hi && w0 > 0.0f) {
             decode_pair(t, &cand_a, &cand_b);
-            float dx, dy, norm;
-            if (candidate_dir(P, cand_a, cand_b, md, &dx, &dy, &norm)) {
+            LmsDir dir;
+            const bool usable = candidate_dir(P, cand_a, cand_b, md, &dir);
+            if (usable && dir.tiny) {
+                hit = true;  // no float32 bound holds for it: evaluated exactly (eval_candidate)
+            } else if (usable) {
+                const float dx = dir.dx, dy = dir.dy, norm = dir.norm;
                 float2 pa = P[cand_a];
                 // v = A x + B y + C (two FMAs per point); e bounds its rounding error, so the test
                 // below keeps every candidate whose exact value beats the shrunk bound.
@@ -279,7 +313,6 @@ extern "C" __global__ void lms_decide(
             }
         }
         int cl = 0, cu = 0;  // a and b fall in both sides' ranges (|v| <= e) and are counted below
-        bool hit = false;
         for (int base = 0; base < n; base += LMS_TILE) {
             if (!__syncthreads_or(active))
                 break;
@@ -365,10 +398,10 @@ __device__ FitGeom fit_geometry(const float2* __restrict__ P, int n, int md, uns
     const int side = lo & 1u;
     const unsigned ab = lo >> 1;
     const int a = ab / (unsigned)n, b = ab % (unsigned)n;
-    float dx, dy, norm;
-    candidate_dir(P, a, b, md, &dx, &dy, &norm);
+    LmsDir dir;
+    candidate_dir(P, a, b, md, &dir);
     const double w = (double)__uint_as_float((unsigned)(key >> 32));
-    g.dx = dx; g.dy = dy; g.norm = norm;
+    g.dx = dir.ddx; g.dy = dir.ddy; g.norm = dir.dnorm;
     g.len = sqrt(g.dx * g.dx + g.dy * g.dy);
     g.ax = P[a].x; g.ay = P[a].y;
     g.vc = (side == 0 ? 0.5 : -0.5) * w * g.norm;

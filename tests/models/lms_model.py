@@ -29,23 +29,44 @@ def decode(t):
     while (b + 1) * (b + 2) // 2 <= t: b += 1
     return t - b * (b + 1) // 2, b
 
-def cdir(P, a, b, mode):
+FLT_MIN = 1.1754943508222875e-38
+
+def direction(P, a, b, mode):
+    """(dx, dy, norm, ddx, ddy, dnorm, tiny) as the kernels' candidate_dir: the float32 direction and
+    norm, the exact scaled direction in double, and whether the norm's component is below float32's
+    normal range (modes 0 and 1: such a candidate is evaluated in double)."""
     if a == b:
-        return (f32(0), f32(1), f32(1)) if mode == 1 else (f32(1), f32(0), f32(1))
+        dx, dy = (f32(0), f32(1)) if mode == 1 else (f32(1), f32(0))
+        return dx, dy, f32(1), float(dx), float(dy), 1.0, False
     ddx = float(f32(P[b, 0] - P[a, 0])); ddy = float(f32(P[b, 1] - P[a, 1]))
     m = max(abs(ddx), abs(ddy))
     if m > 0:
         e = math.frexp(m)[1]; ddx = math.ldexp(ddx, 1 - e); ddy = math.ldexp(ddy, 1 - e)
     dx, dy = f32(ddx), f32(ddy)
     norm = abs(dx) if mode == 0 else abs(dy) if mode == 1 else f32(math.sqrt(ddx * ddx + ddy * ddy))
-    return dx, dy, norm
+    small = abs(ddx) if mode == 0 else abs(ddy) if mode == 1 else 1.0
+    if 0.0 < small < FLT_MIN:
+        return dx, dy, norm, ddx, ddy, small, True
+    return dx, dy, norm, ddx, ddy, float(norm), False
+
+def cdir(P, a, b, mode):
+    return direction(P, a, b, mode)[:3]
+
+def usable(d):
+    """The kernels' candidate_dir result: a tiny candidate is always usable."""
+    return d[6] or (d[2] > 0 and d[2] <= 3e38)
 
 def evalc(P, mode, a, b):
     n = len(P); h = n // 2 + 1
-    dx, dy, norm = cdir(P, a, b, mode)
-    if not (norm > 0 and norm <= 3e38): return None
+    d = direction(P, a, b, mode)
+    dx, dy, norm, ddx, ddy, dnorm, tiny = d
+    if not usable(d): return None
     with np.errstate(all="ignore"):
-        v = (dx * (P[:, 1] - P[a, 1])).astype(f32) - (dy * (P[:, 0] - P[a, 0])).astype(f32)
+        if tiny:  # the residual itself: the cross product in double over the norm, rounded once
+            v = ((ddx * (P[:, 1] - P[a, 1]).astype(f32).astype(np.float64)
+                  - ddy * (P[:, 0] - P[a, 0]).astype(f32).astype(np.float64)) / dnorm).astype(f32)
+        else:
+            v = (dx * (P[:, 1] - P[a, 1])).astype(f32) - (dy * (P[:, 0] - P[a, 0])).astype(f32)
     v = v.astype(f32)
     v[b] = 0  # b is on the candidate's line (the kernel's i == b), subnormal direction components too
     best = None
@@ -55,7 +76,7 @@ def evalc(P, mode, a, b):
         if not np.isfinite(kth) and kth != np.inf: continue
         if kth == np.inf: continue  # KEY_NONE (inf floats only from overflow; ignored here)
         with np.errstate(all="ignore"):
-            w = f32(kth / norm)
+            w = kth if tiny else f32(kth / norm)
         key = (w.view(np.uint32).item() << 32) | (((a * n + b) * 2 + s) & 0xffffffff)
         if best is None or key < best: best = key
     return best
@@ -80,8 +101,13 @@ def run(P, mode):
         for t in range(M):
             if not (w0 > 0): break
             a, b = decode(t)
-            dx, dy, norm = cdir(P, a, b, mode)
-            if not (norm > 0 and norm <= 3e38): continue
+            d = direction(P, a, b, mode)
+            if not usable(d): continue
+            dx, dy, norm = d[:3]
+            if d[6]:  # tiny: no float32 bound holds, listed for the exact evaluation
+                nlist += 1
+                upd(evalc(P, mode, a, b))
+                continue
             A, B = -dy, dx
             C = f32(f32(dy * P[a, 0]) - f32(dx * P[a, 1]))
             e = f32(4e-6) * ((abs(A) + abs(B)) * m + abs(C)) + f32(1e-30)
