@@ -45,7 +45,8 @@ FAMILY = "cuda/hough"  # kernels/cuda/hough.cu
 CV_8UC1 = 0
 CV_32FC2 = make_type(5, 2)
 # Local maxima sorted/gathered by one block in shared memory (a power of two, 8 bytes a key); beyond,
-# the host path. Halved on a device whose opt-in shared memory per block is smaller.
+# the host path. Halved on a device whose opt-in shared memory per block is smaller. At most
+# CH_RANK_ITEMS (kernels/cuda/hough.cu) times the 1024 threads of that block.
 SMEM_CAP = 8192
 _THREADS = 256  # a ch_vote_global block
 

@@ -351,16 +351,20 @@ __device__ __forceinline__ void ch_write_line(
     }
 }
 
-// grid: up to two 1024-thread blocks per SM; dynamic shared memory: smem_cap * 8 bytes (smem_cap a
-// power of two). Every block appends its local maxima's keys to `keys` in no particular
+// Keys a thread ranks in ch_maxima's raster-order tail: SMEM_CAP (cvgpu/cuda/hough.py) over 1024.
+#define CH_RANK_ITEMS 8
+
+// grid: up to TUNING.detector_maxima_blocks_per_sm 1024-thread blocks per SM; dynamic shared memory:
+// smem_cap * 8 bytes (smem_cap a power of two, at most CH_RANK_ITEMS * 1024). Every block appends its local maxima's keys to `keys` in no particular
 // order (hough_find_maxima, shared with HoughLines); the last block to finish orders them and writes
 // the result:
 //   host[0] = count of lines written (>= 0), or -(K + 1) when the K local maxima exceed smem_cap
 //   (the host then orders keys[0, K) itself; nothing else is written).
 // The order is cvgpu's documented one (see the header): doSort, votes descending then raster;
 // otherwise raster; beyond max_lines the strongest first, then ordered as above. Up to blockDim.x
-// keys are ordered by rank (keys are distinct: one flat index each; hough_rank), larger sets by
-// bitonic networks.
+// keys are ordered by rank (keys are distinct: one flat index each; hough_rank); larger sets in
+// raster order with none dropped by bucket rank, CH_RANK_ITEMS keys a thread; the rest (doSort,
+// or more keys than max_lines) by bitonic networks.
 __device__ __forceinline__ void ch_maxima_body(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
@@ -406,6 +410,28 @@ __device__ __forceinline__ void ch_maxima_body(
         if (chosen) {
             ch_write_line(key, rank, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
             wrote = true;
+        }
+    } else if (!do_sort && K <= count && K <= CH_RANK_ITEMS * (int)blockDim.x) {
+        // Every key kept, in raster order: each key's place by bucket rank of its flat index (the
+        // keys in registers, `sorted` as the ranking's slots), where a bitonic network over
+        // thousands of keys took most of the tail (compat_matrix/HISTORY.md: 19 us for 1,923).
+        unsigned long long kv[CH_RANK_ITEMS], flat[CH_RANK_ITEMS];
+        bool kin[CH_RANK_ITEMS];
+        int rank[CH_RANK_ITEMS];
+#pragma unroll
+        for (int j = 0; j < CH_RANK_ITEMS; j++) {
+            const int i = threadIdx.x + j * blockDim.x;
+            kin[j] = i < K;
+            kv[j] = kin[j] ? __ldcg(&keys[i]) : 0ull;
+            flat[j] = kv[j] & 0xffffffffull;
+        }
+        hough_bucket_rank_items<CH_RANK_ITEMS>(flat, kin, &rank_scratch, sorted, rank);
+#pragma unroll
+        for (int j = 0; j < CH_RANK_ITEMS; j++) {
+            if (kin[j]) {
+                ch_write_line(kv[j], rank[j], count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+                wrote = true;
+            }
         }
     } else {
         const int padded = hough_load_padded(sorted, keys, K);

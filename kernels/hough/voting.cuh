@@ -546,6 +546,97 @@ __device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, 
     return rank;
 }
 
+// hough_bucket_rank for up to ITEMS values a thread (blockDim.x == 1024, every thread calls it:
+// five barriers): value j of thread t, v[j] with in[j], is distinct among all participants; rank[j]
+// is how many participants hold a smaller value. `slots`: shared, one per participant. The same
+// 1024 buckets over the values' range; a bucket's values are compared among themselves.
+template <int ITEMS>
+__device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long* v, const bool* in,
+                                                        HoughRankScratch* scratch, unsigned long long* slots,
+                                                        int* rank)
+{
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    unsigned long long lo = ~0ull, hi = 0ull;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        if (in[j]) {
+            lo = min(lo, v[j]);
+            hi = max(hi, v[j]);
+        }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
+        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
+    }
+    if (lane == 0) {
+        scratch->bound[warp] = lo;
+        scratch->bound[32 + warp] = hi;
+    }
+    scratch->count[t] = 0;
+    __syncthreads();
+    lo = scratch->bound[lane];
+    hi = scratch->bound[32 + lane];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
+        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
+    }
+    const unsigned long long range = hi >= lo ? hi - lo : 0ull;
+    const int shift = range >> 10 ? 54 - __clzll(range) : 0;  // (range >> shift) < 1024
+    int bucket[ITEMS], pos[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        bucket[j] = in[j] ? (int)((v[j] - lo) >> shift) : 0;
+        pos[j] = in[j] ? atomicAdd(&scratch->count[bucket[j]], 1) : 0;
+    }
+    __syncthreads();
+    const int own = scratch->count[t];
+    int incl = own;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(FULL_MASK, incl, d);
+        if (lane >= d)
+            incl += o;
+    }
+    if (lane == 31)
+        scratch->warp_total[warp] = incl;
+    __syncthreads();
+    int before = scratch->warp_total[lane];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(FULL_MASK, before, d);
+        if (lane >= d)
+            before += o;
+    }
+    const int warps_before = __shfl_sync(FULL_MASK, before, (warp + 31) & 31);
+    const int total = __shfl_sync(FULL_MASK, before, 31);
+    scratch->count[t] = (warp ? warps_before : 0) + incl - own;  // each thread rewrites its own bucket
+    __syncthreads();
+    int first[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        first[j] = 0;
+        if (in[j]) {
+            first[j] = scratch->count[bucket[j]];
+            slots[first[j] + pos[j]] = v[j];
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        rank[j] = 0;
+        if (in[j]) {
+            // The bucket's end: the next bucket's first slot, or the participants' total.
+            const int last = bucket[j] + 1 < 1024 ? scratch->count[bucket[j] + 1] : total;
+            int r = first[j];
+            for (int k = first[j]; k < last; k++)
+                r += slots[k] < v[j];
+            rank[j] = r;
+        }
+    }
+}
+
 // In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
 __device__ void hough_bitonic(unsigned long long* keys, int padded)
 {

@@ -553,6 +553,11 @@ def test_every_ordering_path_of_the_maxima_tail():
         if band is not None:
             picks.setdefault(band, (t, k))
     assert sorted(picks) == [0, 1, 2, 3], counts
+    # More of 1025..SMEM_CAP, where raster order with every key kept is ranked by buckets (up to 8
+    # keys a thread) and the rest by bitonic networks: the counts nearest 1025 and SMEM_CAP too.
+    band1 = [(t, k) for t, k in counts.items() if 1025 <= k <= chough.SMEM_CAP]
+    picks[4] = min(band1, key=lambda tk: tk[1])
+    picks[5] = max(band1, key=lambda tk: tk[1])
     for t, k in picks.values():
         for do_sort in (False, True):
             for max_lines in (k // 3, k, k + 5):
