@@ -245,22 +245,3 @@ def bench_cuda_segments(quick=False, progress=None):
             row["vs_reference"] = row["reference_ms"] / row["cvgpu_ms"]
         rows.append(row)
     return rows
-
-
-def _hough_lines_rows(cp, img, name, threshold, cv2_t, detector_row):
-    """cvgpu.HoughLines (cv2's semantics) on a photograph row's edge map at the detector row's
-    threshold, numpy and device io, with the detector's time beside it (``detector_ms``): the two
-    share the voting design, so HoughLines' device time should not exceed the detector's."""
-    import cvgpu
-    from ._timing import same
-    ref = cv2.HoughLines(img, RHO, THETA, threshold)
-    base = dict(family="hough", function="HoughLines", workload=name + " (detector's threshold)",
-                points=detector_row["points"], width=detector_row["width"], height=detector_row["height"],
-                threshold=threshold, lines=0 if ref is None else int(ref.shape[0]),
-                detector_ms=detector_row["cvgpu_ms"])
-    exact = same(cvgpu.HoughLines(img, RHO, THETA, threshold), ref)
-    t = time_host(lambda: cvgpu.HoughLines(img, RHO, THETA, threshold), 20 if img.size > 4e6 else 50, warmup=3)
-    d_img = cp.asarray(img)
-    exact_d = same(cvgpu.HoughLines(d_img, RHO, THETA, threshold), ref)
-    t_d = time_device(cp, lambda: cvgpu.HoughLines(d_img, RHO, THETA, threshold), 100, warmup=10)
-    return [timing_row(base, cv2_t, t, "numpy", exact), timing_row(base, cv2_t, t_d, "device", exact_d)]
