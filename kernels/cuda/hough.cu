@@ -355,9 +355,9 @@ __device__ __forceinline__ void ch_write_line(
 #define CH_RANK_ITEMS 8
 
 // grid: up to TUNING.detector_maxima_blocks_per_sm 1024-thread blocks per SM; dynamic shared memory:
-// smem_cap * 8 bytes (smem_cap a power of two, at most CH_RANK_ITEMS * 1024). Every block appends its local maxima's keys to `keys` in no particular
-// order (hough_find_maxima, shared with HoughLines); the last block to finish orders them and writes
-// the result:
+// smem_cap * 8 bytes (smem_cap a power of two, at most CH_RANK_ITEMS * 1024). Every block appends
+// its local maxima's keys to `keys` in no particular order (hough_find_maxima, shared with
+// HoughLines); the last block to finish orders them and writes the result:
 //   host[0] = count of lines written (>= 0), or -(K + 1) when the K local maxima exceed smem_cap
 //   (the host then orders keys[0, K) itself; nothing else is written).
 // The order is cvgpu's documented one (see the header): doSort, votes descending then raster;
