@@ -72,16 +72,10 @@ def _driver_present():
     file, or a loadable libcuda (WSL, other systems)."""
     if any(os.path.exists(p) for p in ("/dev/nvidiactl", "/proc/driver/nvidia/version", "/dev/dxg")):
         return True
-    # Loaded by name, not found with ctypes.util.find_library: its import costs every script ~10 ms
-    # and each search runs ldconfig or a compiler in a subprocess (tens of milliseconds).
-    import ctypes
-    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
-        try:
-            ctypes.CDLL(name)
-            return True
-        except OSError:
-            pass
-    return False
+    # Loaded by name (cvgpu._native), not found with ctypes.util.find_library: its import costs every
+    # script ~10 ms and each search runs ldconfig or a compiler in a subprocess (tens of milliseconds).
+    from ._native import _cuda_library
+    return _cuda_library() is not None
 
 
 def _probe():
