@@ -426,12 +426,17 @@ __device__ __forceinline__ void ch_maxima_body(
             flat[j] = kv[j] & 0xffffffffull;
         }
         hough_bucket_rank_items<CH_RANK_ITEMS>(flat, kin, &rank_scratch, sorted, rank);
+        // Placed by rank, then written in order: consecutive threads write consecutive lines (the
+        // pinned copy's PCIe writes coalesce), not each thread its keys' scattered places.
+        __syncthreads();  // every thread's rank loop has read the slots
 #pragma unroll
-        for (int j = 0; j < CH_RANK_ITEMS; j++) {
-            if (kin[j]) {
-                ch_write_line(kv[j], rank[j], count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
-                wrote = true;
-            }
+        for (int j = 0; j < CH_RANK_ITEMS; j++)
+            if (kin[j])
+                sorted[rank[j]] = kv[j];
+        __syncthreads();
+        for (int i = threadIdx.x; i < count; i += blockDim.x) {
+            ch_write_line(sorted[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
+            wrote = true;
         }
     } else {
         const int padded = hough_load_padded(sorted, keys, K);

@@ -471,82 +471,7 @@ struct HoughRankScratch {
     int warp_total[32];
 };
 
-// The maxima tails' ordering (blockDim.x == 1024, every thread calls it: five barriers): thread i
-// holds value v, distinct among the threads with `in`; returns how many of those hold a smaller
-// value (0 without `in`). The values' range is cut into 1024 buckets by a shift (a monotonic map),
-// the values are counted into buckets, the counts scanned, the values placed by bucket into
-// `slots` (shared, one per participant), and a value's rank is its bucket's first slot plus the
-// smaller values in its bucket. A rank by comparing every pair costs the last block K^2 / 1024
-// steps per thread at one SM's issue rate, which dominates the tail for a few hundred lines. A
-// bucket holds many values only when they crowd into 1/1024 of the range (equal votes under doSort
-// with many lines); its threads then compare among themselves.
-__device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, HoughRankScratch* scratch,
-                                                 unsigned long long* slots)
-{
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    unsigned long long lo = in ? v : ~0ull, hi = in ? v : 0ull;
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
-        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
-    }
-    if (lane == 0) {
-        scratch->bound[warp] = lo;
-        scratch->bound[32 + warp] = hi;
-    }
-    scratch->count[t] = 0;
-    __syncthreads();
-    lo = scratch->bound[lane];
-    hi = scratch->bound[32 + lane];
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
-        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
-    }
-    const unsigned long long range = hi >= lo ? hi - lo : 0ull;
-    const int shift = range >> 10 ? 54 - __clzll(range) : 0;  // (range >> shift) < 1024
-    const int bucket = in ? (int)((v - lo) >> shift) : 0;
-    const int pos = in ? atomicAdd(&scratch->count[bucket], 1) : 0;
-    __syncthreads();
-    const int own = scratch->count[t];
-    int incl = own;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(FULL_MASK, incl, d);
-        if (lane >= d)
-            incl += o;
-    }
-    if (lane == 31)
-        scratch->warp_total[warp] = incl;
-    __syncthreads();
-    int before = scratch->warp_total[lane];
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(FULL_MASK, before, d);
-        if (lane >= d)
-            before += o;
-    }
-    const int warps_before = __shfl_sync(FULL_MASK, before, (warp + 31) & 31);
-    const int total = __shfl_sync(FULL_MASK, before, 31);
-    scratch->count[t] = (warp ? warps_before : 0) + incl - own;  // each thread rewrites its own bucket
-    __syncthreads();
-    int first = 0;
-    if (in) {
-        first = scratch->count[bucket];
-        slots[first + pos] = v;
-    }
-    __syncthreads();
-    if (!in)
-        return 0;
-    // The bucket's end: the next bucket's first slot, or the participants' total.
-    const int last = bucket + 1 < 1024 ? scratch->count[bucket + 1] : total;
-    int rank = first;
-    for (int k = first; k < last; k++)
-        rank += slots[k] < v;
-    return rank;
-}
-
-// hough_bucket_rank for up to ITEMS values a thread (blockDim.x == 1024, every thread calls it:
+// hough_bucket_rank (below) for up to ITEMS values a thread (blockDim.x == 1024, every thread calls it:
 // five barriers): value j of thread t, v[j] with in[j], is distinct among all participants; rank[j]
 // is how many participants hold a smaller value. `slots`: shared, one per participant. The same
 // 1024 buckets over the values' range; a bucket's values are compared among themselves.
@@ -635,6 +560,23 @@ __device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long
             rank[j] = r;
         }
     }
+}
+
+// The maxima tails' ordering (blockDim.x == 1024, every thread calls it: five barriers): thread i
+// holds value v, distinct among the threads with `in`; returns how many of those hold a smaller
+// value (0 without `in`). The values' range is cut into 1024 buckets by a shift (a monotonic map),
+// the values are counted into buckets, the counts scanned, the values placed by bucket into
+// `slots` (shared, one per participant), and a value's rank is its bucket's first slot plus the
+// smaller values in its bucket. A rank by comparing every pair costs the last block K^2 / 1024
+// steps per thread at one SM's issue rate, which dominates the tail for a few hundred lines. A
+// bucket holds many values only when they crowd into 1/1024 of the range (equal votes under doSort
+// with many lines); its threads then compare among themselves.
+__device__ __forceinline__ int hough_bucket_rank(unsigned long long v, bool in, HoughRankScratch* scratch,
+                                                 unsigned long long* slots)
+{
+    int rank;
+    hough_bucket_rank_items<1>(&v, &in, scratch, slots, &rank);
+    return rank;
 }
 
 // In-place ascending bitonic sort of keys[0, padded) in shared memory (padded: a power of two).
