@@ -203,8 +203,22 @@ def test_reason_without_cupy_names_the_missing_driver_first(monkeypatch, driver,
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "cupy" else real_find_spec(name, *a))
+    monkeypatch.setattr(_backend, "_cupy_found", [])
     monkeypatch.setattr(_backend, "_driver_present", lambda: driver)
     assert _backend.quick_unusable_reason().startswith(expected)
+
+
+def test_cupy_is_searched_once_per_process(monkeypatch):
+    """Auto mode asks quick_unusable_reason on every call before the GPU starts: CuPy's installation
+    is searched once (each search stats every sys.path entry), then remembered."""
+    import importlib.util
+    monkeypatch.setitem(_backend._state, "checked", False)
+    monkeypatch.delenv("CVGPU_BACKEND", raising=False)
+    monkeypatch.setattr(_backend, "_cupy_found", [])
+    searched = []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: searched.append(name) or object())
+    assert [_backend.quick_unusable_reason() for _ in range(3)] == [None] * 3
+    assert searched == ["cupy"]
 
 
 @pytest.mark.parametrize("value", [3, 2.5, True, None, "x", (1, 2), [1, 2], {"a": 1}, np.zeros(3), np.int32(4)])
