@@ -94,20 +94,35 @@ def driver():
     return _state["driver"]
 
 
+def declare(lib):
+    """hostcall.c's argument and result types on ``lib`` (a ctypes library of it)."""
+    vp, ll, i32, u64 = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int32, ctypes.c_uint64
+    lib.cvg_init.argtypes, lib.cvg_init.restype = [vp, vp, vp], ctypes.c_int
+    lib.cvg_wait.argtypes, lib.cvg_wait.restype = [vp, i32, vp], ll
+    lib.cvg_upload_replay.argtypes = [vp, ll, ll, ll, vp, u64, vp, vp, vp, i32, ctypes.c_int]
+    lib.cvg_upload_replay.restype = ll
+    lib.cvg_upload.argtypes, lib.cvg_upload.restype = [vp, ll, ll, ll, vp, u64, vp, ctypes.c_int], ll
+    lib.cvg_pack_bits.argtypes, lib.cvg_pack_bits.restype = [vp, ll, ll, ll, vp, ctypes.c_int], ll
+    return lib
+
+
+def bit_row_bytes(cols):
+    """Bytes of a row of hostcall.c's bit image (cvg_pack_bits): whole 16-bit words."""
+    return 2 * -(-cols // 16)
+
+
 class Helpers:
     """hostcall.c's functions with their argument types, bound to the driver's entry points."""
 
     def __init__(self, lib, drv):
-        vp, ll, i32 = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int32
+        declare(lib)
+        vp = ctypes.c_void_p
         if lib.cvg_init(vp(drv.address["cuMemcpyHtoDAsync_v2"]), vp(drv.address["cuGraphLaunch"]),
                         vp(drv.address["cuStreamQuery"])) != 0:
             raise OSError("cvg_init failed")
         self.wait = lib.cvg_wait
-        self.wait.argtypes = [vp, i32, vp]
-        self.wait.restype = ll
         self.upload_replay = lib.cvg_upload_replay
-        self.upload_replay.argtypes = [vp, ll, ll, ll, vp, ctypes.c_uint64, vp, vp, vp, i32]
-        self.upload_replay.restype = ll
+        self.upload = lib.cvg_upload
 
 
 def load_library():

@@ -22,6 +22,10 @@
  */
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CVG_X86 1
+#endif
 
 #define CVG_ERROR (-(1LL << 40))
 #define CUDA_ERROR_NOT_READY 600
@@ -34,7 +38,7 @@ static htod_fn memcpy_htod;
 static launch_fn graph_launch;
 static query_fn stream_query;
 
-int cvg_version(void) { return 1; }
+int cvg_version(void) { return 2; }
 
 int cvg_init(void *htod, void *launch, void *query) {
     memcpy_htod = (htod_fn)htod;
@@ -78,29 +82,113 @@ long long cvg_wait(const int32_t *flag, int32_t unset, void *stream) {
 #define CVG_PIECE (1024 * 1024)
 #endif
 
-/* A host image's call: copy the rows x cols uint8 image (row step `step` bytes, elements contiguous)
- * into pinned `staging` as one contiguous block, upload it to `dev` on `stream` (in pieces of whole
- * rows, each sent up once copied), set the flag to `unset`, launch the graph `exec` on `stream` and
- * wait for the flag. The staging buffer is the calling thread's own: its previous call ended with
- * this wait, after the kernels had read the previous image. */
-long long cvg_upload_replay(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
-                            uint64_t dev, void *exec, void *stream, int32_t *flag, int32_t unset) {
+/* Bytes of a row of the bit image: one bit a pixel, in whole 16-bit words (see pack_row). */
+static inline long long bit_row_bytes(long long cols) { return 2 * ((cols + 15) / 16); }
+
+/* One row of `cols` pixels as bits: bit j of the 16-bit little-endian word k is 1 when pixel 16 k + j
+ * is nonzero (the Hough kernels' collection reads a lane's 16 pixels as one word: hough_collect);
+ * the bits past `cols` in the last word are 0. Three variants, the same bits: AVX2 (32 pixels a
+ * compare), SSE2 (16), portable. */
+static void pack_row_portable(const uint8_t *s, long long cols, uint8_t *d) {
+    for (long long k = 0; 16 * k < cols; k++) {
+        unsigned m = 0;
+        for (long long j = 0; j < 16 && 16 * k + j < cols; j++) m |= (unsigned)(s[16 * k + j] != 0) << j;
+        d[2 * k] = (uint8_t)m;
+        d[2 * k + 1] = (uint8_t)(m >> 8);
+    }
+}
+
+#ifdef CVG_X86
+static void pack_row_sse2(const uint8_t *s, long long cols, uint8_t *d) {
+    const __m128i zero = _mm_setzero_si128();
+    long long k = 0;
+    for (; 16 * k + 16 <= cols; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + 16 * k));
+        uint16_t m = (uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+        memcpy(d + 2 * k, &m, 2);
+    }
+    if (16 * k < cols) pack_row_portable(s + 16 * k, cols - 16 * k, d + 2 * k);
+}
+
+__attribute__((target("avx2"))) static void pack_row_avx2(const uint8_t *s, long long cols, uint8_t *d) {
+    const __m256i zero = _mm256_setzero_si256();
+    long long k = 0;   /* in 32-pixel steps: two 16-bit words a compare, the lower first */
+    for (; 32 * k + 32 <= cols; k++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(s + 32 * k));
+        uint32_t m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, zero));
+        memcpy(d + 4 * k, &m, 4);
+    }
+    if (32 * k < cols) pack_row_sse2(s + 32 * k, cols - 32 * k, d + 4 * k);
+}
+#endif
+
+typedef void (*pack_row_fn)(const uint8_t *, long long, uint8_t *);
+
+/* isa: 0 the best this CPU has, 1 portable, 2 SSE2, 3 AVX2 (tests compare them); NULL where the
+ * asked variant is not built for or not supported by this CPU. */
+static pack_row_fn pack_variant(int isa) {
+#ifdef CVG_X86
+    if (isa == 0) isa = __builtin_cpu_supports("avx2") ? 3 : 2;
+    if (isa == 3) return __builtin_cpu_supports("avx2") ? pack_row_avx2 : NULL;
+    if (isa == 2) return pack_row_sse2;
+#else
+    if (isa == 0) isa = 1;
+#endif
+    return isa == 1 ? pack_row_portable : NULL;
+}
+
+/* The rows x cols image (row step `step` bytes, may be negative; elements contiguous) as bits, row r
+ * at dst + r * bit_row_bytes(cols). Returns 0, or -1 for an unknown isa. */
+long long cvg_pack_bits(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst, int isa) {
+    pack_row_fn pack = pack_variant(isa);
+    if (!pack) return -1;
+    const long long bstep = bit_row_bytes(cols);
+    for (long long r = 0; r < rows; r++) pack(src + r * step, cols, dst + r * bstep);
+    return 0;
+}
+
+/* The image into pinned `staging` and up to `dev` on `stream`, in pieces of whole rows of about
+ * CVG_PIECE source bytes, each sent up once it is in the staging buffer: the bytes as one
+ * contiguous block (bits == 0), or the bit image of cvg_pack_bits (bits != 0: an eighth of the
+ * bytes to send, and the kernels read an eighth). Returns 0 or CVG_ERROR - a driver error code. */
+static long long send_image(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
+                            uint64_t dev, void *stream, int bits) {
     long long piece_rows = cols > 0 ? (long long)CVG_PIECE / cols : rows;
     if (piece_rows < 1) piece_rows = 1;
-    int rc = 0;
+    const long long row_bytes = bits ? bit_row_bytes(cols) : cols;
+    pack_row_fn pack = bits ? pack_variant(0) : NULL;
     for (long long r0 = 0; r0 < rows; r0 += piece_rows) {
         long long n = rows - r0 < piece_rows ? rows - r0 : piece_rows;
-        uint8_t *dst = staging + r0 * cols;
-        if (step == cols) {
+        uint8_t *dst = staging + r0 * row_bytes;
+        if (bits) {
+            for (long long r = 0; r < n; r++) pack(src + (r0 + r) * step, cols, dst + r * row_bytes);
+        } else if (step == cols) {
             memcpy(dst, src + r0 * cols, (size_t)(n * cols));
         } else {
             for (long long r = 0; r < n; r++) memcpy(dst + r * cols, src + (r0 + r) * step, (size_t)cols);
         }
-        rc = memcpy_htod(dev + (uint64_t)(r0 * cols), dst, (size_t)(n * cols), stream);
+        int rc = memcpy_htod(dev + (uint64_t)(r0 * row_bytes), dst, (size_t)(n * row_bytes), stream);
         if (rc) return CVG_ERROR - rc;
     }
+    return 0;
+}
+
+/* A host image's call: send the image (send_image; `bits` as there), set the flag to `unset`,
+ * launch the graph `exec` on `stream` and wait for the flag. The staging buffer is the calling
+ * thread's own: its previous call ended with this wait, after the kernels had read the previous
+ * image. */
+long long cvg_upload_replay(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
+                            uint64_t dev, void *exec, void *stream, int32_t *flag, int32_t unset, int bits) {
+    long long rc = send_image(src, rows, cols, step, staging, dev, stream, bits);
+    if (rc) return rc;
     __atomic_store_n(flag, unset, __ATOMIC_RELEASE);
-    rc = graph_launch(exec, stream);
-    if (rc) return CVG_ERROR - rc;
+    int lrc = graph_launch(exec, stream);
+    if (lrc) return CVG_ERROR - lrc;
     return wait_flag(flag, unset, stream);
+}
+
+/* The sending alone (a call that launches its kernels itself: before its graph is captured). */
+long long cvg_upload(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
+                     uint64_t dev, void *stream, int bits) {
+    return send_image(src, rows, cols, step, staging, dev, stream, bits);
 }

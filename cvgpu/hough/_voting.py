@@ -85,6 +85,10 @@ TUNING = _HoughTuning(
     # bench row: every benchmark image's rows fit shared memory; rows of over ~58k bins, images of
     # over ~29k pixels a side at rho 1, vote so).
     detector_global_blocks_per_sm=8,
+    # HoughLines on a numpy image sends it up as one bit a pixel (hostcall.c's bit image, read by
+    # hough_collect_bits) where cvgpu._native's helpers load; False sends the bytes (bench rows:
+    # HoughLines numpy, photo ... Canny; compat_matrix/HISTORY.md, "HoughLines sends bits").
+    host_bits=True,
 )
 
 # Fixed by the kernels, not tuned: threads of a voting block (__launch_bounds__(512)), pixels of a

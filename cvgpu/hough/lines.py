@@ -331,6 +331,21 @@ class _Workspace:
                                     cp.cuda.get_current_stream().ptr)
         return self.up_dev[:n].reshape(rows, cols)
 
+    def send(self, helpers, image, bits):
+        """A host image on the device through this thread's pinned buffer, copied and sent up by
+        hostcall.c (one GIL release): its bytes, or with ``bits`` its bit image (the C code packs
+        it, see hough_collect_bits). Returns the device pointer and row step."""
+        image = _native_layout(image)
+        rows, cols = image.shape
+        step = _native.bit_row_bytes(cols) if bits else cols
+        self.reserve(rows * step)
+        ptr = self.up_dev.data.ptr
+        rc = helpers.upload(image.ctypes.data, rows, cols, image.strides[0], self.up_host.ctypes.data, ptr,
+                            self.cp.cuda.get_current_stream().ptr, 1 if bits else 0)
+        if rc:
+            _driver_failed(rc)
+        return ptr, step
+
     def reserve(self, n):
         """The upload buffers (pinned staging, device image) hold at least ``n`` bytes."""
         if self.up_bytes < n:
@@ -350,6 +365,23 @@ def _workspace(cp):
     return _kernels.thread_workspace("hough", lambda: _Workspace(cp))
 
 
+def _native_layout(image):
+    """``image`` as hostcall.c reads it: elements contiguous within a row (any row step)."""
+    return image if image.strides[1] == 1 else np.ascontiguousarray(image)
+
+
+def _driver_failed(rc):
+    raise _errors.cv_error(_errors.GPU_API_ERROR, "a CUDA driver call failed (error %d)" % (_native.ERROR - rc),
+                           "HoughLines", "hough.cpp", 0)
+
+
+def _sends_bits(to_host, image, use_edgeval):
+    """Whether a call's image goes up as bits: a numpy image (a host result) without use_edgeval,
+    where the host helpers load (TUNING.host_bits)."""
+    return (to_host and type(image) is np.ndarray and not use_edgeval and TUNING.host_bits
+            and _native.helpers() is not None)
+
+
 def _ran(path):
     TUNING.ran("lines." + path)
 
@@ -360,10 +392,12 @@ class _Plan(_graphs.GraphPlan):
     (image, threshold, output). The first call launches directly; the second captures the graph
     (GraphPlan) and every call from then on replays it."""
 
-    __slots__ = ("out_floats", "out_bytes", "per_line", "line_args", "keys", "num_sms", "calls", "last_shape")
+    __slots__ = ("out_floats", "out_bytes", "per_line", "line_args", "keys", "num_sms", "calls", "last_shape",
+                 "bits")
 
 
-def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes, to_host):
+def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta, use_edgeval, with_votes, to_host,
+                bits=False):
     num_sms, max_shared = _kernels.device_properties()
     wide = max(rows, cols) > 0xFFFF
     options = ("-DCVGPU_WIDE_POINTS",) if wide else ()
@@ -381,7 +415,8 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     counters = ws.counters
     common = dict(points=points, weights=weights, counters=counters)
 
-    collect = Kernel(kernel("hough_collect_points"), (collect_grid(rows, cols, accum_cells, num_sms),), (256,), 0,
+    collect_name = "hough_collect_bits" if bits else "hough_collect_points"
+    collect = Kernel(kernel(collect_name), (collect_grid(rows, cols, accum_cells, num_sms),), (256,), 0,
                      img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
                      align=Word("load_width"), **common, accum=accum, accum_size=np.int64(accum_cells), call=CALL)
     variant = vote_variant((numrho + 2) * 4, max_shared)
@@ -422,8 +457,9 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                   host_count=np.uint64(host_ptr), call=CALL)
     # Captured through the driver where cvgpu._native's helpers load: host-image calls then replay
     # it from C (_replay_native).
-    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel("hough_collect_points_lean")),
+    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel(collect_name + "_lean")),
                  _ran, driver=_native.helpers() is not None)
+    plan.bits = bits
     plan.per_line = 3 if with_votes else 2
     plan.out_floats = min(max_maxima, SORT_CAPACITY) * plan.per_line
     plan.out_bytes = plan.out_floats * 4
@@ -442,37 +478,41 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
     ws = _workspace(cp)
     if key is None:  # (the fast path passes the same tuple, built once per size and parameters)
         key = (rows, cols, numangle, numrho, float(rho32), float(theta32), min_theta, use_edgeval, with_votes,
-               to_host, TUNING.generation)
+               to_host, TUNING.generation, _sends_bits(to_host, image, use_edgeval))
     plan = ws.last_plan if key is ws.last_key else ws.plans.get(key)
     if plan is None:
         if len(ws.plans) > 32:
             ws.plans.clear()
         plan = ws.plans[key] = _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
-                                           use_edgeval, with_votes, to_host)
+                                           use_edgeval, with_votes, to_host, bits=key[-1])
     ws.last_key, ws.last_plan = key, plan
     host_image = to_host and type(image) is np.ndarray
-    if (host_image and type(plan.graph) is _native.DriverGraph and image.strides[1] == 1
-            and image.strides[0] >= cols):
+    if host_image and type(plan.graph) is _native.DriverGraph and (
+            plan.bits or (image.strides[1] == 1 and image.strides[0] >= cols)):
         helpers = _native.helpers()
         if helpers is not None:
             plan.calls += 1
             return _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d)
-    d_image = ws.upload(image) if host_image else upload_2d(image)
-    step = d_image.strides[0]
-    image_ptr = d_image.data.ptr
+    if plan.bits:
+        image_ptr, step = ws.send(_native.helpers(), image, True)
+        align = 0   # (not read by hough_collect_bits)
+    else:
+        d_image = ws.upload(image) if host_image else upload_2d(image)
+        step = d_image.strides[0]
+        image_ptr = d_image.data.ptr
+        align = load_width(image_ptr, step, cols)
     graph = plan.graph
     if graph is None and plan.calls:
         graph = plan.full_graph()
     plan.calls += 1
     if graph:
-        return _replay(cp, ws, plan, (image_ptr, step, load_width(image_ptr, step, cols)), threshold, to_host,
-                       shape_3d)
+        return _replay(cp, ws, plan, (image_ptr, step, align), threshold, to_host, shape_3d)
     _ran("direct")
     stream = cp.cuda.get_current_stream()
     ws.flag[0] = -1
     out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
     try:
-        plan.launch_direct((d_image, np.int64(step), np.int32(load_width(image_ptr, step, cols)), np.int32(threshold),
+        plan.launch_direct((np.uint64(image_ptr), np.int64(step), np.int32(align), np.int32(threshold),
                             NULL if out_dev is None else np.uint64(out_dev.ptr)))
     except BaseException:
         _reset_workspace(ws)
@@ -516,17 +556,19 @@ def _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d):
     copy into the thread's pinned staging, its upload, the graph launch and the wait for the count;
     then the lines as _lines returns them. The device image words are those of the thread's upload
     buffer, so the lean graph replays while its size holds."""
-    _ran("native")
+    _ran("native-bits" if plan.bits else "native")
+    image = _native_layout(image)
     rows, cols = image.shape
-    ws.reserve(rows * cols)
+    step = _native.bit_row_bytes(cols) if plan.bits else cols
+    ws.reserve(rows * step)
     ptr = ws.up_dev.data.ptr
-    head = (ptr, cols, load_width(ptr, cols, cols))
+    head = (ptr, step, 0 if plan.bits else load_width(ptr, cols, cols))
     stream = cp.cuda.get_current_stream()
     try:
         _pack_words(ws.call_bytes, 0, *head, threshold, 0)
         graph = plan.pick(head)
         count = helpers.upload_replay(image.ctypes.data, rows, cols, image.strides[0], ws.up_host.ctypes.data, ptr,
-                                      graph.handle, stream.ptr, ws.flag_ptr, -1)
+                                      graph.handle, stream.ptr, ws.flag_ptr, -1, 1 if plan.bits else 0)
         plan.buffer.loaded = head
         if count < 0:  # (-1: the stream finished without the count; below _native.ERROR: a driver error)
             stream.synchronize()  # raises the error of a failed launch, if the stream has one
@@ -600,7 +642,7 @@ def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
         if len(_plans) > 256:
             _plans.clear()
         gpu_key = (rows, cols, numangle, numrho, float(rho32), float(theta32), 0.0, False, with_votes, to_host,
-                   TUNING.generation)
+                   TUNING.generation, to_host and TUNING.host_bits and _native.helpers() is not None)
         plan = _plans[key] = (numangle, numrho, rho32, theta32, gpu_key)
     return plan
 

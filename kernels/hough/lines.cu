@@ -7,6 +7,7 @@
 // votes descending, then by accumulator index. Here one stream, no host round trip until the host
 // needs the line count:
 //   hough_collect_points  zero the accumulator, compact nonzero pixels into a point list
+//                         (hough_collect_bits: the same from a host image sent up as bits)
 //   hough_vote_shared_K   one block per (group of K angles, slice of points), votes in shared rows
 //   hough_vote_global     the same votes with global atomics, for rows too long for shared memory
 //   hough_maxima_emit     cv2's 4-neighbour local-maximum rule, appends sort keys; the last block
@@ -58,6 +59,32 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
     hough_collect_call(img, cols, step, rows, align, points, weights, counters,
                        [&] { hough_zero(accum, accum_size); }, call, fresh,
                        HOUGH_IMAGE_WORDS, LINES_WORDS);
+}
+
+// The two collections above for a host image sent up as bits (hostcall.c's cvg_upload and
+// cvg_upload_replay with bits; hough_collect<true>): an eighth of the bytes to copy into pinned
+// memory, to send and to read. cv2 votes with every nonzero pixel whatever its value, so the bit
+// image gives the same points; not with use_edgeval (the weights are the pixel values).
+extern "C" __global__ void __launch_bounds__(256) hough_collect_bits(
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
+    point_t* __restrict__ points, unsigned char* __restrict__ weights,
+    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    const long long* __restrict__ call)
+{
+    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters,
+                             [&] { hough_zero(accum, accum_size); }, call, nullptr,
+                             HOUGH_IMAGE_WORDS, LINES_WORDS);
+}
+
+extern "C" __global__ void __launch_bounds__(256) hough_collect_bits_lean(
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
+    point_t* __restrict__ points, unsigned char* __restrict__ weights,
+    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    const long long* __restrict__ call, const long long* __restrict__ fresh)
+{
+    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters,
+                             [&] { hough_zero(accum, accum_size); }, call, fresh,
+                             HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
 // cv2: r = cvRound(j * tabCos[n] + i * tabSin[n]) in float32, round half to even: two rounded

@@ -83,6 +83,11 @@ __device__ __forceinline__ unsigned hough_nonzero_bytes(unsigned w)
 // ones. Sixteen predicated stores per lane, not a loop over the set bits. One atomic per block
 // reserves the block's slots: one counter hit by every warp serialises in L2. (The variants and
 // their timings: compat_matrix/HISTORY.md, "Moved from the Hough code".)
+// BITS: `img` is the bit image of hostcall.c's cvg_pack_bits instead (row r at img + r * step,
+// bit j of its little-endian 16-bit word k set when pixel 16 k + j is nonzero, zero past the row):
+// a lane's 16 pixels are one 2-byte load that is already the hit mask; `align` and `weights` are
+// not used (a bit carries no weight).
+template <bool BITS = false>
 __device__ __forceinline__ void hough_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows_ll, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter)
@@ -113,6 +118,11 @@ __device__ __forceinline__ void hough_collect(
                 const long long row = hough_udiv(chunk, chunks_per_row, narrow);
                 y[it] = (int)row;
                 x[it] = (int)((chunk - row * chunks_per_row) << 9) + 16 * lane;
+                if (BITS) {
+                    if (x[it] < cols)
+                        px[it][0] = *reinterpret_cast<const unsigned short*>(img + row * step + (x[it] >> 3));
+                    continue;
+                }
                 const unsigned char* src = img + row * step + x[it];
                 if (x[it] < cols) {
                     if (align == 16) {
@@ -143,9 +153,13 @@ __device__ __forceinline__ void hough_collect(
 #pragma unroll
         for (int it = 0; it < HOUGH_POINTS_ITEMS; it++) {
             unsigned int m = 0;
+            if (BITS) {
+                m = px[it][0];
+            } else {
 #pragma unroll
-            for (int q = 0; q < 4; q++)
-                m |= hough_nonzero_bytes(px[it][q]) << (4 * q);
+                for (int q = 0; q < 4; q++)
+                    m |= hough_nonzero_bytes(px[it][q]) << (4 * q);
+            }
             mask[it] = m;
             const int own = __popc(m);
             int incl = own;
@@ -181,7 +195,7 @@ __device__ __forceinline__ void hough_collect(
                 for (int j = 0; j < 16; j++) {
                     if ((m >> j) & 1u) {
                         points[at] = ((point_t)y[it] << POINT_SHIFT) | (point_t)(x[it] + j);
-                        if (weights)
+                        if (!BITS && weights)
                             weights[at] = (unsigned char)(px[it][j >> 2] >> (8 * (j & 3)));
                         at++;
                     }
@@ -199,7 +213,7 @@ __device__ __forceinline__ void hough_collect(
 // elsewhere, which compiles that copy out). Before the wait, the accumulator is this call's alone:
 // the node before (graph_load_call) does not touch it, and the previous call's kernels have
 // completed.
-template <typename Zero>
+template <bool BITS = false, typename Zero>
 __device__ __forceinline__ void hough_collect_call(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counters,
@@ -213,7 +227,7 @@ __device__ __forceinline__ void hough_collect_call(
         step = call[HOUGH_WORD_ROW_STEP];
         align = (int)call[HOUGH_WORD_LOAD_WIDTH];
     }
-    hough_collect(img, cols, step, rows, align, points, weights, &counters[0]);
+    hough_collect<BITS>(img, cols, step, rows, align, points, weights, &counters[0]);
     fresh_word_store(fresh, call, first, words, fresh_word);
 }
 

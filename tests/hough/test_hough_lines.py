@@ -610,17 +610,18 @@ def _host_images(rng, h, w, n):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("native", [True, False], ids=["C helpers", "Python path"])
-def test_gpu_host_images_replayed(compat, monkeypatch, native):
+@pytest.mark.parametrize("way", ["bits", "bytes", "python"])
+def test_gpu_host_images_replayed(compat, monkeypatch, way):
     """Host (numpy) images after a plan's graph exists: with cvgpu._native's helpers each call is
-    one C call (copy into pinned staging, upload, replay, wait: path "lines.native"); without them,
-    the Python path. Both against cv2 on new contents every call, changing thresholds, a view into
-    a wider image, a flipped view (negative row step: the Python path), both functions and another
-    size; the native path count must match the calls that can take it."""
+    one C call (copy into pinned staging, upload, replay, wait), the image sent as bits (path
+    "lines.native-bits", TUNING.host_bits) or as bytes ("lines.native"); without the helpers, the
+    Python path. Each against cv2 on new contents every call, changing thresholds, a view into a
+    wider image, a flipped view (negative row step: bits or the Python path), both functions and
+    another size; the native path count must match the calls that can take it."""
     from cvgpu import _native
-    if native and _native.helpers() is None:
+    if way != "python" and _native.helpers() is None:
         pytest.skip("no host-helper library for this platform (cvgpu._native)")
-    if not native:
+    if way == "python":
         monkeypatch.setitem(_native._state, "helpers", None)
     rng = np.random.default_rng(8123)
     h, w = 240, 320
@@ -630,7 +631,8 @@ def test_gpu_host_images_replayed(compat, monkeypatch, native):
               ("HoughLinesWithAccumulator", calls[1][1]), ("HoughLinesWithAccumulator", calls[2][1]),
               ("HoughLinesWithAccumulator", calls[3][1])]
     calls += [("HoughLines", img) for img in _host_images(rng, 97, 131, 4)]
-    with TUNING.override():
+    path = "lines.native-bits" if way == "bits" else "lines.native"
+    with TUNING.override(host_bits=way == "bits"):
         before = TUNING.paths()
         for fn, img in calls:
             threshold = int(rng.integers(5, 120))
@@ -640,11 +642,11 @@ def test_gpu_host_images_replayed(compat, monkeypatch, native):
             assert (img == snapshot).all()
             compat.check(fn, "host-replay", ours, getattr(cv2, fn)(img, 1, np.pi / 180, threshold),
                          inputs=(img, 1, np.pi / 180, threshold, "numpy"))
-        ran = TUNING.paths()["lines.native"] - before["lines.native"]
+        ran = TUNING.paths()[path] - before[path]
     # Per plan the first call launches directly and the second captures the graph: HoughLines
-    # 240x320 takes 9 + 2 - 2 calls natively but for the flipped view, the accumulator variant 1,
-    # the 97x131 plan 2.
-    assert ran == ((8 + 1 + 2) if native else 0), ran
+    # 240x320 takes 9 + 2 - 2 calls natively (bytes: not the flipped view), the accumulator
+    # variant 1, the 97x131 plan 2.
+    assert ran == {"bits": 9 + 1 + 2, "bytes": 8 + 1 + 2, "python": 0}[way], ran
 
 
 @pytest.mark.gpu

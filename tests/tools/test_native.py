@@ -37,35 +37,52 @@ QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 
 def _bind(lib, htod, launch, query):
     keep = (HTOD(htod), LAUNCH(launch), QUERY(query))
+    _native.declare(lib)
     assert lib.cvg_init(*[ctypes.cast(f, ctypes.c_void_p) for f in keep]) == 0
-    vp, ll, i32 = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int32
-    lib.cvg_wait.argtypes, lib.cvg_wait.restype = [vp, i32, vp], ll
-    lib.cvg_upload_replay.argtypes = [vp, ll, ll, ll, vp, ctypes.c_uint64, vp, vp, vp, i32]
-    lib.cvg_upload_replay.restype = ll
     return keep
+
+
+def bits_model(image):
+    """hostcall.c's bit image of a 2-D uint8 image: per row, bit j of little-endian 16-bit word k is
+    pixel 16 k + j != 0, zero bits past the row's end (what hough_collect_bits reads)."""
+    rows, cols = image.shape
+    words = -(-cols // 16)
+    padded = np.zeros((rows, 16 * words), bool)
+    padded[:, :cols] = image != 0
+    return np.packbits(padded, axis=1, bitorder="little").reshape(rows, 2 * words)
 
 
 def test_library_loads_without_cuda(tmp_path):
     lib = _private_copy(tmp_path)
-    assert lib.cvg_version() == 1
+    assert lib.cvg_version() == 2
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "rows of a wider image", "one row", "one column"])
-def test_upload_replay_copies_uploads_launches_and_waits(tmp_path, layout):
+LAYOUTS = ["contiguous", "rows of a wider image", "one row", "one column", "rows upside down"]
+
+
+def _layout(layout, big):
+    return {"contiguous": big, "rows of a wider image": big[3:30, 5:41], "one row": big[7:8],
+            "one column": big[:, 9:10], "rows upside down": big[::-1, 2:]}[layout]
+
+
+@pytest.mark.parametrize("bits", [0, 1])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_upload_replay_copies_uploads_launches_and_waits(tmp_path, layout, bits):
     lib = _private_copy(tmp_path)
     rng = np.random.default_rng(5)
-    big = rng.integers(0, 256, (37, 53), dtype=np.uint8)
-    image = {"contiguous": big, "rows of a wider image": big[3:30, 5:41], "one row": big[7:8],
-             "one column": big[:, 9:10]}[layout]
+    big = rng.integers(0, 256, (37, 53), dtype=np.uint8) * (rng.random((37, 53)) < 0.5)
+    image = _layout(layout, big.astype(np.uint8))
     rows, cols = image.shape
-    staging = np.zeros(rows * cols + 16, np.uint8)
-    device = np.zeros(rows * cols + 16, np.uint8)
+    expected = bits_model(image) if bits else image
+    size = expected.size
+    staging = np.zeros(size + 16, np.uint8)
+    device = np.zeros(size + 16, np.uint8)
     flag = np.array([123], np.int32)
     calls = []
 
     def htod(dst, src, nbytes, stream):
         calls.append(("htod", dst, nbytes, stream))
-        ctypes.memmove(device.ctypes.data, src, nbytes)
+        ctypes.memmove(device.ctypes.data + dst - 7777, src, nbytes)
         return 0
 
     def launch(graph, stream):
@@ -74,12 +91,58 @@ def test_upload_replay_copies_uploads_launches_and_waits(tmp_path, layout):
         return 0
     keep = _bind(lib, htod, launch, lambda stream: 600)
     count = lib.cvg_upload_replay(image.ctypes.data, rows, cols, image.strides[0], staging.ctypes.data, 7777,
-                                  1234, 99, flag.ctypes.data, -1)
+                                  1234, 99, flag.ctypes.data, -1, bits)
     assert count == 42
-    assert calls == [("htod", 7777, rows * cols, 99), ("launch", 1234, 99, -1)]
-    assert (device[:rows * cols].reshape(rows, cols) == image).all()
-    assert (device[rows * cols:] == 0).all() and (staging[rows * cols:] == 0).all()
+    assert calls == [("htod", 7777, size, 99), ("launch", 1234, 99, -1)]
+    assert (device[:size].reshape(expected.shape) == expected).all()
+    assert (device[size:] == 0).all() and (staging[size:] == 0).all()
+    calls.clear()
+    device[:] = 0
+    assert lib.cvg_upload(image.ctypes.data, rows, cols, image.strides[0], staging.ctypes.data, 7777, 99, bits) == 0
+    assert calls == [("htod", 7777, size, 99)]
+    assert (device[:size].reshape(expected.shape) == expected).all()
     del keep
+
+
+def test_upload_sends_pieces_of_whole_rows(tmp_path):
+    """Images above a piece (1 MB of source) go up in pieces of whole rows, each at its offset."""
+    lib = _private_copy(tmp_path)
+    rng = np.random.default_rng(9)
+    image = (rng.random((700, 3001)) < 0.1).astype(np.uint8) * 255
+    for bits in (0, 1):
+        expected = (bits_model(image) if bits else image).reshape(-1)
+        staging = np.zeros(expected.size, np.uint8)
+        device = np.zeros(expected.size, np.uint8)
+        sizes = []
+
+        def htod(dst, src, nbytes, stream):
+            sizes.append((dst, nbytes))
+            ctypes.memmove(device.ctypes.data + dst, src, nbytes)
+            return 0
+        keep = _bind(lib, htod, lambda *a: 0, lambda s: 600)
+        assert lib.cvg_upload(image.ctypes.data, 700, 3001, 3001, staging.ctypes.data, 0, 0, bits) == 0
+        row = expected.size // 700
+        assert len(sizes) == 3 and [d for d, _ in sizes] == [0, 349 * row, 698 * row]
+        assert sum(n for _, n in sizes) == expected.size and (device == expected).all()
+        del keep
+
+
+@pytest.mark.parametrize("isa", [1, 2, 3])
+def test_pack_bits_variants_match_the_model(tmp_path, isa):
+    """Every packing variant (portable, SSE2, AVX2) gives the model's bits, for row lengths around
+    the 16- and 32-pixel steps and any byte value (a byte is one pixel: nonzero is 1)."""
+    lib = _private_copy(tmp_path)
+    _native.declare(lib)
+    rng = np.random.default_rng(isa)
+    for cols in list(range(1, 70)) + [255, 256, 257, 640, 1919]:
+        image = rng.integers(0, 4, (3, cols), dtype=np.uint8) * rng.integers(0, 256, (3, cols), dtype=np.uint8)
+        image[:, ::7] = 0x80
+        out = np.full((3, _native.bit_row_bytes(cols)), 0xAA, np.uint8)
+        rc = lib.cvg_pack_bits(image.ctypes.data, 3, cols, image.strides[0], out.ctypes.data, isa)
+        if rc == -1 and isa != 1:
+            pytest.skip("variant %d not built for or supported by this CPU" % isa)
+        assert rc == 0
+        assert (out == bits_model(image)).all(), cols
 
 
 def test_wait_ends_on_the_flag_a_finished_stream_or_an_error(tmp_path):
@@ -107,7 +170,7 @@ def test_wait_ends_on_the_flag_a_finished_stream_or_an_error(tmp_path):
     staging = np.zeros(4, np.uint8)
     img = np.ones((2, 2), np.uint8)
     assert lib.cvg_upload_replay(img.ctypes.data, 2, 2, 2, staging.ctypes.data, 0, 0, 0, flag.ctypes.data,
-                                 -1) == _native.ERROR - 2
+                                 -1, 0) == _native.ERROR - 2
     del keep
 
 
