@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from cvgpu import _native  # noqa: E402
 
 HERE = pathlib.Path(_native.HERE)
-FLAGS = ["-O2", "-shared", "-fPIC", "-std=c11", "-Wall", "-Werror"]
+FLAGS = ["-O2", "-shared", "-fPIC", "-pthread", "-std=c11", "-Wall", "-Werror"]
 
 
 def stale(manifest):

@@ -103,6 +103,7 @@ def declare(lib):
     lib.cvg_upload_replay.restype = ll
     lib.cvg_upload.argtypes, lib.cvg_upload.restype = [vp, ll, ll, ll, vp, u64, vp, ctypes.c_int], ll
     lib.cvg_pack_bits.argtypes, lib.cvg_pack_bits.restype = [vp, ll, ll, ll, vp, ctypes.c_int], ll
+    lib.cvg_set_pack_threads.argtypes, lib.cvg_set_pack_threads.restype = [ctypes.c_int], ctypes.c_int
     return lib
 
 
@@ -123,6 +124,7 @@ class Helpers:
         self.wait = lib.cvg_wait
         self.upload_replay = lib.cvg_upload_replay
         self.upload = lib.cvg_upload
+        self.set_pack_threads = lib.cvg_set_pack_threads
 
 
 def load_library():

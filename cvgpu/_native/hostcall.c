@@ -20,6 +20,7 @@
  * - Return values: >= the flag's value range for a result; CVG_ERROR - code for a CUDA driver error
  *   code of a call made here (codes are positive).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -137,32 +138,95 @@ static pack_row_fn pack_variant(int isa) {
     return isa == 1 ? pack_row_portable : NULL;
 }
 
+static void pack_rows(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst,
+                      long long row_bytes, pack_row_fn pack);
+
 /* The rows x cols image (row step `step` bytes, may be negative; elements contiguous) as bits, row r
  * at dst + r * bit_row_bytes(cols). Returns 0, or -1 for an unknown isa. */
 long long cvg_pack_bits(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst, int isa) {
     pack_row_fn pack = pack_variant(isa);
     if (!pack) return -1;
-    const long long bstep = bit_row_bytes(cols);
-    for (long long r = 0; r < rows; r++) pack(src + r * step, cols, dst + r * bstep);
+    pack_rows(src, rows, cols, step, dst, bit_row_bytes(cols), pack);
     return 0;
 }
 
-/* The image into pinned `staging` and up to `dev` on `stream`, in pieces of whole rows of about
- * CVG_PIECE source bytes, each sent up once it is in the staging buffer: the bytes as one
- * contiguous block (bits == 0), or the bit image of cvg_pack_bits (bits != 0: an eighth of the
- * bytes to send, and the kernels read an eighth). Returns 0 or CVG_ERROR - a driver error code. */
+/* Source bytes a packing thread takes at least, and the threads of one call at most: one core
+ * reads ~13 GB/s once an image is out of its L2 (HoughLines numpy, 1920x1080: the pack took ~180 us
+ * of a 230 us call; compat_matrix/HISTORY.md, "HoughLines sends bits"). Threads are made per call
+ * (~15 us each) and joined before it returns: nothing outlives the call, nothing to redo after
+ * fork(). */
+#ifndef CVG_PACK_BAND
+#define CVG_PACK_BAND (512 * 1024)
+#endif
+#ifndef CVG_PACK_THREADS
+#define CVG_PACK_THREADS 8
+#endif
+
+static int pack_threads = CVG_PACK_THREADS;
+
+/* The packing threads of a call at most (1 to CVG_PACK_THREADS; A/B measurements); returns the
+ * value before. */
+int cvg_set_pack_threads(int n) {
+    int old = pack_threads;
+    pack_threads = n < 1 ? 1 : n > CVG_PACK_THREADS ? CVG_PACK_THREADS : n;
+    return old;
+}
+
+typedef struct {
+    const uint8_t *src;
+    long long r0, r1, cols, step, row_bytes;
+    uint8_t *dst;
+    pack_row_fn pack;
+} pack_band_t;
+
+static void *pack_band(void *arg) {
+    const pack_band_t *b = (const pack_band_t *)arg;
+    for (long long r = b->r0; r < b->r1; r++) b->pack(b->src + r * b->step, b->cols, b->dst + r * b->row_bytes);
+    return NULL;
+}
+
+/* Rows [0, rows) packed into dst (row r at dst + r * row_bytes), in bands of whole rows over up to
+ * CVG_PACK_THREADS threads (this one included) when the image is large; a thread that cannot be
+ * made leaves its band to this one. */
+static void pack_rows(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst,
+                      long long row_bytes, pack_row_fn pack) {
+    long long bands = rows * cols / CVG_PACK_BAND;
+    if (bands > pack_threads) bands = pack_threads;
+    if (bands > rows) bands = rows;
+    if (bands < 1) bands = 1;
+    pack_band_t band[CVG_PACK_THREADS];
+    pthread_t tid[CVG_PACK_THREADS];
+    int made[CVG_PACK_THREADS];
+    for (long long i = 0; i < bands; i++) {
+        band[i] = (pack_band_t){src, rows * i / bands, rows * (i + 1) / bands, cols, step, row_bytes, dst, pack};
+        made[i] = i > 0 && pthread_create(&tid[i], NULL, pack_band, &band[i]) == 0;
+    }
+    for (long long i = 0; i < bands; i++)
+        if (!made[i]) pack_band(&band[i]);
+    for (long long i = 1; i < bands; i++)
+        if (made[i]) pthread_join(tid[i], NULL);
+}
+
+/* The image into pinned `staging` and up to `dev` on `stream`: the bytes as one contiguous block in
+ * pieces of whole rows of about CVG_PIECE bytes, each sent up once it is in the staging buffer
+ * (bits == 0); or the bit image of cvg_pack_bits (bits != 0: an eighth of the bytes to send, and
+ * the kernels read an eighth), packed by pack_rows and sent in one copy. Returns 0 or CVG_ERROR - a
+ * driver error code. */
 static long long send_image(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *staging,
                             uint64_t dev, void *stream, int bits) {
+    if (bits) {
+        const long long row_bytes = bit_row_bytes(cols);
+        pack_rows(src, rows, cols, step, staging, row_bytes, pack_variant(0));
+        int rc = memcpy_htod(dev, staging, (size_t)(rows * row_bytes), stream);
+        return rc ? CVG_ERROR - rc : 0;
+    }
     long long piece_rows = cols > 0 ? (long long)CVG_PIECE / cols : rows;
     if (piece_rows < 1) piece_rows = 1;
-    const long long row_bytes = bits ? bit_row_bytes(cols) : cols;
-    pack_row_fn pack = bits ? pack_variant(0) : NULL;
+    const long long row_bytes = cols;
     for (long long r0 = 0; r0 < rows; r0 += piece_rows) {
         long long n = rows - r0 < piece_rows ? rows - r0 : piece_rows;
         uint8_t *dst = staging + r0 * row_bytes;
-        if (bits) {
-            for (long long r = 0; r < n; r++) pack(src + (r0 + r) * step, cols, dst + r * row_bytes);
-        } else if (step == cols) {
+        if (step == cols) {
             memcpy(dst, src + r0 * cols, (size_t)(n * cols));
         } else {
             for (long long r = 0; r < n; r++) memcpy(dst + r * cols, src + (r0 + r) * step, (size_t)cols);

@@ -3,8 +3,9 @@
 Servers and video pipelines call from several threads. Each row runs the same list of frames
 (Canny edges or Otsu masks of four bundled photographs at one camera-frame size) through one call
 per frame, split over T threads, and reports frames per second (wall clock over the whole list,
-after a warm-up pass). cvgpu's threads each issue their work on a stream of their own
-(``streams="own"``) or all on the default stream (``"default"``); cv2 runs in the same job.
+after each thread's own warm-up calls: _throughput). cvgpu's threads each issue their work on a
+stream of their own (``streams="own"``) or all on the default stream (``"default"``); cv2 runs in
+the same job.
 """
 import threading
 import time
@@ -30,31 +31,41 @@ def _calls():
     }
 
 
+WARM_CALLS = 8
+
+
 def _throughput(fn, frames, threads, cp=None, own_streams=False):
-    """Frames per second of ``fn`` over ``frames`` split round-robin over ``threads`` threads."""
+    """Frames per second of ``fn`` over ``frames`` split round-robin over ``threads`` threads, each
+    thread warmed first by its own first WARM_CALLS frames (untimed): cvgpu keeps a workspace, plans
+    and captured graphs per thread, which a long-lived worker thread makes once, so fresh threads
+    would time their making (a pass of a few dozen frames per thread was mostly that)."""
+    import contextlib
     errors = []
     barrier = threading.Barrier(threads + 1)
 
     def work(part):
         try:
             stream = cp.cuda.Stream(non_blocking=True) if (cp is not None and own_streams) else None
-            barrier.wait()
-            if stream is not None:
-                with stream:
-                    for img in part:
-                        fn(img)
-            else:
+            with stream if stream is not None else contextlib.nullcontext():
+                for img in part[:WARM_CALLS]:
+                    fn(img)
+                if stream is not None:
+                    stream.synchronize()
+                barrier.wait()
                 for img in part:
                     fn(img)
         except BaseException as exc:  # reported after the join
             errors.append(exc)
-            raise
+            barrier.abort()
 
     parts = [frames[i::threads] for i in range(threads)]
     pool = [threading.Thread(target=work, args=(p,)) for p in parts]
     for t in pool:
         t.start()
-    barrier.wait()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        pass
     t0 = time.perf_counter()
     for t in pool:
         t.join()

@@ -105,7 +105,8 @@ def test_upload_replay_copies_uploads_launches_and_waits(tmp_path, layout, bits)
 
 
 def test_upload_sends_pieces_of_whole_rows(tmp_path):
-    """Images above a piece (1 MB of source) go up in pieces of whole rows, each at its offset."""
+    """Images above a piece (1 MB) go up in pieces of whole rows, each at its offset; their bit image
+    (packed by up to 8 threads in bands of whole rows) in one copy."""
     lib = _private_copy(tmp_path)
     rng = np.random.default_rng(9)
     image = (rng.random((700, 3001)) < 0.1).astype(np.uint8) * 255
@@ -122,7 +123,7 @@ def test_upload_sends_pieces_of_whole_rows(tmp_path):
         keep = _bind(lib, htod, lambda *a: 0, lambda s: 600)
         assert lib.cvg_upload(image.ctypes.data, 700, 3001, 3001, staging.ctypes.data, 0, 0, bits) == 0
         row = expected.size // 700
-        assert len(sizes) == 3 and [d for d, _ in sizes] == [0, 349 * row, 698 * row]
+        assert [d for d, _ in sizes] == ([0] if bits else [0, 349 * row, 698 * row])
         assert sum(n for _, n in sizes) == expected.size and (device == expected).all()
         del keep
 
@@ -134,15 +135,21 @@ def test_pack_bits_variants_match_the_model(tmp_path, isa):
     lib = _private_copy(tmp_path)
     _native.declare(lib)
     rng = np.random.default_rng(isa)
-    for cols in list(range(1, 70)) + [255, 256, 257, 640, 1919]:
-        image = rng.integers(0, 4, (3, cols), dtype=np.uint8) * rng.integers(0, 256, (3, cols), dtype=np.uint8)
+    # (3 rows, and 2,000 rows of 1,919: bands over threads, one to a few rows each)
+    for rows, cols in [(3, c) for c in list(range(1, 70)) + [255, 256, 257, 640, 1919]] + [(2000, 1919), (9, 400000)]:
+        image = rng.integers(0, 4, (rows, cols), dtype=np.uint8) * rng.integers(0, 256, (rows, cols), dtype=np.uint8)
         image[:, ::7] = 0x80
-        out = np.full((3, _native.bit_row_bytes(cols)), 0xAA, np.uint8)
-        rc = lib.cvg_pack_bits(image.ctypes.data, 3, cols, image.strides[0], out.ctypes.data, isa)
+        out = np.full((rows, _native.bit_row_bytes(cols)), 0xAA, np.uint8)
+        rc = lib.cvg_pack_bits(image.ctypes.data, rows, cols, image.strides[0], out.ctypes.data, isa)
         if rc == -1 and isa != 1:
             pytest.skip("variant %d not built for or supported by this CPU" % isa)
         assert rc == 0
         assert (out == bits_model(image)).all(), cols
+    assert lib.cvg_set_pack_threads(1) == 8 and lib.cvg_set_pack_threads(99) == 1
+    out = np.zeros((2000, _native.bit_row_bytes(1919)), np.uint8)
+    image = rng.integers(0, 2, (2000, 1919), dtype=np.uint8)
+    assert lib.cvg_pack_bits(image.ctypes.data, 2000, 1919, 1919, out.ctypes.data, isa) == 0
+    assert (out == bits_model(image)).all() and lib.cvg_set_pack_threads(8) == 8
 
 
 def test_wait_ends_on_the_flag_a_finished_stream_or_an_error(tmp_path):

@@ -2,7 +2,8 @@
 bytes, interleaved in one process, cv2 beside. Canny 50/150 edges of the bench's eight photographs
 at the four camera-frame sizes, each at the threshold where cvgpu's device HoughLines keeps 10-500
 lines (bisection). Medians (ms a call) per round; every result compared with cv2's. Then frames/s
-from 1 and 8 threads (the bench's threads rows: four photographs, threshold 150), bits and bytes.
+from 1 and 8 threads (the bench's threads rows: four photographs, threshold 150), bits and bytes,
+each thread warmed first; and single calls with 1-8 packing threads (hostcall.c's bands).
 
     python3 compat_matrix/raw/hough-bits/ab.py
 """
@@ -78,7 +79,24 @@ for size in FRAMES:
             flush=True)
 
 print()
-print("frame        threads   cv2 fps   bits fps (2 rounds)   bytes fps (2 rounds)")
+print("packing threads (hostcall.c's bands), bits, ms a call, medians of 3 rounds")
+helpers = cvgpu._native.helpers()
+print("frame       photo         1 thread   2        4        8")
+for size in FRAMES[1:]:
+    for name in ("camera", "coins", "page", "astronaut"):
+        img = frame_edges(name, size)
+        calls = 20 if img.size > 4e6 else 60
+        cells = []
+        for n in (1, 2, 4, 8):
+            helpers.set_pack_threads(n)
+            cells.append(statistics.median(med(lambda: cvgpu.HoughLines(img, 1, THETA, 150), calls)
+                                           for _ in range(ROUNDS)))
+        helpers.set_pack_threads(8)
+        print("%-11s %-10s %s" % ("%dx%d" % size, name, "  ".join("%7.4f" % v for v in cells)), flush=True)
+
+print()
+print("frames/s, every thread warmed first (bench.threads._throughput); pack threads 8 (default) / 1")
+print("frame        threads   cv2 fps   bits fps (2 rounds)   bytes fps (2 rounds)   bits, 1 pack thread")
 for size in FRAMES[:3]:
     imgs = [frame_edges(p, size) for p in ("camera", "coins", "page", "astronaut")]
     n = 256 if size[0] <= 640 else 96
@@ -90,12 +108,16 @@ for size in FRAMES[:3]:
             ours(f)
     for threads in (1, 8):
         c = _throughput(lambda f: cv2.HoughLines(f, 1, THETA, 150), frames, threads)
-        bits, byts = [], []
+        bits, byts, one = [], [], []
         for _ in range(2):
             bits.append(_throughput(ours, frames, threads, cp, own_streams=True))
             with TUNING.override(host_bits=False):
                 for f in imgs:
                     ours(f)
                 byts.append(_throughput(ours, frames, threads, cp, own_streams=True))
-        print("%-12s %7d %9.0f   %s   %s" % ("%dx%d" % size, threads, c, " ".join("%7.0f" % v for v in bits),
-                                             " ".join("%7.0f" % v for v in byts)), flush=True)
+            helpers.set_pack_threads(1)
+            one.append(_throughput(ours, frames, threads, cp, own_streams=True))
+            helpers.set_pack_threads(8)
+        print("%-12s %7d %9.0f   %s   %s   %s" % ("%dx%d" % size, threads, c, " ".join("%7.0f" % v for v in bits),
+                                                  " ".join("%7.0f" % v for v in byts),
+                                                  " ".join("%7.0f" % v for v in one)), flush=True)
