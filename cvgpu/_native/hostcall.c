@@ -151,24 +151,23 @@ long long cvg_pack_bits(const uint8_t *src, long long rows, long long cols, long
 }
 
 /* Source bytes a packing thread takes at least, and the threads of one call at most: one core
- * reads ~13 GB/s once an image is out of its L2 (HoughLines numpy, 1920x1080: the pack took ~180 us
- * of a 230 us call; compat_matrix/HISTORY.md, "HoughLines sends bits"). Threads are made per call
- * (~15 us each) and joined before it returns: nothing outlives the call, nothing to redo after
- * fork(). */
+ * reads ~13 GB/s once an image is out of its L2. Threads are made per call and joined before it
+ * returns: nothing outlives the call, nothing to redo after fork(). Bench rows (ab.py of
+ * compat_matrix/raw/hough-bits, HoughLines numpy io; HISTORY.md, "HoughLines sends bits"):
+ * 3840x2160 0.49-0.52 ms a call with one thread, 0.36-0.41 with 4, 0.38-0.44 with 8; 1920x1080
+ * (4 bands) 0.16-0.17 -> 0.15-0.17; 1280x720 (one band) unchanged. */
 #ifndef CVG_PACK_BAND
 #define CVG_PACK_BAND (512 * 1024)
 #endif
-#ifndef CVG_PACK_THREADS
-#define CVG_PACK_THREADS 8
-#endif
+#define CVG_PACK_THREADS_MAX 8
 
-static int pack_threads = CVG_PACK_THREADS;
+static int pack_threads = 4;
 
-/* The packing threads of a call at most (1 to CVG_PACK_THREADS; A/B measurements); returns the
+/* The packing threads of a call at most (1 to CVG_PACK_THREADS_MAX; A/B measurements); returns the
  * value before. */
 int cvg_set_pack_threads(int n) {
     int old = pack_threads;
-    pack_threads = n < 1 ? 1 : n > CVG_PACK_THREADS ? CVG_PACK_THREADS : n;
+    pack_threads = n < 1 ? 1 : n > CVG_PACK_THREADS_MAX ? CVG_PACK_THREADS_MAX : n;
     return old;
 }
 
@@ -186,17 +185,17 @@ static void *pack_band(void *arg) {
 }
 
 /* Rows [0, rows) packed into dst (row r at dst + r * row_bytes), in bands of whole rows over up to
- * CVG_PACK_THREADS threads (this one included) when the image is large; a thread that cannot be
- * made leaves its band to this one. */
+ * pack_threads threads (this one included) when the image is large; a thread that cannot be made
+ * leaves its band to this one. */
 static void pack_rows(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst,
                       long long row_bytes, pack_row_fn pack) {
     long long bands = rows * cols / CVG_PACK_BAND;
     if (bands > pack_threads) bands = pack_threads;
     if (bands > rows) bands = rows;
     if (bands < 1) bands = 1;
-    pack_band_t band[CVG_PACK_THREADS];
-    pthread_t tid[CVG_PACK_THREADS];
-    int made[CVG_PACK_THREADS];
+    pack_band_t band[CVG_PACK_THREADS_MAX];
+    pthread_t tid[CVG_PACK_THREADS_MAX];
+    int made[CVG_PACK_THREADS_MAX];
     for (long long i = 0; i < bands; i++) {
         band[i] = (pack_band_t){src, rows * i / bands, rows * (i + 1) / bands, cols, step, row_bytes, dst, pack};
         made[i] = i > 0 && pthread_create(&tid[i], NULL, pack_band, &band[i]) == 0;

@@ -106,7 +106,7 @@ def test_upload_replay_copies_uploads_launches_and_waits(tmp_path, layout, bits)
 
 def test_upload_sends_pieces_of_whole_rows(tmp_path):
     """Images above a piece (1 MB) go up in pieces of whole rows, each at its offset; their bit image
-    (packed by up to 8 threads in bands of whole rows) in one copy."""
+    (packed by up to 4 threads in bands of whole rows) in one copy."""
     lib = _private_copy(tmp_path)
     rng = np.random.default_rng(9)
     image = (rng.random((700, 3001)) < 0.1).astype(np.uint8) * 255
@@ -145,11 +145,16 @@ def test_pack_bits_variants_match_the_model(tmp_path, isa):
             pytest.skip("variant %d not built for or supported by this CPU" % isa)
         assert rc == 0
         assert (out == bits_model(image)).all(), cols
+    assert lib.cvg_set_pack_threads(8) == 4      # the default
+    out = np.zeros((2000, _native.bit_row_bytes(1919)), np.uint8)
+    image = rng.integers(0, 2, (2000, 1919), dtype=np.uint8)
+    assert lib.cvg_pack_bits(image.ctypes.data, 2000, 1919, 1919, out.ctypes.data, isa) == 0
+    assert (out == bits_model(image)).all()
     assert lib.cvg_set_pack_threads(1) == 8 and lib.cvg_set_pack_threads(99) == 1
     out = np.zeros((2000, _native.bit_row_bytes(1919)), np.uint8)
     image = rng.integers(0, 2, (2000, 1919), dtype=np.uint8)
     assert lib.cvg_pack_bits(image.ctypes.data, 2000, 1919, 1919, out.ctypes.data, isa) == 0
-    assert (out == bits_model(image)).all() and lib.cvg_set_pack_threads(8) == 8
+    assert (out == bits_model(image)).all() and lib.cvg_set_pack_threads(4) == 8
 
 
 def test_wait_ends_on_the_flag_a_finished_stream_or_an_error(tmp_path):

@@ -91,11 +91,11 @@ for size in FRAMES[1:]:
             helpers.set_pack_threads(n)
             cells.append(statistics.median(med(lambda: cvgpu.HoughLines(img, 1, THETA, 150), calls)
                                            for _ in range(ROUNDS)))
-        helpers.set_pack_threads(8)
+        helpers.set_pack_threads(4)
         print("%-11s %-10s %s" % ("%dx%d" % size, name, "  ".join("%7.4f" % v for v in cells)), flush=True)
 
 print()
-print("frames/s, every thread warmed first (bench.threads._throughput); pack threads 8 (default) / 1")
+print("frames/s, every thread warmed first (bench.threads._throughput); pack threads 4 (default) / 1")
 print("frame        threads   cv2 fps   bits fps (2 rounds)   bytes fps (2 rounds)   bits, 1 pack thread")
 for size in FRAMES[:3]:
     imgs = [frame_edges(p, size) for p in ("camera", "coins", "page", "astronaut")]
@@ -117,7 +117,7 @@ for size in FRAMES[:3]:
                 byts.append(_throughput(ours, frames, threads, cp, own_streams=True))
             helpers.set_pack_threads(1)
             one.append(_throughput(ours, frames, threads, cp, own_streams=True))
-            helpers.set_pack_threads(8)
+            helpers.set_pack_threads(4)
         print("%-12s %7d %9.0f   %s   %s   %s" % ("%dx%d" % size, threads, c, " ".join("%7.0f" % v for v in bits),
                                                   " ".join("%7.0f" % v for v in byts),
                                                   " ".join("%7.0f" % v for v in one)), flush=True)
