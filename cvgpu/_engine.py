@@ -20,7 +20,10 @@ alone, made per call:
    first measured on cv2; the GPU is tried on it once the cv2 time spent on that key covers
    ``EXPLORE_FACTOR`` times the GPU's first-use cost (plans, captured graphs, allocations for a new
    size), then its steady time is measured, and from then on the faster engine computes, the slower
-   being measured again every ``REPROBE_EVERY`` calls so that the choice follows the machine.
+   being measured again so that the choice follows the machine: after at least ``REPROBE_EVERY``
+   calls, and once the key's calls since the last measurement took ``REPROBE_RATIO`` times the
+   slower engine's estimate, so re-measuring costs at most about 1/REPROBE_RATIO of a key's time
+   however far apart the engines are.
 
 ``cvgpu.last_call_backend()`` says which engine computed each call. Forked children of a process
 whose GPU had started cannot use CUDA: they compute with cv2 (``auto``) or fall back with a warning.
@@ -53,8 +56,12 @@ TUNING = Tuning(
     # expected first-use cost for the family (ski rental: at most 1/EXPLORE_FACTOR lost on a key
     # that ends right after the switch).
     explore_factor=2.0,
-    # the slower engine of a key is measured again after this many calls
+    # the slower engine of a key is measured again after at least this many calls, and once the
+    # calls since its last measurement took reprobe_ratio times its estimate. A count alone cost a
+    # VGA HoughLines stream a cv2 call (9 ms) every 64 GPU calls (0.07 ms): 3,200 frames/s instead
+    # of 14,000 (compat_matrix/HISTORY.md, "The engine's re-measurements").
     reprobe_every=64,
+    reprobe_ratio=20.0,
     # first-use cost (ms) assumed for a family before one has been measured in this process (plans,
     # captured graphs and allocations of a new size; kernels ship compiled)
     first_use_ms=10.0,
@@ -211,12 +218,13 @@ def wait_until_ready(timeout=None):
 # ---------------------------------------------------------------- the cost model
 
 class _Key:
-    __slots__ = ("cv2_ms", "cv2_n", "cv2_total", "gpu_ms", "gpu_n", "first_ms", "calls", "last_probe")
+    __slots__ = ("cv2_ms", "cv2_n", "cv2_total", "gpu_ms", "gpu_n", "first_ms", "calls", "last_probe",
+                 "since_probe_ms")
 
     def __init__(self):
         self.cv2_ms = self.gpu_ms = self.first_ms = None
         self.cv2_n = self.gpu_n = self.calls = self.last_probe = 0
-        self.cv2_total = 0.0
+        self.cv2_total = self.since_probe_ms = 0.0
 
 
 _keys = {}
@@ -265,8 +273,9 @@ def choose(family, key, on_device=False):
     if k.gpu_n == 1:
         return CUDA                     # the first GPU call paid first-use costs: measure the steady one
     faster = CUDA if k.gpu_ms <= k.cv2_ms else CV2
-    if k.calls - k.last_probe >= TUNING.reprobe_every:
-        k.last_probe = k.calls
+    if (k.calls - k.last_probe >= TUNING.reprobe_every
+            and k.since_probe_ms >= TUNING.reprobe_ratio * max(k.gpu_ms, k.cv2_ms)):
+        k.last_probe, k.since_probe_ms = k.calls, 0.0
         return CV2 if faster == CUDA else CUDA
     return faster
 
@@ -278,6 +287,7 @@ def observe(family, key, engine, ms):
         if k is None:
             k = _keys[(family, key)] = _Key()
         w = TUNING.ewma
+        k.since_probe_ms += ms
         if engine == CV2:
             if ms >= TUNING.qualify_ms:
                 _accelerable_cv2_ms[0] += ms

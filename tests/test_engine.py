@@ -67,16 +67,48 @@ def test_a_key_is_measured_on_cv2_then_the_gpu_is_tried_then_the_faster_wins(fre
         assert snap["gpu_ms"] == 0.5 and snap["first_ms"] == 12.0 and snap["cv2_n"] == 5
 
 
+def _stream_of_calls(e, key, times, n):
+    """n calls of ``key``, each on the engine chosen and taking that engine's time: the picks."""
+    picks = []
+    for _ in range(n):
+        engine = e.choose(*key)
+        picks.append(engine)
+        e.observe(*key, engine, times[engine])
+    return picks
+
+
 def test_the_slower_engine_is_measured_again(fresh_engine):
     e = fresh_engine
     key = ("HoughLines", (20,))
-    with e.TUNING.override(first_use_ms=0.0, reprobe_every=8):
+    with e.TUNING.override(first_use_ms=0.0, reprobe_every=8, reprobe_ratio=4.0):
         e.observe(*key, "cv2", 1.0)
         assert e.choose(*key) == "cuda"
         e.observe(*key, "cuda", 5.0)
         e.observe(*key, "cuda", 3.0)             # steady GPU 3 ms > cv2 1 ms
-        picks = [e.choose(*key) for _ in range(16)]
-        assert picks.count("cv2") >= 14 and "cuda" in picks
+        picks = _stream_of_calls(e, key, {"cv2": 1.0, "cuda": 3.0}, 40)
+        # once 8 calls and 4 x 3 ms have passed since the last GPU measurement (whose own 3 ms
+        # count): every 10th call, the first after the 9 ms spent before the stream
+        assert [i for i, p in enumerate(picks) if p == "cuda"] == [6, 16, 26, 36]
+
+
+@pytest.mark.parametrize("cv2_ms, gpu_ms", [(9.0, 0.07), (0.3, 0.25), (40.0, 2.0)])
+def test_re_measuring_the_slower_engine_costs_a_bounded_share(fresh_engine, cv2_ms, gpu_ms):
+    """However far apart the engines are, the slower one's re-measurements take at most about
+    1/reprobe_ratio of a key's time (a VGA HoughLines stream: cv2 9 ms against 0.07 on the GPU,
+    where one cv2 call every 64 once cost it three quarters of its throughput)."""
+    e = fresh_engine
+    key = ("HoughLines", (38,))
+    with e.TUNING.override(first_use_ms=0.0, reprobe_every=64, reprobe_ratio=20.0):
+        e.observe(*key, "cv2", cv2_ms)
+        e.observe(*key, "cuda", gpu_ms)
+        e.observe(*key, "cuda", gpu_ms)
+        times = {"cv2": cv2_ms, "cuda": gpu_ms}
+        picks = _stream_of_calls(e, key, times, 20000)
+        fast = min(times, key=times.get)
+        total = sum(times[p] for p in picks)
+        best = len(picks) * times[fast]
+        assert picks.count(fast) < len(picks)            # still measured again
+        assert total <= best * (1 + 1 / 20.0 + 0.01), (total, best)
 
 
 def test_the_gpu_starts_only_after_enough_cv2_time(monkeypatch):
