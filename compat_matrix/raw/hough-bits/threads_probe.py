@@ -7,7 +7,7 @@ Frames/s from 1, 2, 4 and 8 threads, each thread warmed first, of:
            the thread's last real call: the Python work alone, never releasing the GIL
   full@0.1ms  'full' with sys.setswitchinterval(1e-4) (diagnostic only)
 
-    python3 compat_matrix/raw/hough-bits/threads_probe.py
+    python3 compat_matrix/raw/hough-bits/threads_probe.py [auto|cuda]
 """
 import sys
 import threading
@@ -100,6 +100,9 @@ class PyOnly:
 
 
 def main():
+    engine = sys.argv[1] if len(sys.argv) > 1 else "auto"
+    cvgpu.set_engine(engine)
+    print("engine %s" % engine)
     print("threads   full    c-only   py-only   full@0.1ms   (frames/s, VGA Canny, threshold 150)")
     for threads in (1, 2, 4, 8):
         row = [run(threads, full), run(threads, c_only)]
