@@ -107,6 +107,15 @@ def declare(lib):
     return lib
 
 
+def check(rc, func, file):
+    """Raise cv2's GPU API error for a hostcall.c result carrying a driver error (below ERROR)."""
+    if rc <= ERROR:
+        from .. import _errors  # (not at import: cvgpu._native loads without cv2's error module)
+        raise _errors.cv_error(_errors.GPU_API_ERROR, "a CUDA driver call failed (error %d)" % (ERROR - rc),
+                               func, file, 0)
+    return rc
+
+
 def bit_row_bytes(cols):
     """Bytes of a row of hostcall.c's bit image (cvg_pack_bits): whole 16-bit words."""
     return 2 * -(-cols // 16)

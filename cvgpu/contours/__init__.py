@@ -70,6 +70,10 @@ TUNING = Tuning(
     # SIMPLE (one band).
     upload_threads=4,
     upload_band=1 << 21,
+    # Where cvgpu._native's helpers load, the C helper packs and sends instead (upload_rows: no GIL,
+    # its own threads for large images); False keeps numpy's packbits (A/B runs; HISTORY.md,
+    # "findContours packs in C").
+    native_upload=True,
     # Up to this many contours the offsets come from one block's scan (offsets_scan), above from
     # the device-wide scan (cvgpu._device_ops); the kernel replaced CuPy's cumsum on the "contours"
     # rows at 1232x1028 to 4928x4112 (compat_matrix/raw/contours-upload-scan-ab.txt), the bound
@@ -116,6 +120,7 @@ PATHS = {
     "external_flatnonzero": "RETR_EXTERNAL selected by a flatnonzero (cvgpu._device_ops)",
     "upload_bits": "a host image packed to bits by the calling thread",
     "upload_bands": "a host image packed to bits in bands on several threads (upload_threads, upload_band)",
+    "upload_rows": "a host image packed to bit rows and sent up by cvgpu._native's C helper (native_upload)",
     "lab_rounds": "label images: the trace events settled by fixed-point rounds",
     "lab_serial": "label images: the trace events replayed by one thread (lab_max_rounds)",
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",

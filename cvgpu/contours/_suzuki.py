@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from .. import _native
 from . import TUNING
 from ._common import (BLOCK, CHAIN_APPROX_SIMPLE, RETR_EXTERNAL, RETR_LIST, TC89, TooLarge, empty)
 from ._ranking import grouped_layout, jump_rounds, offsets as offsets_of, tree_order
@@ -124,6 +125,25 @@ def upload_bits(cp, ws, image):
     return bits
 
 
+def upload_rows(cp, ws, helpers, image):
+    """A host 8-bit image on the device as hostcall.c's bit rows (cvg_pack_bits: one bit a pixel,
+    nonzero -> 1, least significant first, each row in whole 16-bit words; pad_init_rows), packed
+    and sent up by the C helper in one call without the GIL, on up to 4 threads for large images
+    (path "upload_rows"). numpy's packbits held the calling thread for the whole image (1920x1080:
+    ~0.26 ms of a 1.2 ms call). Returns the device array and its row pitch in bytes."""
+    TUNING.ran("upload_rows")
+    if image.strides[1] != 1:
+        image = np.ascontiguousarray(image)
+    h, w = image.shape
+    pitch = _native.bit_row_bytes(w)
+    nbytes = h * pitch
+    staging = ws.pinned(nbytes)
+    bits = ws.grown("bits", nbytes, cp.uint8)
+    _native.check(helpers.upload(image.ctypes.data, h, w, image.strides[0], staging.ctypes.data, bits.data.ptr,
+                                 cp.cuda.get_current_stream().ptr, 1), "findContours", "contours.cpp")
+    return bits, pitch
+
+
 # ---------------------------------------------------------------- the pipeline
 
 def _selected_layout(gpu, counts, m, hier, k_dev):
@@ -162,7 +182,11 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
         src = image if image.strides[1] == 1 else gpu.ops.contiguous(image)
         pitch = src.strides[0]
     else:
-        src, pitch, pad = upload_bits(cp, ws, image), w, "pad_init_bits"
+        helpers = _native.helpers() if TUNING.native_upload else None
+        if helpers is not None:
+            (src, pitch), pad = upload_rows(cp, ws, helpers, image), "pad_init_rows"
+        else:
+            src, pitch, pad = upload_bits(cp, ws, image), w, "pad_init_bits"
     i32, i64 = np.int32, np.int64
     f = ws.grown("f", n, cp.uint8)
     labels = ws.grown("labels", n, cp.int32)

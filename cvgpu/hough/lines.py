@@ -340,10 +340,8 @@ class _Workspace:
         step = _native.bit_row_bytes(cols) if bits else cols
         self.reserve(rows * step)
         ptr = self.up_dev.data.ptr
-        rc = helpers.upload(image.ctypes.data, rows, cols, image.strides[0], self.up_host.ctypes.data, ptr,
-                            self.cp.cuda.get_current_stream().ptr, 1 if bits else 0)
-        if rc:
-            _driver_failed(rc)
+        _native.check(helpers.upload(image.ctypes.data, rows, cols, image.strides[0], self.up_host.ctypes.data, ptr,
+                                     self.cp.cuda.get_current_stream().ptr, 1 if bits else 0), "HoughLines", "hough.cpp")
         return ptr, step
 
     def reserve(self, n):
@@ -368,11 +366,6 @@ def _workspace(cp):
 def _native_layout(image):
     """``image`` as hostcall.c reads it: elements contiguous within a row (any row step)."""
     return image if image.strides[1] == 1 else np.ascontiguousarray(image)
-
-
-def _driver_failed(rc):
-    raise _errors.cv_error(_errors.GPU_API_ERROR, "a CUDA driver call failed (error %d)" % (_native.ERROR - rc),
-                           "HoughLines", "hough.cpp", 0)
 
 
 def _sends_bits(to_host, image, use_edgeval):

@@ -57,16 +57,19 @@ __device__ void unite(int* L, int a, int b)
     } while (!done);
 }
 
-// BITS: the host image arrives as one bit a pixel, most significant bit first (numpy's packbits,
-// nonzero -> 1), ``pitch`` bits a row (w where the rows were packed as one stream): an eighth of
-// the bytes to upload. Otherwise ``pitch`` bytes a row, nonzero -> 1 here.
-template <bool BITS>
+// How a host image arrives (KIND): 0 its bytes, ``pitch`` bytes a row, nonzero -> 1 here; 1 one bit
+// a pixel, most significant bit first (numpy's packbits, nonzero -> 1), ``pitch`` bits a row (w
+// where the rows were packed as one stream); 2 hostcall.c's bit rows (cvg_pack_bits: pixel x of a
+// row is bit x & 7 of its byte x >> 3, least significant first, ``pitch`` bytes a row). Both bit
+// forms send an eighth of the bytes; the C helper packs without the GIL and on several threads.
+template <int KIND>
 __device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pitch, int h, int w, int w2, int i)
 {
     const int y = i / w2, x = i - y * w2;
     if (!(y >= 1 && y <= h && x >= 1 && x <= w)) return 0;
+    if (KIND == 2) return (src[(long long)(y - 1) * pitch + ((x - 1) >> 3)] >> ((x - 1) & 7)) & 1;
     const long long at = (long long)(y - 1) * pitch + (x - 1);
-    if (BITS) return (src[at >> 3] >> (7 - (int)(at & 7))) & 1;
+    if (KIND == 1) return (src[at >> 3] >> (7 - (int)(at & 7))) & 1;
     return src[at] != 0;
 }
 
@@ -75,7 +78,7 @@ __device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pi
 // in the chunk (a ballot finds it); a run's first pixel in a chunk points at the last pixel of the
 // previous chunk when the run continues from there. Parents always have smaller indices, so roots
 // stay the smallest index, and a root search along a run of length r takes about r / 32 hops, not r.
-template <bool BITS>
+template <int KIND>
 __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long long pitch, int h, int w, int n,
                                               u8* __restrict__ f, int* __restrict__ L)
 {
@@ -88,8 +91,8 @@ __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long l
         u8 v = 0;
         bool change = false;
         if (in) {
-            v = src_pixel<BITS>(src, pitch, h, w, w2, i);
-            change = (i % w2 == 0) || src_pixel<BITS>(src, pitch, h, w, w2, i - 1) != v;
+            v = src_pixel<KIND>(src, pitch, h, w, w2, i);
+            change = (i % w2 == 0) || src_pixel<KIND>(src, pitch, h, w, w2, i - 1) != v;
             f[i] = v;
         }
         const unsigned bal = __ballot_sync(0xffffffffu, change);
@@ -103,13 +106,19 @@ __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long l
 extern "C" __global__ void pad_init(const u8* __restrict__ src, long long pitch, int h, int w, int n,
                                     u8* __restrict__ f, int* __restrict__ L)
 {
-    pad_init_body<false>(src, pitch, h, w, n, f, L);
+    pad_init_body<0>(src, pitch, h, w, n, f, L);
 }
 
 extern "C" __global__ void pad_init_bits(const u8* __restrict__ bits, long long pitch, int h, int w, int n,
                                          u8* __restrict__ f, int* __restrict__ L)
 {
-    pad_init_body<true>(bits, pitch, h, w, n, f, L);
+    pad_init_body<1>(bits, pitch, h, w, n, f, L);
+}
+
+extern "C" __global__ void pad_init_rows(const u8* __restrict__ bits, long long pitch, int h, int w, int n,
+                                         u8* __restrict__ f, int* __restrict__ L)
+{
+    pad_init_body<2>(bits, pitch, h, w, n, f, L);
 }
 
 // Foreground: 8-connected; background: 4-connected (Suzuki-Abe's pairing, as cv2 traces). Only

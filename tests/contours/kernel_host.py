@@ -208,7 +208,9 @@ extern "C" void run_pad(const u8* src, long long pitch, int h, int w, int n, u8*
                 g_phase = phase;
                 for (unsigned l = 0; l < 32; ++l) {
                     threadIdx.x = w0 + l;
-                    if (bits) pad_init_bits(src, pitch, h, w, n, f, L); else pad_init(src, pitch, h, w, n, f, L);
+                    if (bits == 2) pad_init_rows(src, pitch, h, w, n, f, L);
+                    else if (bits) pad_init_bits(src, pitch, h, w, n, f, L);
+                    else pad_init(src, pitch, h, w, n, f, L);
                 }
             }
     }
@@ -347,3 +349,28 @@ class HostGpu(_common.Gpu):
 
     def shared_memory(self):
         return 0
+
+
+_HTOD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+
+
+def native_host_helpers(tmp_path):
+    """cvgpu._native's helpers on the host: a private copy of the shipped hostcall library (the
+    process's own instance keeps the real driver's entry points) whose "device" copies are memmoves
+    (HostCupy's device pointers are host addresses). None where no library is built for this
+    platform."""
+    from cvgpu import _native
+    lib, _why = _native.load_library()
+    if lib is None:
+        return None
+    entry = _native.manifest()["libraries"][_native.platform_tag()]
+    path = tmp_path / entry["file"]
+    shutil.copy(os.path.join(_native.HERE, entry["file"]), path)
+    lib = _native.declare(ctypes.CDLL(str(path)))
+    keep = (_HTOD(lambda dst, src, n, stream: ctypes.memmove(dst, src, n) and 0), _LAUNCH(lambda g, s: 0),
+            _QUERY(lambda s: 0))
+    assert lib.cvg_init(*[ctypes.cast(f, ctypes.c_void_p) for f in keep]) == 0
+    return types.SimpleNamespace(upload=lib.cvg_upload, lib=lib, keep=keep)
+

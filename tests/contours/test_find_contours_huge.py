@@ -350,7 +350,7 @@ def _roots(L):
         L = nxt
 
 
-@pytest.mark.parametrize("bits", [False, True], ids=["bytes", "bits"])
+@pytest.mark.parametrize("bits", [0, 1, 2], ids=["bytes", "bits", "bit rows"])
 @pytest.mark.parametrize("seed", range(12))
 def test_host_labels_match_connected_components(ccl_so, seed, bits):
     # Small grids (2 or 3 blocks of 64 threads), so every thread goes round the grid-stride loops
@@ -370,9 +370,18 @@ def test_host_labels_match_connected_components(ccl_so, seed, bits):
     L = np.zeros(n, np.int32)
     pred = np.zeros(n + 512, np.uint8)
     grid = 2 + seed % 2
-    # bits: the flat stream of the upload (pitch w bits), or rows packed one by one (pitch in bits).
-    src = (np.packbits(img.reshape(-1)) if seed % 2 else np.packbits(img, axis=-1)) if bits else img
-    pitch = (w if seed % 2 else 8 * src.shape[1]) if bits else w
+    # bits: the flat stream of the upload (pitch w bits), or rows packed one by one (pitch in bits);
+    # bit rows: hostcall.c's (cvg_pack_bits, least significant bit first, whole 16-bit words a row,
+    # pitch in bytes) as numpy makes them.
+    if bits == 2:
+        words = -(-w // 16)
+        padded = np.zeros((h, 16 * words), bool)
+        padded[:, :w] = img != 0
+        src = np.ascontiguousarray(np.packbits(padded, axis=1, bitorder="little"))
+        pitch = 2 * words
+    else:
+        src = (np.packbits(img.reshape(-1)) if seed % 2 else np.packbits(img, axis=-1)) if bits else img
+        pitch = (w if seed % 2 else 8 * src.shape[1]) if bits else w
     lib.run_pad(src.ctypes.data, pitch, h, w, n, f.ctypes.data, L.ctypes.data, pred.ctypes.data, grid, 64,
                 0, grid, int(bits))
     lib.run_union(f.ctypes.data, w2, n, L.ctypes.data, grid, 64, 0, grid)

@@ -83,8 +83,8 @@ class SuzukiHostGpu(kernel_host.HostGpu):
             return ccl_finish
         if (module, name) == ("suzuki", "scatter_flags"):
             return scatter_flags
-        if (module, name) in (("suzuki", "pad_init"), ("suzuki", "pad_init_bits")):
-            return self._pad(name == "pad_init_bits")
+        if (module, name) in (("suzuki", "pad_init"), ("suzuki", "pad_init_bits"), ("suzuki", "pad_init_rows")):
+            return self._pad({"pad_init": 0, "pad_init_bits": 1, "pad_init_rows": 2}[name])
         return super().fn(module, name, **kwargs)
 
     def _pad(self, bits):
@@ -180,6 +180,26 @@ def test_upload_bands_and_grid_stride(host_modules):
     with forcing("upload_bands", "grid_capped", "offsets_cumsum", device_select_max=-1, tree_sort_small_max=-1,
                  offsets_scan_max=-1, upload_band=1000, upload_threads=3):
         check(gpu, nested_blobs(70, 90, 5, 4, 2) | salt_pepper(70, 90, 0.05, 2), methods=METHODS[1:2])
+
+
+def test_upload_through_the_c_helper(host_gpu, tmp_path, monkeypatch):
+    # Where cvgpu._native's helpers load, host images go up as hostcall.c's bit rows (packed by the
+    # C code, on several threads for large images) and pad_init_rows reads them: widths around the
+    # 16-pixel words, a strided view, one row, one column, a flipped view.
+    from cvgpu import _native
+    helpers = kernel_host.native_host_helpers(tmp_path)
+    if helpers is None:
+        pytest.skip("no host-helper library for this platform")
+    monkeypatch.setattr(_native, "helpers", lambda: helpers)
+    base = nested_blobs(45, 70, 5, 4, 3) | salt_pepper(45, 70, 0.08, 3)
+    with forcing("upload_rows"):
+        for img in (base, base[:, :15], base[:, :16], base[:, :17], base[:, 1:34], base[:, ::2], base[7:8],
+                    base[:, 9:10], base[::-1]):
+            check(host_gpu, img, methods=METHODS[:2])
+    helpers.lib.cvg_set_pack_threads(4)
+    big = blobs_image(1200, 1000, seed=4, noise=0.02)   # 1.2 MB: bands on threads
+    with forcing("upload_rows"):
+        check(host_gpu, big, modes=[cv2.RETR_TREE], methods=METHODS[1:2])
 
 
 def test_packed_form(host_gpu):
