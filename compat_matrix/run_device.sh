@@ -12,6 +12,13 @@
 # If .whl/cv5contrib.tar.xz is carried (opencv-contrib-python-headless, same version as the
 # machine's cv2), it is unpacked and put first on PYTHONPATH so cv2.ximgproc exists.
 set -u
+# The commit is the caller's to give (env.json below): the tree arrives without its history, and a
+# `git rev-parse HEAD` on the device named an older commit in the run of e220e58.
+if [ -z "${CVGPU_COMMIT:-}" ]; then
+  echo "run_device.sh: give the commit of this tree: CVGPU_COMMIT=<sha> (run_profile.sh: COMMIT=<sha>)" >&2
+  exit 2
+fi
+export CVGPU_COMMIT
 MODE=${1:-tests}
 PROFILE=${2:-device}
 OUT=${OUT:-$PWD/device-out}
@@ -33,10 +40,10 @@ export PYTHONDONTWRITEBYTECODE=1
 if [ -f .whl/cv5contrib.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
 fi
-# What this run is of: the commit (CVGPU_COMMIT, given by the caller: the tree arrives without git),
-# the digest of the sources on disk (compat_matrix/generate.py refuses a run whose digest is not the
-# checkout's), the device and the versions. Every folder of one run carries the same env.json.
-CVGPU_COMMIT=${CVGPU_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)} python3 - <<'PY' | tee "$OUT/env.json"
+# What this run is of: the commit (CVGPU_COMMIT, checked at the top), the digest of the sources on
+# disk (compat_matrix/generate.py refuses a run whose digest is not the checkout's), the device and
+# the versions. Every folder of one run carries the same env.json.
+python3 - <<'PY' | tee "$OUT/env.json"
 import json, os, sys
 sys.path.insert(0, "compat_matrix")
 import cv2, cupy, cvgpu, generate

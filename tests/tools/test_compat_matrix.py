@@ -212,3 +212,16 @@ def test_truncated_golden_cases_are_counted_apart(tmp_path):
     lines = generate.exactness_table({"cv2_version": "5.0.0", "rows": rows})
     assert lines[3] == "| cuda.HoughLinesDetector | OpenCV-CUDA's recorded outputs | 117 | 117 | 100% | all |"
     assert lines[-2] == "Consistency only (truncated golden cases): cuda.HoughLinesDetector 5; all consistent."
+
+
+def test_run_device_needs_the_commit(tmp_path):
+    """run_device.sh stops before any work when the caller does not name the commit: on the device
+    the tree has no history of its own (a git fallback there named an older commit once)."""
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "CVGPU_COMMIT"}
+    env["OUT"] = str(tmp_path / "out")
+    r = subprocess.run(["bash", str(ROOT / "compat_matrix" / "run_device.sh"), "tests"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "CVGPU_COMMIT=<sha>" in r.stderr
+    assert not (tmp_path / "out").exists()
