@@ -351,26 +351,14 @@ class HostGpu(_common.Gpu):
         return 0
 
 
-_HTOD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
-_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-_QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
-
-
 def native_host_helpers(tmp_path):
-    """cvgpu._native's helpers on the host: a private copy of the shipped hostcall library (the
-    process's own instance keeps the real driver's entry points) whose "device" copies are memmoves
-    (HostCupy's device pointers are host addresses). None where no library is built for this
-    platform."""
-    from cvgpu import _native
-    lib, _why = _native.load_library()
+    """cvgpu._native's helpers on the host: a private copy of the shipped hostcall library
+    (tests/native_host.py) whose "device" copies are memmoves (HostCupy's device pointers are host
+    addresses). None where no library is built for this platform."""
+    import native_host
+    lib, _why = native_host.private_library(tmp_path)
     if lib is None:
         return None
-    entry = _native.manifest()["libraries"][_native.platform_tag()]
-    path = tmp_path / entry["file"]
-    shutil.copy(os.path.join(_native.HERE, entry["file"]), path)
-    lib = _native.declare(ctypes.CDLL(str(path)))
-    keep = (_HTOD(lambda dst, src, n, stream: ctypes.memmove(dst, src, n) and 0), _LAUNCH(lambda g, s: 0),
-            _QUERY(lambda s: 0))
-    assert lib.cvg_init(*[ctypes.cast(f, ctypes.c_void_p) for f in keep]) == 0
+    keep = native_host.bind(lib, lambda dst, src, n, stream: ctypes.memmove(dst, src, n) and 0, lambda g, s: 0,
+                            lambda s: 0)
     return types.SimpleNamespace(upload=lib.cvg_upload, lib=lib, keep=keep)
-

@@ -2,13 +2,13 @@
 CUDA, and its C functions do what cvgpu relies on, checked on the CPU with stand-in driver
 functions (a copy of the library, so the process's own instance keeps the real driver's)."""
 import ctypes
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+import native_host
 from cvgpu import _native
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
@@ -21,25 +21,13 @@ def test_shipped_library_is_current():
 
 
 def _private_copy(tmp_path):
-    lib, why = _native.load_library()
+    lib, why = native_host.private_library(tmp_path)
     if lib is None:
         pytest.skip("no host-helper library for this platform: %s" % why)
-    entry = _native.manifest()["libraries"][_native.platform_tag()]
-    path = tmp_path / entry["file"]
-    shutil.copy(ROOT / "cvgpu" / "_native" / entry["file"], path)
-    return ctypes.CDLL(str(path))
+    return lib
 
 
-HTOD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
-LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-QUERY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
-
-
-def _bind(lib, htod, launch, query):
-    keep = (HTOD(htod), LAUNCH(launch), QUERY(query))
-    _native.declare(lib)
-    assert lib.cvg_init(*[ctypes.cast(f, ctypes.c_void_p) for f in keep]) == 0
-    return keep
+_bind = native_host.bind
 
 
 def bits_model(image):
