@@ -18,6 +18,8 @@ import platform
 import sys
 import threading
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "hostcall.c"
 MANIFEST = "manifest.json"
@@ -119,6 +121,21 @@ def check(rc, func, file):
 def bit_row_bytes(cols):
     """Bytes of a row of hostcall.c's bit image (cvg_pack_bits): whole 16-bit words."""
     return 2 * -(-cols // 16)
+
+
+def rows_contiguous(image):
+    """A 2-D uint8 numpy ``image`` as hostcall.c reads it: elements contiguous within a row (any row
+    step, negative included); copied only where they are not."""
+    return image if image.strides[1] == 1 else np.ascontiguousarray(image)
+
+
+def send_bit_rows(helpers, image, staging_ptr, dev_ptr, stream_ptr, func, file):
+    """hostcall.c's cvg_upload with bits: ``image`` (rows_contiguous) packed into the pinned staging
+    buffer and sent to ``dev_ptr`` on the stream, both holding rows * bit_row_bytes(cols) bytes;
+    a driver error is raised as cv2's (check)."""
+    rows, cols = image.shape
+    check(helpers.upload(image.ctypes.data, rows, cols, image.strides[0], staging_ptr, dev_ptr, stream_ptr, 1),
+          func, file)
 
 
 class Helpers:

@@ -196,16 +196,14 @@ def _upload_floor_ms(cp, img):
     helpers = _native.helpers()
     if helpers is None:
         return None
-    rows, cols = img.shape
-    nbytes = rows * _native.bit_row_bytes(cols)
+    src = _native.rows_contiguous(img)
+    nbytes = src.shape[0] * _native.bit_row_bytes(src.shape[1])
     host = np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), np.uint8, nbytes)
     dev = cp.empty(nbytes, cp.uint8)
     stream = cp.cuda.get_current_stream()
-    src = np.ascontiguousarray(img)
 
     def send():
-        _native.check(helpers.upload(src.ctypes.data, rows, cols, cols, host.ctypes.data, dev.data.ptr, stream.ptr, 1),
-                      "floor", "cuda.py")
+        _native.send_bit_rows(helpers, src, host.ctypes.data, dev.data.ptr, stream.ptr, "floor", "cuda.py")
         stream.synchronize()
     return time_host(send, 20 if img.size > 4e6 else 50, warmup=3)["median"]
 

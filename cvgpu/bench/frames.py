@@ -8,10 +8,11 @@ method): the median of cv2's and cvgpu's times, the median and the lowest speedu
 The floor (``floor_ms``) is what any GPU pipeline returning cv2's tuple of numpy arrays must pay on
 this host: the image's upload (the cheapest of four ways, to a stream sync: its bytes copied into
 pinned memory and sent; its bits packed by one thread; its bits packed in bands by every core of
-the host; its bit rows packed by cvgpu._native's C helper, where it loads) plus numpy making and freeing the row's per-contour arrays with their real lengths
-(numpy's own iterator over one (count, length, 1, 2) array per length, no reordering). cvgpu's
-numpy-io time over it (``over_floor``) says how much of a call is cvgpu's own. (At d239fb1 the
-floor's upload was one thread packing ``img != 0``: at 3840x2160 it exceeded cvgpu's whole call.)
+the host; its bit rows packed by cvgpu._native's C helper, where it loads) plus numpy making and
+freeing the row's per-contour arrays with their real lengths (numpy's own iterator over one
+(count, length, 1, 2) array per length, no reordering). cvgpu's numpy-io time over it
+(``over_floor``) says how much of a call is cvgpu's own. (At d239fb1 the floor's upload was one
+thread packing ``img != 0``: at 3840x2160 it exceeded cvgpu's whole call.)
 """
 import os
 import statistics
@@ -81,12 +82,11 @@ def floor_ms(cp, img, lengths, reps=15):
     ways = [raw, packed, packed_bands]
     helpers = _native.helpers()
     if helpers is not None:
-        rows = img if img.strides[1] == 1 else np.ascontiguousarray(img)
+        rows = _native.rows_contiguous(img)
         row_bytes = _native.bit_row_bytes(rows.shape[1])
 
         def c_rows():   # hostcall.c's bit rows (AVX2, up to 4 threads): what findContours sends
-            _native.check(helpers.upload(rows.ctypes.data, rows.shape[0], rows.shape[1], rows.strides[0],
-                                         host.ctypes.data, dev.data.ptr, stream.ptr, 1), "floor", "frames.py")
+            _native.send_bit_rows(helpers, rows, host.ctypes.data, dev.data.ptr, stream.ptr, "floor", "frames.py")
             stream.synchronize()
         if rows.shape[0] * row_bytes <= host.size:
             ways.append(c_rows)

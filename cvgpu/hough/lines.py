@@ -331,17 +331,17 @@ class _Workspace:
                                     cp.cuda.get_current_stream().ptr)
         return self.up_dev[:n].reshape(rows, cols)
 
-    def send(self, helpers, image, bits):
-        """A host image on the device through this thread's pinned buffer, copied and sent up by
-        hostcall.c (one GIL release): its bytes, or with ``bits`` its bit image (the C code packs
-        it, see hough_collect_bits). Returns the device pointer and row step."""
-        image = _native_layout(image)
+    def send_bits(self, helpers, image):
+        """A host image on the device as its bit image (read by hough_collect_bits), packed into
+        this thread's pinned buffer and sent up by hostcall.c in one GIL release. Returns the device
+        pointer and row step."""
+        image = _native.rows_contiguous(image)
         rows, cols = image.shape
-        step = _native.bit_row_bytes(cols) if bits else cols
+        step = _native.bit_row_bytes(cols)
         self.reserve(rows * step)
         ptr = self.up_dev.data.ptr
-        _native.check(helpers.upload(image.ctypes.data, rows, cols, image.strides[0], self.up_host.ctypes.data, ptr,
-                                     self.cp.cuda.get_current_stream().ptr, 1 if bits else 0), "HoughLines", "hough.cpp")
+        _native.send_bit_rows(helpers, image, self.up_host.ctypes.data, ptr, self.cp.cuda.get_current_stream().ptr,
+                              "HoughLines", "hough.cpp")
         return ptr, step
 
     def reserve(self, n):
@@ -363,16 +363,15 @@ def _workspace(cp):
     return _kernels.thread_workspace("hough", lambda: _Workspace(cp))
 
 
-def _native_layout(image):
-    """``image`` as hostcall.c reads it: elements contiguous within a row (any row step)."""
-    return image if image.strides[1] == 1 else np.ascontiguousarray(image)
+def _bits_on():
+    """Whether numpy images go up as bits: TUNING.host_bits, where the host helpers load."""
+    return TUNING.host_bits and _native.helpers() is not None
 
 
 def _sends_bits(to_host, image, use_edgeval):
-    """Whether a call's image goes up as bits: a numpy image (a host result) without use_edgeval,
-    where the host helpers load (TUNING.host_bits)."""
-    return (to_host and type(image) is np.ndarray and not use_edgeval and TUNING.host_bits
-            and _native.helpers() is not None)
+    """Whether a call's image goes up as bits: a numpy image (a host result) without use_edgeval
+    (_bits_on)."""
+    return to_host and type(image) is np.ndarray and not use_edgeval and _bits_on()
 
 
 def _ran(path):
@@ -487,7 +486,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
             plan.calls += 1
             return _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d)
     if plan.bits:
-        image_ptr, step = ws.send(_native.helpers(), image, True)
+        image_ptr, step = ws.send_bits(_native.helpers(), image)
         align = 0   # (not read by hough_collect_bits)
     else:
         d_image = ws.upload(image) if host_image else upload_2d(image)
@@ -550,7 +549,7 @@ def _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d):
     then the lines as _lines returns them. The device image words are those of the thread's upload
     buffer, so the lean graph replays while its size holds."""
     _ran("native-bits" if plan.bits else "native")
-    image = _native_layout(image)
+    image = _native.rows_contiguous(image)
     rows, cols = image.shape
     step = _native.bit_row_bytes(cols) if plan.bits else cols
     ws.reserve(rows * step)
@@ -635,7 +634,7 @@ def _fast_plan(rows, cols, rho, theta, with_votes, to_host):
         if len(_plans) > 256:
             _plans.clear()
         gpu_key = (rows, cols, numangle, numrho, float(rho32), float(theta32), 0.0, False, with_votes, to_host,
-                   TUNING.generation, to_host and TUNING.host_bits and _native.helpers() is not None)
+                   TUNING.generation, to_host and _bits_on())
         plan = _plans[key] = (numangle, numrho, rho32, theta32, gpu_key)
     return plan
 
