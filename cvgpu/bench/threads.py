@@ -7,6 +7,7 @@ after each thread's own warm-up calls: _throughput). cvgpu's threads each issue 
 stream of their own (``streams="own"``) or all on the default stream (``"default"``); cv2 runs in
 the same job.
 """
+import contextlib
 import threading
 import time
 
@@ -39,7 +40,6 @@ def _throughput(fn, frames, threads, cp=None, own_streams=False):
     thread warmed first by its own first WARM_CALLS frames (untimed): cvgpu keeps a workspace, plans
     and captured graphs per thread, which a long-lived worker thread makes once, so fresh threads
     would time their making (a pass of a few dozen frames per thread was mostly that)."""
-    import contextlib
     errors = []
     barrier = threading.Barrier(threads + 1)
 
