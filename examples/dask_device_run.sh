@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # cvgpu.dask on a machine with 2 GPUs (issue 45), from the repository root, with the Dask wheels in
-# .whl/ (dask, distributed and what the device image lacks of their needs; see the report of issue 45):
+# ${WHEELS:-.whl}/ (dask, distributed and what the device image lacks of their needs, for its Python:
+#   pip download --python-version 3.12 --only-binary=:all: -d .whldask dask distributed):
 #   bash examples/dask_device_run.sh
 # Installs the wheels into /tmp/site, runs tests/dask (the 2-GPU tests included), the example on
 # every GPU and on one, then `python -m cvgpu.bench.dask_scaling`. Writes to ${OUT:-./device-out}:
 # env.log, tests.log, example-2gpu.log, example-1gpu.log, bench.log, dask_scaling.json.
 # Sized for 9 minutes on 2 x H100 with 32 cores (each step has its own time limit; the sum is 8.5
 # minutes). IMAGES (default 2000) images per benchmark pass, LAYOUTS (default "1x4 2x4") the GPU
-# workers x threads per GPU, REPEAT (default 3) timed passes per row.
+# workers x threads per GPU, REPEAT (default 3) timed passes per row. MPS_LAYOUTS (default none):
+# layouts run again with an MPS server started for them (the processes of one GPU then share it;
+# their rows say "MPS"), into dask_scaling_mps.json / bench-mps.log.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -17,7 +20,7 @@ SITE=${SITE:-/tmp/site}
 mkdir -p "$SITE"
 # As examples/device_report.sh: a carried opencv-contrib build, when there is one.
 if [ -f .whl/cv5contrib.tar.xz ]; then tar -xJf .whl/cv5contrib.tar.xz -C "$SITE"; fi
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl \
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" "${WHEELS:-.whl}"/*.whl \
   > "$OUT/pip.log" 2>&1 || { cat "$OUT/pip.log"; exit 1; }
 # Byte-compile once: each Dask worker is a new interpreter that imports distributed (seconds from source).
 python3 -m compileall -q -j 0 "$SITE" > /dev/null 2>&1
@@ -53,3 +56,19 @@ echo "== python -m cvgpu.bench.dask_scaling"
 timeout -s INT "${BENCH_TIMEOUT:-260}" python3 -m cvgpu.bench.dask_scaling --images "${IMAGES:-2000}" \
   --layouts ${LAYOUTS:-1x4 2x4} --repeat "${REPEAT:-3}" --json "$OUT/dask_scaling.json" 2>&1 \
   | grep -v -e 'CvgpuFallbackWarning' -e 'findContoursPacked(mask' | tee "$OUT/bench.log"
+
+if [ -n "${MPS_LAYOUTS:-}" ] && command -v nvidia-cuda-mps-control > /dev/null; then
+  echo "== python -m cvgpu.bench.dask_scaling under MPS (no CPU row)"
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cvgpu-dask-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/cvgpu-dask-mps/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    # shellcheck disable=SC2086
+    timeout -s INT "${MPS_BENCH_TIMEOUT:-260}" python3 -m cvgpu.bench.dask_scaling --images "${IMAGES:-2000}" \
+      --layouts ${MPS_LAYOUTS} --repeat "${REPEAT:-3}" --no-cpu --json "$OUT/dask_scaling_mps.json" 2>&1 \
+      | grep -v -e 'CvgpuFallbackWarning' -e 'findContoursPacked(mask' | tee "$OUT/bench-mps.log"
+    echo quit | nvidia-cuda-mps-control; sleep 1
+    cp "$CUDA_MPS_LOG_DIRECTORY"/control.log "$OUT/mps-control.log" 2>/dev/null
+  else
+    echo "MPS: the daemon did not start" | tee "$OUT/bench-mps.log"
+  fi
+fi

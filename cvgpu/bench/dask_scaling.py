@@ -16,8 +16,12 @@ the client, and 2,000 tables of thousands of contours would time the network ins
 
 Rows: a GPU count with a layout ``WxT`` (W worker processes per GPU, T threads each, each thread on
 its own CUDA stream), and ``cpu``: one worker process per core (``--cpu-workers``, default all),
-one thread each, CVGPU_BACKEND=cv2 (cvgpu computes with cv2) and cv2.setNumThreads(1), running the
-same Dask code. Each row: cluster start and warm-up (kernels compiled, photographs loaded) untimed,
+one thread each, CVGPU_BACKEND=cv2 (cvgpu computes with cv2), running the same Dask code. Every
+worker runs cv2.setNumThreads(1): the workers' own threads already cover the cores, and cv2's pool
+in each of them (a thread per core in every process) only competes with them. A GPU row whose
+workers are clients of an MPS server (CUDA_MPS_PIPE_DIRECTORY set, as examples/dask_device_run.sh
+does) says ``MPS``: the processes of one GPU then share it instead of taking turns. Each row:
+cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
 (make the mask, findContours, measure) with the workers' busy share of the wall time. Every row's
@@ -223,9 +227,15 @@ def _row_gpu(n_gpus, layout, specs, args):
             Client(cluster) as client:
         client.wait_for_workers(n_gpus * per_gpu)
         start_s = time.perf_counter() - t0
-        row = timed_passes(client, specs, args.repeat, args.batch or None)
-    return dict(config="%d GPU %dx%d" % (n_gpus, per_gpu, threads), gpus=n_gpus, layout="%dx%d" % layout,
-                start_s=start_s, **row)
+        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+    return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if _mps() else ""), gpus=n_gpus,
+                layout="%dx%d" % layout, mps=_mps(), start_s=start_s, **row)
+
+
+def _mps():
+    """Whether this run's GPU workers are clients of an MPS server (the run's script starts one
+    and names its pipe in CUDA_MPS_PIPE_DIRECTORY, which the workers inherit)."""
+    return bool(os.environ.get("CUDA_MPS_PIPE_DIRECTORY"))
 
 
 def _row_cpu(specs, args):
@@ -242,14 +252,15 @@ def _row_cpu(specs, args):
 
 
 def print_rows(rows, file=sys.stdout):
-    ref = {r["layout"]: r["images_per_s"] for r in rows if r["gpus"] == 1}
+    ref = {(r["layout"], r.get("mps")): r["images_per_s"] for r in rows if r["gpus"] == 1}
     cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
             "start s", "check")
     print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %7s %s" % head, file=file)
     for r in rows:
-        scale = r["images_per_s"] / ref[r["layout"]] if r["gpus"] > 1 and r["layout"] in ref else None
+        key = (r["layout"], r.get("mps"))
+        scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
         vs_cpu = r["images_per_s"] / cpu if cpu and r["gpus"] else None
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
         print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %7.1f %s" % (
@@ -261,7 +272,7 @@ def print_rows(rows, file=sys.stdout):
 def _environment():
     import cv2
     env = {"python": platform.python_version(), "cv2": cv2.__version__, "numpy": np.__version__,
-           "cpu_count": os.cpu_count(), "machine": platform.machine()}
+           "cpu_count": os.cpu_count(), "machine": platform.machine(), "mps": _mps()}
     for name in ("dask", "distributed", "cupy"):
         try:
             env[name] = __import__(name).__version__
