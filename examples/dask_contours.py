@@ -2,6 +2,7 @@
 
     python examples/dask_contours.py FOLDER [--csv contours.csv]               # every GPU here
     python examples/dask_contours.py FOLDER --gpus 1                            # one GPU
+    python examples/dask_contours.py FOLDER --workers-per-gpu 4                 # 4 processes a GPU (MPS)
     python examples/dask_contours.py FOLDER --scheduler tcp://host:8786         # a running cluster
     python examples/dask_contours.py FOLDER --cpu 8                             # 8 CPU workers, cv2
     python examples/dask_contours.py FOLDER --demo 200                          # write 200 demo images first
@@ -84,7 +85,7 @@ def connect(args):
     if args.cpu:
         cluster = cpu_cluster(args.cpu, threads_per_worker=1)
     else:
-        cluster = gpu_cluster(args.gpus, threads_per_worker=args.threads)
+        cluster = gpu_cluster(args.gpus, threads_per_worker=args.threads, workers_per_gpu=args.workers_per_gpu)
     return Client(cluster), cluster
 
 
@@ -97,6 +98,8 @@ def main(argv=None):
     where.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://host:8786")
     where.add_argument("--cpu", type=int, metavar="N", help="N CPU worker processes computing with cv2")
     ap.add_argument("--threads", type=int, default=2, help="threads per GPU worker (default 2)")
+    ap.add_argument("--workers-per-gpu", type=int, default=1, metavar="W",
+                    help="worker processes per GPU (default 1; several want an MPS server, see the README)")
     ap.add_argument("--demo", type=int, metavar="N", help="first write N demo images into FOLDER")
     args = ap.parse_args(argv)
 
