@@ -100,7 +100,7 @@ class _Buffers:
 
     __slots__ = ("key", "options", "points", "accums", "accum_pair", "parity", "bounds", "counters", "keys", "results",
                  "call", "call_bytes", "out_word", "spare_out", "last_count", "collect", "collect_lean", "votes",
-                 "maxima", "cap", "plans", "graph_seen")
+                 "maxima", "chain", "cap", "plans", "graph_seen")
 
 
 class _Plan:
@@ -435,6 +435,8 @@ class HoughLinesDetector:
                       (max(1, min(cdiv(numangle * numrho, 1024), TUNING.detector_maxima_blocks_per_sm * num_sms)),),
                       (1024,),
                       cap * 8, np.int32(numangle), np.int32(numrho))
+        # ch_maxima's chained scan: a word per block and the overflow word (zero between detects).
+        buf.chain = cp.zeros(buf.maxima[1][0] + 1, dtype=cp.uint64)
         self._buf = buf
         return buf
 
@@ -444,6 +446,8 @@ class HoughLinesDetector:
         plan = _Plan()
         plan.out_cap, plan.out_bytes, plan.leans = out_cap, out_cap * 16, None
         graphs = []
+        direct = not self._do_sort and TUNING.detector_direct_write
+        _ran("maxima-direct" if direct else "maxima-last-block")
         for parity in (0, 1):
             maxima = Kernel(fn, grid, block, smem, accum=buf.accum_pair[parity], numangle=a_numangle, numrho=a_numrho,
                             threshold=np.int32(self._threshold), keys=buf.keys, counters=buf.counters,
@@ -451,7 +455,7 @@ class HoughLinesDetector:
                             smem_cap=np.int32(buf.cap), rho=self._rho, theta=self._theta, out=Word("out_ptr"),
                             out_step_floats=np.int64(out_cap * 2), out_cap=np.int32(out_cap),
                             host=np.uint64(buf.results.pinned.ptr), call=CALL, bounds=buf.bounds,
-                            next_accum=buf.accum_pair[1 - parity])
+                            next_accum=buf.accum_pair[1 - parity], chain=buf.chain, direct=np.int32(direct))
             graphs.append(_graphs.GraphPlan(cp, FAMILY, buf.options, buf.call, (buf.collect, buf.votes[parity], maxima),
                                             buf.collect_lean, _ran))
         plan.graphs = tuple(graphs)

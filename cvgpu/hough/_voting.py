@@ -77,6 +77,11 @@ TUNING = _HoughTuning(
     # block's ticket, and half the blocks finish sooner on photographs' edge maps, where the
     # scan is short (bench rows: cuda.HoughLinesDetector, photo coffee 640x480 and 1280x720 Canny).
     detector_maxima_blocks_per_sm=1,
+    # Without doSort, the detector's ch_maxima blocks each write their own lines at their final
+    # places (kernels/cuda/hough.cu, "the direct write") instead of the last block ranking and
+    # writing them all; False: the last block does (bench rows: cuda.HoughLinesDetector, "up to
+    # 2,000 lines").
+    detector_direct_write=True,
     # HoughLines' global-atomics voting: blocks per SM along the points, angles per block (bench
     # row: HoughLines[vote-global], segments 1024x1024 164k pts).
     global_blocks_per_sm=4,

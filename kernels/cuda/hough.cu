@@ -326,7 +326,7 @@ __device__ __forceinline__ unsigned long long ch_swap(unsigned long long key)
 }
 
 // Writes line i: (rho, theta) into row 0 of the result, votes into the first half of row 1,
-// zeros into the second half of row 1; the same into the pinned host mirror when given.
+// zeros into the second half of row 1 (count >= 0); the same into the pinned host mirror when given.
 __device__ __forceinline__ void ch_write_line(
     unsigned long long key, int i, int count, int numrho, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, float* __restrict__ host_lines,
@@ -343,12 +343,136 @@ __device__ __forceinline__ void ch_write_line(
     out[2 * (long long)i + 1] = angle;
     int* out_votes = reinterpret_cast<int*>(out + out_step_floats);
     out_votes[i] = votes;
-    out_votes[count + i] = 0;
+    if (count >= 0)  // (the direct write leaves the zeros to the last block, which knows the count)
+        out_votes[count + i] = 0;
     if (host_lines) {
         host_lines[2 * i] = radius;
         host_lines[2 * i + 1] = angle;
         host_votes[i] = votes;
     }
+}
+
+// ---- The direct write (no doSort: raster order; cvgpu/cuda/hough.py passes `direct`).
+// Each block scans a contiguous range of the accumulator (hough_find_maxima<.., Chunked>), so the
+// lines' raster order is the blocks' order, then each block's own order. A block keeps its keys in
+// shared memory, learns how many lines the blocks before it found by a chained scan over `chain`
+// (one word a block: a decoupled look-back, which needs only that lower blocks were scheduled
+// first, never that all blocks are resident at once), ranks its few keys among themselves and
+// writes its lines at their final places, in parallel with the other blocks. Before, the last block
+// ranked and wrote every line alone: ~1,900 lines took it ~20 us (compat_matrix/HISTORY.md, "Up to
+// 2,000 lines"). The last block then only writes the votes row's zeros and publishes the count.
+// The write is speculative: a block does not know the total. When the lines are more than
+// maxLines, or a block found more than CH_OWN_CAP, the last block orders and writes them as
+// without `direct` (every place a block wrote is then written again).
+// chain[b]: 0 (not yet), CH_CHAIN_AGG | block b's count, or CH_CHAIN_INCL | the count of blocks
+// 0..b; chain[gridDim.x]: nonzero when a block's keys did not fit. All reset by the last block.
+#define CH_OWN_CAP 2048
+#define CH_CHAIN_AGG (1ull << 62)
+#define CH_CHAIN_INCL (1ull << 63)
+
+__device__ __forceinline__ unsigned long long ch_load_relaxed(const unsigned long long* p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void ch_store_relaxed(unsigned long long* p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Warp 0 of each block: the count of lines of the blocks before this one. Looks at 32 predecessors
+// at a time, nearest first, and sums them up to the nearest inclusive one.
+__device__ __forceinline__ int ch_chain_prefix(unsigned long long* chain, int own)
+{
+    const int lane = threadIdx.x & 31, b = blockIdx.x;
+    if (b == 0) {
+        if (lane == 0)
+            ch_store_relaxed(&chain[0], CH_CHAIN_INCL | (unsigned)own);
+        return 0;
+    }
+    if (lane == 0)
+        ch_store_relaxed(&chain[b], CH_CHAIN_AGG | (unsigned)own);
+    int prefix = 0;
+    for (int end = b;;) {
+        const int j = end - 1 - lane;
+        const unsigned long long s = j >= 0 ? ch_load_relaxed(&chain[j]) : CH_CHAIN_INCL;
+        const unsigned incl = __ballot_sync(FULL_MASK, (s & CH_CHAIN_INCL) != 0);
+        const unsigned ready = __ballot_sync(FULL_MASK, (s >> 62) != 0);
+        const int stop = incl ? __ffs(incl) - 1 : 31;
+        const unsigned need = stop == 31 ? FULL_MASK : (2u << stop) - 1u;
+        if ((ready & need) != need)
+            continue;  // a block in the window has not published yet
+        int v = lane <= stop ? (int)(unsigned)s : 0;
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1)
+            v += __shfl_xor_sync(FULL_MASK, v, d);
+        prefix += v;
+        if (incl)
+            break;
+        end -= 32;
+    }
+    if (lane == 0)
+        ch_store_relaxed(&chain[b], CH_CHAIN_INCL | (unsigned)(prefix + own));
+    return prefix;
+}
+
+// Every block: scan its range, write its lines where they go, take the ticket. True in the last
+// block only, with *found every block's maxima (as hough_maxima_last_block).
+__device__ __forceinline__ bool ch_maxima_direct(
+    const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
+    unsigned long long* __restrict__ tally, const int* __restrict__ bounds, unsigned long long* own, int own_cap,
+    unsigned long long* __restrict__ chain, int limit, float rho, float theta, float* __restrict__ out,
+    long long out_step_floats, float* __restrict__ host_lines, int* __restrict__ host_votes, int* found)
+{
+    __shared__ int s_count, s_prefix, s_found, s_is_last;
+    if (threadIdx.x == 0)
+        s_count = 0;
+    __syncthreads();
+    hough_find_maxima<true, true>(accum, numangle, numrho, threshold, keys, tally, bounds, own, &s_count, own_cap);
+    __syncthreads();
+    const int n = s_count;
+    if (threadIdx.x < 32) {
+        const int prefix = ch_chain_prefix(chain, n);
+        if (threadIdx.x == 0) {
+            s_prefix = prefix;
+            if (n > own_cap)
+                atomicOr(&chain[gridDim.x], 1ull);
+        }
+    }
+    __syncthreads();
+    const int prefix = s_prefix;
+    bool wrote = false;
+    if (n <= own_cap && prefix < limit) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const unsigned long long key = own[i];
+            const unsigned int flat = (unsigned int)key;  // distinct: one accumulator cell each
+            int rank = 0;
+            for (int j = 0; j < n; j++)
+                rank += (unsigned int)own[j] < flat;
+            if (prefix + rank < limit) {
+                ch_write_line(key, prefix + rank, -1, numrho, rho, theta, out, out_step_floats, host_lines,
+                              host_votes);
+                wrote = true;
+            }
+        }
+    }
+    // The lines reach the host before the ticket's release: the last block publishes the count
+    // after acquiring it (as the last block's own threads fence before its barrier).
+    if (wrote)
+        __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned long long before = hough_ticket(tally, 1ull << 32);
+        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
+        s_found = (int)(unsigned)before;
+    }
+    __syncthreads();
+    if (!s_is_last)
+        return false;
+    *found = s_found;
+    return true;
 }
 
 // Keys a thread ranks in ch_maxima's raster-order tail: SMEM_CAP (cvgpu/cuda/hough.py) over 1024.
@@ -369,7 +493,8 @@ __device__ __forceinline__ void ch_maxima_body(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
-    const long long* __restrict__ call, const int* __restrict__ bounds)
+    const long long* __restrict__ call, const int* __restrict__ bounds, unsigned long long* __restrict__ chain,
+    int direct)
 {
     extern __shared__ unsigned long long sorted[];
     __shared__ HoughRankScratch rank_scratch;
@@ -377,12 +502,29 @@ __device__ __forceinline__ void ch_maxima_body(
     if (call != nullptr)  // graph mode, see CH_WORDS
         out = reinterpret_cast<float*>(call[CH_WORD_OUT_PTR]);
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
+    float* host_lines = reinterpret_cast<float*>(host + 1);
+    int* host_votes = host + 1 + 2 * out_cap;
     int K;
-    if (!hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &K, bounds))
+    direct = direct && !do_sort;  // (the host passes it only without doSort)
+    if (direct) {
+        if (!ch_maxima_direct(accum, numangle, numrho, threshold, keys, tally, bounds, sorted,
+                              min(CH_OWN_CAP, smem_cap), chain, max_lines <= 0 ? 0 : min(max_lines, out_cap), rho,
+                              theta, out, out_step_floats, host_lines, host_votes, &K))
+            return;
+    } else if (!hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &K, bounds)) {
         return;
+    }
 
     // ---- the last block: order, write, publish.
     const int count = max_lines <= 0 ? 0 : min(K, max_lines);
+    // The blocks wrote every line already (direct, none dropped, all of them fitted).
+    const bool written =
+        direct && count == K && K <= smem_cap && K <= out_cap && ch_load_relaxed(&chain[gridDim.x]) == 0ull;
+    if (direct) {
+        __syncthreads();  // (every thread has read chain[gridDim.x])
+        for (int i = threadIdx.x; i <= (int)gridDim.x; i += blockDim.x)
+            chain[i] = 0ull;
+    }
     if (K > smem_cap) {
         if (threadIdx.x == 0) {
             counters[0] = 0;
@@ -392,10 +534,12 @@ __device__ __forceinline__ void ch_maxima_body(
         }
         return;
     }
-    float* host_lines = reinterpret_cast<float*>(host + 1);
-    int* host_votes = host + 1 + 2 * out_cap;
     bool wrote = false;
-    if (K <= (int)blockDim.x) {
+    if (written) {
+        int* out_votes = reinterpret_cast<int*>(out + out_step_floats);
+        for (int i = threadIdx.x; i < count; i += blockDim.x)
+            out_votes[count + i] = 0;
+    } else if (K <= (int)blockDim.x) {
         const int i = threadIdx.x;
         const unsigned long long key = i < K ? __ldcg(&keys[i]) : 0ull;
         // rank: the key's place among all K (votes order), or among the chosen (raster order).
@@ -483,10 +627,11 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int max_lines, int do_sort, int smem_cap, float rho, float theta,
     float* __restrict__ out, long long out_step_floats, int out_cap, int* __restrict__ host,
-    const long long* __restrict__ call, const int* __restrict__ bounds, int* __restrict__ next_accum)
+    const long long* __restrict__ call, const int* __restrict__ bounds, int* __restrict__ next_accum,
+    unsigned long long* __restrict__ chain, int direct)
 {
     ch_maxima_body(accum, numangle, numrho, threshold, keys, counters, max_lines, do_sort, smem_cap, rho, theta, out,
-                   out_step_floats, out_cap, host, call, bounds);
+                   out_step_floats, out_cap, host, call, bounds, chain, direct);
     ch_zero_windows(next_accum, bounds, numangle, numrho + 2);
 }
 

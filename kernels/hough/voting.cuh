@@ -412,10 +412,16 @@ __device__ __forceinline__ unsigned long long hough_key(int votes, unsigned int 
 // its votes can reach (bounds, see ch_row_bounds in kernels/cuda/hough.cu); every other cell holds 0,
 // and a 0 is never a maximum (it would have to exceed its left neighbour). Otherwise every interior
 // column.
-template <bool Windowed>
+//
+// Chunked (the detector's direct write, kernels/cuda/hough.cu): block b scans the contiguous cells
+// [b * chunk, (b + 1) * chunk) instead of every gridDim-th tile, so that the blocks' maxima follow
+// one another in raster order, and also appends its keys to `own` (shared, `own_cap` slots; the
+// count in *own_count goes on past own_cap, which tells the caller they did not fit).
+template <bool Windowed, bool Chunked = false>
 __device__ __forceinline__ void hough_find_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, const int* __restrict__ bounds)
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, const int* __restrict__ bounds,
+    unsigned long long* own = nullptr, int* own_count = nullptr, int own_cap = 0)
 {
     const int width = numrho + 2;
     const int span = Windowed ? bounds[0] : numrho;  // cells scanned a row
@@ -426,8 +432,15 @@ __device__ __forceinline__ void hough_find_maxima(
     // latencies overlap. Windowed, the four neighbours' loads too: on photographs' edge maps many
     // cells pass the threshold, and each test's short-circuit then waited for one load after another
     // (bench rows: cuda.HoughLinesDetector on photographs; compat_matrix/HISTORY.md).
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < cells; base += HOUGH_MAXIMA_ILP * stride) {
+    long long first = (long long)blockIdx.x * blockDim.x, end = cells;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    if (Chunked) {
+        const long long chunk = (cells + gridDim.x - 1) / gridDim.x;
+        first = min(cells, (long long)blockIdx.x * chunk);
+        end = min(cells, first + chunk);
+        stride = blockDim.x;
+    }
+    for (long long base = first; base < end; base += HOUGH_MAXIMA_ILP * stride) {
         long long idx[HOUGH_MAXIMA_ILP];
         int v[HOUGH_MAXIMA_ILP];
         int nb[HOUGH_MAXIMA_ILP][4];  // left, right, up, down (Windowed)
@@ -437,7 +450,7 @@ __device__ __forceinline__ void hough_find_maxima(
             idx[u] = -1;
             v[u] = 0;
             nb[u][0] = nb[u][1] = nb[u][2] = nb[u][3] = 0;
-            if (cell < cells) {
+            if (cell < end) {
                 const int n = (int)hough_udiv(cell, span, narrow);
                 int col = (int)(cell - (long long)n * span) + 1;
                 bool inside = true;
@@ -474,6 +487,14 @@ __device__ __forceinline__ void hough_find_maxima(
             warp_base = __shfl_sync(FULL_MASK, warp_base, 0);
             if (is_max)
                 keys[warp_base + __popc(hits & ((1u << lane) - 1u))] = hough_key(v[u], (unsigned int)at);
+            if (Chunked) {
+                int own_base = 0;
+                if (lane == 0)
+                    own_base = atomicAdd(own_count, __popc(hits));
+                own_base = __shfl_sync(FULL_MASK, own_base, 0) + __popc(hits & ((1u << lane) - 1u));
+                if (is_max && own_base < own_cap)
+                    own[own_base] = hough_key(v[u], (unsigned int)at);
+            }
         }
     }
 }

@@ -538,10 +538,13 @@ def test_row_bounds_hold_every_vote(seed, rows, cols, kind, rho, theta):
 
 
 @gpu
-def test_every_ordering_path_of_the_maxima_tail():
+@pytest.mark.parametrize("direct", [True, False])
+def test_every_ordering_path_of_the_maxima_tail(direct):
     """ch_maxima's last block orders up to 1024 keys by rank (by pairs up to 128, by buckets above:
     hough_rank), up to SMEM_CAP by bitonic networks, and leaves more to the host: each with doSort
-    on and off, maxLines below, at and above the count."""
+    on and off, maxLines below, at and above the count. Without doSort the blocks write their own
+    lines (the direct write; maxLines below the count: the last block writes them again), or with
+    TUNING.detector_direct_write off the last block does."""
     rng = np.random.default_rng(5)
     img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
     acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
@@ -558,12 +561,16 @@ def test_every_ordering_path_of_the_maxima_tail():
     band1 = [(t, k) for t, k in counts.items() if 1025 <= k <= chough.SMEM_CAP]
     picks[4] = min(band1, key=lambda tk: tk[1])
     picks[5] = max(band1, key=lambda tk: tk[1])
-    for t, k in picks.values():
-        for do_sort in (False, True):
-            for max_lines in (k // 3, k, k + 5):
-                params = (1.0, math.pi / 180, t, do_sort, max_lines)
-                det = cuda.createHoughLinesDetector(*params)
-                assert _same_as_model(params, img, _detect(det, img)[1]), (t, k, do_sort, max_lines)
+    before = TUNING.paths()
+    with TUNING.override(detector_direct_write=direct):
+        for t, k in picks.values():
+            for do_sort in (False, True):
+                for max_lines in (k // 3, k, k + 5):
+                    params = (1.0, math.pi / 180, t, do_sort, max_lines)
+                    det = cuda.createHoughLinesDetector(*params)
+                    assert _same_as_model(params, img, _detect(det, img)[1]), (t, k, do_sort, max_lines)
+    path = "detector.maxima-direct" if direct else "detector.maxima-last-block"
+    assert TUNING.paths()[path] > before[path]
 
 
 @gpu
