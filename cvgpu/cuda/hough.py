@@ -143,7 +143,7 @@ class _Hot(_graphs.HotCall):
     source GpuMat's array, the buffers, the lean graphs of both accumulator parities, the output
     capacity (lines, bytes) and numrho."""
 
-    __slots__ = ("source", "buf", "leans", "out_cap", "out_bytes", "numrho")
+    __slots__ = ("source", "buf", "leans", "out_cap", "out_bytes", "numrho", "direct")
 
 
 _device_info = {}
@@ -440,13 +440,18 @@ class HoughLinesDetector:
         self._buf = buf
         return buf
 
-    def _plan(self, cp, buf, out_cap):
+    def _direct(self, last_count):
+        """Whether detect's maxima blocks write their own lines (ch_maxima's `direct`): without
+        doSort, once the last detect of these buffers found TUNING.detector_direct_min_lines."""
+        return (not self._do_sort and TUNING.detector_direct_write
+                and (last_count or 0) >= TUNING.detector_direct_min_lines)
+
+    def _plan(self, cp, buf, out_cap, direct):
         """The _Plan of the current settings over ``buf``."""
         fn, grid, block, smem, a_numangle, a_numrho = buf.maxima
         plan = _Plan()
         plan.out_cap, plan.out_bytes, plan.leans = out_cap, out_cap * 16, None
         graphs = []
-        direct = not self._do_sort and TUNING.detector_direct_write
         _ran("maxima-direct" if direct else "maxima-last-block")
         for parity in (0, 1):
             maxima = Kernel(fn, grid, block, smem, accum=buf.accum_pair[parity], numangle=a_numangle, numrho=a_numrho,
@@ -465,10 +470,12 @@ class HoughLinesDetector:
         rows, cols = image.shape
         buf = self._buffers(cp, rows, cols, numangle, numrho)
         out_cap = max(1, min(self._max_lines, buf.cap))
-        gkey = (self._threshold, self._max_lines, self._do_sort, float(self._rho), float(self._theta), out_cap)
+        direct = self._direct(buf.last_count)
+        gkey = (self._threshold, self._max_lines, self._do_sort, float(self._rho), float(self._theta), out_cap,
+                direct)
         plan = buf.plans.get(gkey)
         if plan is None:
-            plan = buf.plans[gkey] = self._plan(cp, buf, out_cap)
+            plan = buf.plans[gkey] = self._plan(cp, buf, out_cap, direct)
         stream, out = _start_detect(cp, buf, plan.out_bytes)
         step, ptr = image.strides[0], image.data.ptr
         parity = buf.parity
@@ -494,7 +501,7 @@ class HoughLinesDetector:
                     if leans:
                         hot = self._hot = _Hot(cp)
                         hot.source, hot.buf, hot.leans, hot.numrho = source, buf, leans, numrho
-                        hot.out_cap, hot.out_bytes = out_cap, plan.out_bytes
+                        hot.out_cap, hot.out_bytes, hot.direct = out_cap, plan.out_bytes, direct
                         TUNING.ran("detector.hot")
             else:
                 _ran("direct")
@@ -566,6 +573,9 @@ class HoughLinesDetector:
             self._abandon(buf)
             raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_lines.cpp", 0)
         buf.last_count = max(status, 0)
+        hot = self._hot
+        if hot is not None and hot.buf is buf and hot.direct != self._direct(buf.last_count):
+            self._hot = None  # the next detect takes the other plan (its graphs replay from then on)
         if status >= 0:
             count = status
             if count == 0:

@@ -82,6 +82,12 @@ TUNING = _HoughTuning(
     # writing them all; False: the last block does (bench rows: cuda.HoughLinesDetector, "up to
     # 2,000 lines").
     detector_direct_write=True,
+    # ... once the detector's last detect found at least this many lines: the direct write puts a
+    # chained scan and a second system fence on the path to the count (+0.5-4 us at 20-500 lines),
+    # and takes the last block's ranking of ~1,900 lines off it (-6 to -7 us) (bench rows:
+    # cuda.HoughLinesDetector, photo camera ... "up to 2,000 lines" and the rows of 20-500 lines;
+    # compat_matrix/HISTORY.md, "The detector's direct write").
+    detector_direct_min_lines=1024,
     # HoughLines' global-atomics voting: blocks per SM along the points, angles per block (bench
     # row: HoughLines[vote-global], segments 1024x1024 164k pts).
     global_blocks_per_sm=4,

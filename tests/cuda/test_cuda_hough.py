@@ -543,8 +543,8 @@ def test_every_ordering_path_of_the_maxima_tail(direct):
     """ch_maxima's last block orders up to 1024 keys by rank (by pairs up to 128, by buckets above:
     hough_rank), up to SMEM_CAP by bitonic networks, and leaves more to the host: each with doSort
     on and off, maxLines below, at and above the count. Without doSort the blocks write their own
-    lines (the direct write; maxLines below the count: the last block writes them again), or with
-    TUNING.detector_direct_write off the last block does."""
+    lines (the direct write, here from the first detect on; maxLines below the count: the last
+    block writes them again), or with TUNING.detector_direct_write off the last block does."""
     rng = np.random.default_rng(5)
     img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
     acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
@@ -562,7 +562,7 @@ def test_every_ordering_path_of_the_maxima_tail(direct):
     picks[4] = min(band1, key=lambda tk: tk[1])
     picks[5] = max(band1, key=lambda tk: tk[1])
     before = TUNING.paths()
-    with TUNING.override(detector_direct_write=direct):
+    with TUNING.override(detector_direct_write=direct, detector_direct_min_lines=0):
         for t, k in picks.values():
             for do_sort in (False, True):
                 for max_lines in (k // 3, k, k + 5):
@@ -571,6 +571,29 @@ def test_every_ordering_path_of_the_maxima_tail(direct):
                     assert _same_as_model(params, img, _detect(det, img)[1]), (t, k, do_sort, max_lines)
     path = "detector.maxima-direct" if direct else "detector.maxima-last-block"
     assert TUNING.paths()[path] > before[path]
+
+
+@gpu
+def test_direct_write_follows_the_last_count():
+    """The detector takes the direct write once its last detect found detector_direct_min_lines
+    lines, and the last block's tail again below that: a detector's detects switch both ways, every
+    result equal to the model."""
+    rng = np.random.default_rng(5)
+    img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
+    acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
+    counts = {t: len(model_maxima(acc, t)[0]) for t in range(0, 40)}
+    many = min((t for t, k in counts.items() if 1100 <= k <= chough.SMEM_CAP), key=lambda t: counts[t])
+    few = min((t for t, k in counts.items() if 20 <= k <= 200), key=lambda t: counts[t])
+    before = TUNING.paths()
+    det = cuda.createHoughLinesDetector(1.0, math.pi / 180, many, False, 4096)
+    d_img = cuda.GpuMat(img)
+    for threshold in (many, many, many, many, few, few, few, many, many):
+        det.setThreshold(threshold)
+        params = (1.0, math.pi / 180, threshold, False, 4096)
+        assert _same_as_model(params, img, det.downloadResults(det.detect(d_img))), threshold
+    after = TUNING.paths()
+    assert after["detector.maxima-direct"] > before["detector.maxima-direct"]
+    assert after["detector.maxima-last-block"] > before["detector.maxima-last-block"]
 
 
 @gpu
