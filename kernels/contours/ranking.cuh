@@ -8,6 +8,8 @@
 // end: the record's rank counted from the end. int2 as (x = successor, y = weight); the same 8
 // bytes as one 64-bit word where a kernel must read and write a record whole.
 
+#include "relaxed.cuh"
+
 // One synchronous round for record i: reads src, writes dst.
 __device__ __forceinline__ void jump_step(int i, const int2* __restrict__ src, int2* __restrict__ dst)
 {
@@ -23,17 +25,9 @@ __device__ __forceinline__ void jump_step(int i, const int2* __restrict__ src, i
 // The 64-bit word form: successor in the low half, weight in the high half (int2's layout). Read
 // and written whole, relaxed at GPU scope (single-copy atomic), because rank_jump_inplace updates
 // records while other threads read them.
-__device__ __forceinline__ unsigned long long rec_load(const unsigned long long* p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
+__device__ __forceinline__ unsigned long long rec_load(const unsigned long long* p) { return relaxed_load_u64(p); }
 
-__device__ __forceinline__ void rec_store(unsigned long long* p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+__device__ __forceinline__ void rec_store(unsigned long long* p, unsigned long long v) { relaxed_store_u64(p, v); }
 
 __device__ __forceinline__ int rec_next(unsigned long long v) { return (int)(unsigned)v; }
 

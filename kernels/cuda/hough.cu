@@ -65,6 +65,7 @@
 #define HOUGH_UNROLL 16
 #endif
 #include "hough/voting.cuh"
+#include "relaxed.cuh"
 
 // Graph mode (kernels/graphs.cuh): the per-call values come from `call`, the image's words
 // (HOUGH_WORD_*, kernels/hough/voting.cuh), then the output pointer; cvgpu/cuda/hough.py: WORDS
@@ -370,18 +371,6 @@ __device__ __forceinline__ void ch_write_line(
 #define CH_CHAIN_AGG (1ull << 62)
 #define CH_CHAIN_INCL (1ull << 63)
 
-__device__ __forceinline__ unsigned long long ch_load_relaxed(const unsigned long long* p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void ch_store_relaxed(unsigned long long* p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
 // Warp 0 of each block: the count of lines of the blocks before this one. Looks at 32 predecessors
 // at a time, nearest first, and sums them up to the nearest inclusive one.
 __device__ __forceinline__ int ch_chain_prefix(unsigned long long* chain, int own)
@@ -389,15 +378,15 @@ __device__ __forceinline__ int ch_chain_prefix(unsigned long long* chain, int ow
     const int lane = threadIdx.x & 31, b = blockIdx.x;
     if (b == 0) {
         if (lane == 0)
-            ch_store_relaxed(&chain[0], CH_CHAIN_INCL | (unsigned)own);
+            relaxed_store_u64(&chain[0], CH_CHAIN_INCL | (unsigned)own);
         return 0;
     }
     if (lane == 0)
-        ch_store_relaxed(&chain[b], CH_CHAIN_AGG | (unsigned)own);
+        relaxed_store_u64(&chain[b], CH_CHAIN_AGG | (unsigned)own);
     int prefix = 0;
     for (int end = b;;) {
         const int j = end - 1 - lane;
-        const unsigned long long s = j >= 0 ? ch_load_relaxed(&chain[j]) : CH_CHAIN_INCL;
+        const unsigned long long s = j >= 0 ? relaxed_load_u64(&chain[j]) : CH_CHAIN_INCL;
         const unsigned incl = __ballot_sync(FULL_MASK, (s & CH_CHAIN_INCL) != 0);
         const unsigned ready = __ballot_sync(FULL_MASK, (s >> 62) != 0);
         const int stop = incl ? __ffs(incl) - 1 : 31;
@@ -414,7 +403,7 @@ __device__ __forceinline__ int ch_chain_prefix(unsigned long long* chain, int ow
         end -= 32;
     }
     if (lane == 0)
-        ch_store_relaxed(&chain[b], CH_CHAIN_INCL | (unsigned)(prefix + own));
+        relaxed_store_u64(&chain[b], CH_CHAIN_INCL | (unsigned)(prefix + own));
     return prefix;
 }
 
@@ -426,7 +415,7 @@ __device__ __forceinline__ bool ch_maxima_direct(
     unsigned long long* __restrict__ chain, int limit, float rho, float theta, float* __restrict__ out,
     long long out_step_floats, float* __restrict__ host_lines, int* __restrict__ host_votes, int* found)
 {
-    __shared__ int s_count, s_prefix, s_found, s_is_last;
+    __shared__ int s_count, s_prefix;
     if (threadIdx.x == 0)
         s_count = 0;
     __syncthreads();
@@ -463,16 +452,7 @@ __device__ __forceinline__ bool ch_maxima_direct(
     if (wrote)
         __threadfence_system();
     __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned long long before = hough_ticket(tally, 1ull << 32);
-        s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
-        s_found = (int)(unsigned)before;
-    }
-    __syncthreads();
-    if (!s_is_last)
-        return false;
-    *found = s_found;
-    return true;
+    return hough_last_block(tally, found);
 }
 
 // Keys a thread ranks in ch_maxima's raster-order tail: SMEM_CAP (cvgpu/cuda/hough.py) over 1024.
@@ -519,7 +499,7 @@ __device__ __forceinline__ void ch_maxima_body(
     const int count = max_lines <= 0 ? 0 : min(K, max_lines);
     // The blocks wrote every line already (direct, none dropped, all of them fitted).
     const bool written =
-        direct && count == K && K <= smem_cap && K <= out_cap && ch_load_relaxed(&chain[gridDim.x]) == 0ull;
+        direct && count == K && K <= smem_cap && K <= out_cap && relaxed_load_u64(&chain[gridDim.x]) == 0ull;
     if (direct) {
         __syncthreads();  // (every thread has read chain[gridDim.x])
         for (int i = threadIdx.x; i <= (int)gridDim.x; i += blockDim.x)

@@ -682,20 +682,14 @@ __device__ __forceinline__ unsigned long long hough_ticket(unsigned long long* c
     return old;
 }
 
-// hough_find_maxima over the grid, then a ticket in the high 32 bits of *tally: true in the last
-// block to finish only, with *found every block's maxima (the ticket returns the low half with it,
-// which saves the last block a dependent read) and their keys visible to it. The last block orders
-// and writes the lines, then resets the counters for the next call (hough_maxima_emit, ch_maxima).
-template <bool Windowed>
-__device__ __forceinline__ bool hough_maxima_last_block(
-    const int* __restrict__ accum, int numangle, int numrho, int threshold,
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, int* found,
-    const int* __restrict__ bounds)
+// The block's ticket in the high 32 bits of *tally (every thread calls it, after a barrier that
+// follows the block's last store of keys or lines): true in the last block to take one, with
+// *found the low half (every block's maxima), everything the other blocks stored before their
+// tickets visible to it.
+__device__ __forceinline__ bool hough_last_block(unsigned long long* __restrict__ tally, int* found)
 {
     __shared__ int s_found;
     __shared__ int s_is_last;
-    hough_find_maxima<Windowed>(accum, numangle, numrho, threshold, keys, tally, bounds);
-    __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned long long before = hough_ticket(tally, 1ull << 32);
         s_is_last = (int)(before >> 32) == (int)gridDim.x - 1;
@@ -706,4 +700,19 @@ __device__ __forceinline__ bool hough_maxima_last_block(
         return false;
     *found = s_found;
     return true;
+}
+
+// hough_find_maxima over the grid, then a ticket in the high 32 bits of *tally: true in the last
+// block to finish only, with *found every block's maxima (the ticket returns the low half with it,
+// which saves the last block a dependent read) and their keys visible to it. The last block orders
+// and writes the lines, then resets the counters for the next call (hough_maxima_emit, ch_maxima).
+template <bool Windowed>
+__device__ __forceinline__ bool hough_maxima_last_block(
+    const int* __restrict__ accum, int numangle, int numrho, int threshold,
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ tally, int* found,
+    const int* __restrict__ bounds)
+{
+    hough_find_maxima<Windowed>(accum, numangle, numrho, threshold, keys, tally, bounds);
+    __syncthreads();
+    return hough_last_block(tally, found);
 }
