@@ -10,7 +10,8 @@
 # minutes). IMAGES (default 2000) images per benchmark pass, LAYOUTS (default "1x4 2x4") the GPU
 # workers x threads per GPU, REPEAT (default 3) timed passes per row. MPS_LAYOUTS (default none):
 # layouts run again with an MPS server started for them (the processes of one GPU then share it;
-# their rows say "MPS"), into dask_scaling_mps.json / bench-mps.log.
+# their rows say "MPS"), into dask_scaling_mps.json / bench-mps.log. BENCH_ONLY=1 skips the tests and
+# the example.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -36,6 +37,7 @@ print("cvgpu backend", cvgpu.backend(), "| visible GPUs", visible_gpus())
 EOF
 nvidia-smi -L 2>&1 | tee -a "$OUT/env.log"
 
+if [ "${BENCH_ONLY:-0}" != 1 ]; then  # BENCH_ONLY=1: the benchmark alone
 echo "== tests/dask"
 timeout -s INT "${TEST_TIMEOUT:-170}" python3 -m pytest -q -p no:cacheprovider -rs --durations=12 tests/dask 2>&1 \
   | tee "$OUT/tests.log"
@@ -50,6 +52,7 @@ timeout -s INT "${EXAMPLE_TIMEOUT:-40}" python3 examples/dask_contours.py /tmp/d
 echo "exit $?"; grep -v '^cvgpu.dask: ' "$OUT/example-1gpu.log" | tail -4
 cmp -s "$OUT/contours-2gpu.csv" /tmp/contours-1gpu.csv && echo "1-GPU CSV == 2-GPU CSV" || echo "CSV DIFFER"
 gzip -f "$OUT/contours-2gpu.csv"
+fi
 
 echo "== python -m cvgpu.bench.dask_scaling"
 # shellcheck disable=SC2086
