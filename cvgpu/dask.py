@@ -39,7 +39,6 @@ worker, or by ``read``), numpy arrays (scattered to the workers), any small pick
 ``read`` turns into an image on the worker (a frame number, a tile's coordinates), or a
 ``dask.array`` of frames (N, H, W[, C]), each chunk along axis 0 computed and mapped on one worker.
 """
-import contextlib
 import itertools
 import logging
 import os
@@ -351,36 +350,20 @@ def visible_gpus():
     return [str(i) for i in range(count)]
 
 
-# The scheduler of the clusters made here sends every task to a worker as soon as it is submitted
-# (worker-saturation inf). Dask's default (1.1) holds back what the workers' threads cannot start
-# at once, so each worker thread waited a round trip to the scheduler for its next task: a fixed
-# cost a pass that shorter passes (two GPUs) feel more (bench rows: cvgpu.bench.dask_scaling;
-# compat_matrix/HISTORY.md, "Dask: the scheduler's saturation and guided batches").
-WORKER_SATURATION = float("inf")
-
-
-def _saturation(value):
-    """A config context for a new cluster's scheduler: ``worker_saturation`` (None: Dask's own)."""
-    return dask.config.set({"distributed.scheduler.worker-saturation": value}) if value is not None \
-        else contextlib.nullcontext()
-
-
-def cpu_cluster(n_workers=None, threads_per_worker=1, backend="cv2", worker_saturation=WORKER_SATURATION, **kwargs):
+def cpu_cluster(n_workers=None, threads_per_worker=1, backend="cv2", **kwargs):
     """A ``distributed.LocalCluster`` of worker processes on this machine's cores (one per core by
     default). ``backend="cv2"`` sets CVGPU_BACKEND=cv2 in the workers: cvgpu computes with cv2
-    there, also where a GPU exists (the CPU baseline of cvgpu.bench.dask_scaling).
-    ``worker_saturation``: the scheduler's (see WORKER_SATURATION; None keeps Dask's setting)."""
+    there, also where a GPU exists (the CPU baseline of cvgpu.bench.dask_scaling)."""
     env = dict(kwargs.pop("env", None) or {})
     if backend == "cv2":
         env["CVGPU_BACKEND"] = "cv2"
     kwargs.setdefault("dashboard_address", None)
-    with _saturation(worker_saturation):
-        return distributed.LocalCluster(n_workers=n_workers or os.cpu_count() or 1,
-                                        threads_per_worker=threads_per_worker, processes=True, env=env, **kwargs)
+    return distributed.LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=threads_per_worker,
+                                    processes=True, env=env, **kwargs)
 
 
 def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cuda=None, cpu_fallback=True,
-                worker_saturation=WORKER_SATURATION, **kwargs):
+                **kwargs):
     """A local cluster of one worker process per GPU (``workers_per_gpu`` processes each with
     ``threads_per_worker`` threads), each worker seeing only its own GPU as device 0.
 
@@ -389,7 +372,6 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
     ``workers_per_gpu`` is 1), True requires it, False never uses it. Without any visible GPU, a
     ``cpu_cluster`` (cvgpu computes with cv2; a warning says so) unless ``cpu_fallback`` is False;
     so a script asking for one GPU also runs on a machine without one.
-    ``worker_saturation``: the scheduler's (see WORKER_SATURATION; None keeps Dask's setting).
     Other keyword arguments go to the cluster (e.g. ``dashboard_address=":8787"``, which needs bokeh)."""
     available = visible_gpus()
     if gpus is None or (not available and cpu_fallback):
@@ -406,8 +388,7 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
         from ._backend import CvgpuFallbackWarning
         warnings.warn("cvgpu.dask.gpu_cluster: no usable GPU; starting a CPU cluster where cvgpu computes with cv2",
                       CvgpuFallbackWarning, stacklevel=2)
-        # a process per core, as cv2 runs one thread a call
-        return cpu_cluster(threads_per_worker=1, worker_saturation=worker_saturation, **kwargs)
+        return cpu_cluster(threads_per_worker=1, **kwargs)  # a process per core, as cv2 runs one thread a call
     if use_dask_cuda is None:
         use_dask_cuda = workers_per_gpu == 1 and _has_dask_cuda()
     if use_dask_cuda:
@@ -415,11 +396,8 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
             raise ValueError("LocalCUDACluster runs one worker per GPU; use use_dask_cuda=False for more")
         from dask_cuda import LocalCUDACluster
         kwargs.setdefault("dashboard_address", None)
-        with _saturation(worker_saturation):
-            return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(ids), threads_per_worker=threads_per_worker,
-                                    **kwargs)
-    with _saturation(worker_saturation):
-        return _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, **kwargs)
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(ids), threads_per_worker=threads_per_worker, **kwargs)
+    return _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, **kwargs)
 
 
 def _has_dask_cuda():
@@ -474,21 +452,6 @@ def auto_batch(n_items, threads):
     return max(1, min(64, n_items // (8 * max(1, threads))))
 
 
-def batch_bounds(n_items, threads, batch_size=None):
-    """[(start, stop)] of the tasks over items [0, n_items): ``batch_size`` items each when given;
-    else guided: auto_batch's size while many items remain, then what remains over twice the
-    threads (at least 1), so that the last tasks, which no other task can balance, are short and
-    the threads finish close together."""
-    threads = max(1, threads)
-    size = batch_size or auto_batch(n_items, threads)
-    bounds, start = [], 0
-    while start < n_items:
-        step = size if batch_size else max(1, min(size, -(-(n_items - start) // (2 * threads))))
-        bounds.append((start, min(n_items, start + step)))
-        start += step
-    return bounds
-
-
 class _Progress:
     """tqdm on a terminal when importable; elsewhere a line on stderr at every tenth of the run;
     a callable ``progress(done, total)`` is called after every batch."""
@@ -535,7 +498,7 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     ``items``: paths, numpy arrays, small objects ``read`` understands, or a ``dask.array`` of
     frames (N, H, W[, C]). ``client``: a ``distributed.Client`` (default: the current one).
     ``read``: item -> image on the worker (default ``read_image``: cv2.imread for paths).
-    ``batch_size``: items per task (default ``batch_bounds``' guided sizes); for a dask array, the chunk length
+    ``batch_size``: items per task (default ``auto_batch``); for a dask array, the chunk length
     along axis 0 (default: its own chunks). ``progress``: True for a progress bar, False for none,
     or ``progress(done, total)``. ``families`` / ``setup`` / ``cv2_threads`` / ``engine``: the worker
     plugin's (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing)."""
@@ -547,9 +510,10 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     else:
         items = list(items)
         labels = [_label(item, i) for i, item in enumerate(items)]
-        batches = [_ItemBatch(client, func, read or read_image, labels, items, start, stop,
+        size = batch_size or auto_batch(len(items), _total_threads(client))
+        batches = [_ItemBatch(client, func, read or read_image, labels, items, start, min(start + size, len(items)),
                               "cvgpu-map-%s-%d" % (token, b))
-                   for b, (start, stop) in enumerate(batch_bounds(len(items), _total_threads(client), batch_size))]
+                   for b, start in enumerate(range(0, len(items), size))]
     results = [None] * len(labels)
     bar = _Progress(progress, len(labels))
     pending = {}

@@ -2,7 +2,7 @@
 every CPU core with cv2:
 
     python -m cvgpu.bench.dask_scaling --images 2000 [--gpus 1,2] [--layouts 1x4] [--cpu-workers N]
-        [--repeat 3] [--dask-defaults] [--json PATH]
+        [--repeat 3] [--json PATH]
 
 The images: Otsu masks (1920x1080) of scikit-image's bundled photographs, each photograph cropped four
 ways and resized once per worker (``prepare_bases``, the worker plugin's setup), then varied per image
@@ -20,10 +20,7 @@ one thread each, CVGPU_BACKEND=cv2 (cvgpu computes with cv2), running the same D
 worker runs cv2.setNumThreads(1): the workers' own threads already cover the cores, and cv2's pool
 in each of them (a thread per core in every process) only competes with them. A GPU row whose
 workers are clients of an MPS server (CUDA_MPS_PIPE_DIRECTORY set, as examples/dask_device_run.sh
-does) says ``MPS``: the processes of one GPU then share it instead of taking turns. The clusters
-schedule as cvgpu.dask's do (tasks sent to the workers at once, guided batch sizes); with
-``--dask-defaults`` as Dask's defaults would (worker-saturation 1.1, one batch size), and the rows
-say so. Each row:
+does) says ``MPS``: the processes of one GPU then share it instead of taking turns. Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
@@ -226,33 +223,13 @@ def _row_gpu(n_gpus, layout, specs, args):
     per_gpu, threads = layout
     t0 = time.perf_counter()
     with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu,
-                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False,
-                     **_scheduling(args)) as cluster, Client(cluster) as client:
+                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False) as cluster, \
+            Client(cluster) as client:
         client.wait_for_workers(n_gpus * per_gpu)
         start_s = time.perf_counter() - t0
-        row = timed_passes(client, specs, args.repeat, _batch(args, specs, client), cv2_threads=1)
-    return dict(config="%d GPU %dx%d%s%s" % (n_gpus, per_gpu, threads, " MPS" if _mps() else "", _tag(args)),
-                gpus=n_gpus, layout="%dx%d" % layout, mps=_mps(), dask_defaults=args.dask_defaults, start_s=start_s,
-                **row)
-
-
-def _scheduling(args):
-    """The clusters' scheduling: cvgpu.dask's (tasks sent at once), or Dask's own (--dask-defaults)."""
-    return dict(worker_saturation=None) if args.dask_defaults else {}
-
-
-def _batch(args, specs, client):
-    """Items per task: --batch; with --dask-defaults auto_batch's for every task (no guided sizes)."""
-    if args.batch:
-        return args.batch
-    if args.dask_defaults:
-        from cvgpu.dask import auto_batch
-        return auto_batch(len(specs), sum(client.nthreads().values()))
-    return None
-
-
-def _tag(args):
-    return " dask-defaults" if args.dask_defaults else ""
+        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+    return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if _mps() else ""), gpus=n_gpus,
+                layout="%dx%d" % layout, mps=_mps(), start_s=start_s, **row)
 
 
 def _mps():
@@ -267,29 +244,26 @@ def _row_cpu(specs, args):
     from cvgpu.dask import cpu_cluster
     n = args.cpu_workers or os.cpu_count() or 1
     t0 = time.perf_counter()
-    with cpu_cluster(n, threads_per_worker=1, backend="cv2", **_scheduling(args)) as cluster, \
-            Client(cluster) as client:
+    with cpu_cluster(n, threads_per_worker=1, backend="cv2") as cluster, Client(cluster) as client:
         client.wait_for_workers(n)
         start_s = time.perf_counter() - t0
-        row = timed_passes(client, specs, args.repeat, _batch(args, specs, client), cv2_threads=1)
-    return dict(config="cv2 %d CPU workers%s" % (n, _tag(args)), gpus=0, layout="%dx1" % n,
-                dask_defaults=args.dask_defaults, start_s=start_s, **row)
+        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+    return dict(config="cv2 %d CPU workers" % n, gpus=0, layout="%dx1" % n, start_s=start_s, **row)
 
 
 def print_rows(rows, file=sys.stdout):
-    ref = {(r["layout"], r.get("mps"), r.get("dask_defaults")): r["images_per_s"] for r in rows if r["gpus"] == 1}
-    cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0 and not r.get("dask_defaults")),
-               next((r["images_per_s"] for r in rows if r["gpus"] == 0), None))
+    ref = {(r["layout"], r.get("mps")): r["images_per_s"] for r in rows if r["gpus"] == 1}
+    cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
             "start s", "check")
-    print("%-36s %10s %10s %8s %7s %8s %8s %8s %5s %7s %s" % head, file=file)
+    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %7s %s" % head, file=file)
     for r in rows:
-        key = (r["layout"], r.get("mps"), r.get("dask_defaults"))
+        key = (r["layout"], r.get("mps"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
         vs_cpu = r["images_per_s"] / cpu if cpu and r["gpus"] else None
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
-        print("%-36s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %7.1f %s" % (
+        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
             r["busy_share"], r["start_s"], check), file=file)
@@ -328,8 +302,6 @@ def build_parser():
     ap.add_argument("--repeat", type=int, default=3, help="timed passes per row (default 3)")
     ap.add_argument("--batch", type=int, default=0, help="images per task (default: cvgpu.dask.auto_batch)")
     ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
-    ap.add_argument("--dask-defaults", action="store_true",
-                    help="Dask's own worker-saturation and one batch size for every task (the rows say so)")
     ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
     return ap
 

@@ -85,7 +85,7 @@ def cluster_config():
 
 @pytest.fixture(scope="module")
 def cpu_client(cluster_config):
-    cluster = cvdask.cpu_cluster(2, threads_per_worker=1, worker_saturation=None)  # CLUSTER_CONFIG's
+    cluster = cvdask.cpu_cluster(2, threads_per_worker=1)
     client = Client(cluster)
     yield client
     client.close()
@@ -342,38 +342,6 @@ def _gpu_count():
     return cvgpu._backend.device_count()
 
 
-def test_batch_bounds_cover_every_item_once_in_order():
-    """map_images' tasks: contiguous ranges covering every item once, in order; guided sizes (never
-    above auto_batch's, never growing, the last tasks short) unless batch_size is given."""
-    for n in (0, 1, 7, 100, 2000, 4099):
-        for threads in (1, 2, 16, 32):
-            for batch_size in (None, 1, 5):
-                bounds = cvdask.batch_bounds(n, threads, batch_size)
-                assert [b for _, b in bounds[:-1]] == [a for a, _ in bounds[1:]]
-                assert (bounds[0][0], bounds[-1][1]) == (0, n) if n else bounds == []
-                sizes = [b - a for a, b in bounds]
-                assert all(size >= 1 for size in sizes)
-                if batch_size:
-                    assert set(sizes[:-1]) <= {batch_size}
-                else:
-                    assert max(sizes, default=1) <= cvdask.auto_batch(n, threads)
-                    assert sizes == sorted(sizes, reverse=True)
-    sizes = [b - a for a, b in cvdask.batch_bounds(2000, 16)]
-    assert sizes[0] == cvdask.auto_batch(2000, 16) and sizes[-1] == 1
-
-
-def test_clusters_send_tasks_at_once(cluster_config):
-    """cpu_cluster's scheduler holds no task back from the workers (WORKER_SATURATION), unless the
-    caller keeps Dask's setting (worker_saturation=None: here CLUSTER_CONFIG's 1.0)."""
-    import math
-
-    def saturation(dask_scheduler=None):
-        return dask_scheduler.WORKER_SATURATION
-    for value, expected in ((cvdask.WORKER_SATURATION, math.inf), (None, 1.0), (2.5, 2.5)):
-        with cvdask.cpu_cluster(1, worker_saturation=value) as cluster, Client(cluster) as c:
-            assert c.run_on_scheduler(saturation) == expected
-
-
 def needs_two_gpus(test):
     n = _gpu_count()
     return pytest.mark.gpu(pytest.mark.skipif(n < 2, reason="needs 2 GPUs, %d visible" % n)(test))
@@ -381,8 +349,7 @@ def needs_two_gpus(test):
 
 @pytest.fixture(scope="module")
 def gpu2_client(cluster_config):
-    cluster = cvdask.gpu_cluster(2, threads_per_worker=2, use_dask_cuda=False, cpu_fallback=False,
-                                 worker_saturation=None)  # CLUSTER_CONFIG's
+    cluster = cvdask.gpu_cluster(2, threads_per_worker=2, use_dask_cuda=False, cpu_fallback=False)
     client = Client(cluster)
     client.wait_for_workers(2, timeout=120)
     cvdask.prepare_workers(client)  # warm now: the tests read the workers' state before their first map
