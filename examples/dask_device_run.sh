@@ -11,7 +11,7 @@
 # workers x threads per GPU, REPEAT (default 3) timed passes per row. MPS_LAYOUTS (default none):
 # layouts run again with an MPS server started for them (the processes of one GPU then share it;
 # their rows say "MPS"), into dask_scaling_mps.json / bench-mps.log. BENCH_ONLY=1 skips the tests and
-# the example.
+# the example; BENCH_ARGS: more arguments of the benchmark (e.g. --batch 32).
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -57,7 +57,7 @@ fi
 echo "== python -m cvgpu.bench.dask_scaling"
 # shellcheck disable=SC2086
 timeout -s INT "${BENCH_TIMEOUT:-260}" python3 -m cvgpu.bench.dask_scaling --images "${IMAGES:-2000}" \
-  --layouts ${LAYOUTS:-1x4 2x4} --repeat "${REPEAT:-3}" --json "$OUT/dask_scaling.json" 2>&1 \
+  --layouts ${LAYOUTS:-1x4 2x4} --repeat "${REPEAT:-3}" ${BENCH_ARGS:-} --json "$OUT/dask_scaling.json" 2>&1 \
   | grep -v -e 'CvgpuFallbackWarning' -e 'findContoursPacked(mask' | tee "$OUT/bench.log"
 
 if [ -n "${MPS_LAYOUTS:-}" ] && command -v nvidia-cuda-mps-control > /dev/null; then
@@ -67,7 +67,7 @@ if [ -n "${MPS_LAYOUTS:-}" ] && command -v nvidia-cuda-mps-control > /dev/null; 
   if nvidia-cuda-mps-control -d; then
     # shellcheck disable=SC2086
     timeout -s INT "${MPS_BENCH_TIMEOUT:-260}" python3 -m cvgpu.bench.dask_scaling --images "${IMAGES:-2000}" \
-      --layouts ${MPS_LAYOUTS} --repeat "${REPEAT:-3}" --no-cpu --json "$OUT/dask_scaling_mps.json" 2>&1 \
+      --layouts ${MPS_LAYOUTS} --repeat "${REPEAT:-3}" --no-cpu ${BENCH_ARGS:-} --json "$OUT/dask_scaling_mps.json" 2>&1 \
       | grep -v -e 'CvgpuFallbackWarning' -e 'findContoursPacked(mask' | tee "$OUT/bench-mps.log"
     echo quit | nvidia-cuda-mps-control; sleep 1
     cp "$CUDA_MPS_LOG_DIRECTORY"/control.log "$OUT/mps-control.log" 2>/dev/null
