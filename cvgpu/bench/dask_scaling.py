@@ -24,7 +24,9 @@ does) says ``MPS``: the processes of one GPU then share it instead of taking tur
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
-(make the mask, findContours, measure) with the workers' busy share of the wall time. Every row's
+(make the mask, findContours, measure) with the workers' busy share of the wall time, and where
+their threads idled in the best pass (``idle_shares``: before their first image, between images,
+after their last; percent of threads x wall time). Every row's
 results are compared: the CRCs of all images equal across rows, or the row says ``MISMATCH``.
 """
 import argparse
@@ -32,6 +34,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import time
 import zlib
 
@@ -168,6 +171,7 @@ def run_spec(spec):
     """A task's per-image work: make the mask, find and measure its contours; returns the summary
     (counts, area sum, the table's CRC, the stage times in ms, the engine)."""
     import cvgpu
+    start = time.time()  # (wall clock: the idle shares compare the workers' times with the client's)
     t0 = time.perf_counter()
     mask = make_mask(spec)
     t1 = time.perf_counter()
@@ -177,7 +181,8 @@ def run_spec(spec):
     t3 = time.perf_counter()
     return {"contours": len(table), "points": int(len(points)), "area": float(table["area"].sum()),
             "crc": zlib.crc32(table.tobytes()), "make_ms": (t1 - t0) * 1e3, "find_ms": (t2 - t1) * 1e3,
-            "measure_ms": (t3 - t2) * 1e3, "backend": cvgpu.last_call_backend()}
+            "measure_ms": (t3 - t2) * 1e3, "backend": cvgpu.last_call_backend(),
+            "thread": (os.getpid(), threading.get_ident()), "start": start, "end": time.time()}
 
 
 def _spec(item):
@@ -196,11 +201,14 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
     kw = dict(client=client, read=_spec, batch_size=batch_size, progress=False, setup=setup,
               cv2_threads=cv2_threads)
     map_images(run_spec, specs[:warm_items or 4 * threads], **kw)
-    walls, results = [], None
+    walls, results, idle = [], None, None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, wall0 = time.perf_counter(), time.time()
         results = map_images(run_spec, specs, **kw)
         walls.append(time.perf_counter() - t)
+        pass_idle = idle_shares([r.value for r in results if r.ok], wall0, time.time(), threads)
+        if idle is None or walls[-1] == min(walls):
+            idle = pass_idle  # the best pass's, as images_per_s
     failed = [r.error for r in results if not r.ok]
     values = [r.value for r in results if r.ok]
     n = len(specs)
@@ -213,7 +221,26 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
             "busy_share": busy / (median * threads), "failed": failed[:5], "n_failed": len(failed),
             "backends": sorted({v["backend"] for v in values}), "contours": sum(v["contours"] for v in values),
             "checksum": zlib.crc32(np.array([v["crc"] for v in values], np.uint32).tobytes()) if not failed else None,
-            "devices": sorted({str(i["device"]) for i in info.values()}), **stage}
+            "devices": sorted({str(i["device"]) for i in info.values()}), "idle": idle, **stage}
+
+
+def idle_shares(values, wall0, wall1, threads):
+    """Where a pass's worker threads did not run images, as shares of threads x the pass's wall
+    time (run_spec's start and end per image, per worker thread): "start" before a thread's first
+    image, "gaps" between its images (the tasks' dispatch, results and Dask's own work), "end"
+    after its last image; threads that ran no image count whole in "start"."""
+    spans = {}
+    for v in values:
+        spans.setdefault(tuple(v["thread"]), []).append((v["start"], v["end"]))
+    total = max(1e-9, (wall1 - wall0) * max(threads, len(spans)))
+    start = gaps = end = 0.0
+    for runs in spans.values():
+        runs.sort()
+        start += max(0.0, runs[0][0] - wall0)
+        end += max(0.0, wall1 - max(e for _, e in runs))
+        gaps += sum(max(0.0, b[0] - a[1]) for a, b in zip(runs, runs[1:]))
+    start += (wall1 - wall0) * max(0, threads - len(spans))
+    return {"start": start / total, "gaps": gaps / total, "end": end / total}
 
 
 def _row_gpu(n_gpus, layout, specs, args):
@@ -256,17 +283,19 @@ def print_rows(rows, file=sys.stdout):
     cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
-            "start s", "check")
-    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %7s %s" % head, file=file)
+            "idle s/g/e %", "start s", "check")
+    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %13s %7s %s" % head, file=file)
     for r in rows:
         key = (r["layout"], r.get("mps"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
         vs_cpu = r["images_per_s"] / cpu if cpu and r["gpus"] else None
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
-        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %7.1f %s" % (
+        idle = r.get("idle") or {}
+        shares = "/".join("%d" % round(100 * idle[k]) for k in ("start", "gaps", "end")) if idle else "-"
+        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
-            r["busy_share"], r["start_s"], check), file=file)
+            r["busy_share"], shares, r["start_s"], check), file=file)
 
 
 def _environment():

@@ -320,6 +320,16 @@ def test_benchmark_row_checksum_equals_the_plain_loop(client):
     loop = [bench.run_spec(s)["crc"] for s in specs]
     assert row["checksum"] == zlib.crc32(np.array(loop, np.uint32).tobytes())
     assert [zlib.crc32(bench.cv2_table(bench.make_mask(s)).tobytes()) for s in specs] == loop
+    assert set(row["idle"]) == {"start", "gaps", "end"} and all(0 <= v <= 1 for v in row["idle"].values())
+
+
+def test_idle_shares_of_a_pass():
+    """idle_shares: a pass of 10 s on 3 threads; thread a runs images 1-4 and 5-9, thread b 2-8,
+    thread c none: before the first image 1 + 2 + 10, between 1, after 1 + 2, of 30 thread-seconds."""
+    values = [{"thread": ("p", "a"), "start": 101.0, "end": 104.0}, {"thread": ("p", "a"), "start": 105.0, "end": 109.0},
+              {"thread": ("p", "b"), "start": 102.0, "end": 108.0}]
+    shares = bench.idle_shares(values, 100.0, 110.0, 3)
+    assert shares == pytest.approx({"start": 13 / 30, "gaps": 1 / 30, "end": 3 / 30})
 
 
 def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
