@@ -460,7 +460,8 @@ class HoughLinesDetector:
                             smem_cap=np.int32(buf.cap), rho=self._rho, theta=self._theta, out=Word("out_ptr"),
                             out_step_floats=np.int64(out_cap * 2), out_cap=np.int32(out_cap),
                             host=np.uint64(buf.results.pinned.ptr), call=CALL, bounds=buf.bounds,
-                            next_accum=buf.accum_pair[1 - parity], chain=buf.chain, direct=np.int32(direct))
+                            next_accum=buf.accum_pair[1 - parity], chain=buf.chain,
+                            direct=np.int32(TUNING.detector_direct_own_cap if direct else 0))
             graphs.append(_graphs.GraphPlan(cp, FAMILY, buf.options, buf.call, (buf.collect, buf.votes[parity], maxima),
                                             buf.collect_lean, _ran))
         plan.graphs = tuple(graphs)

@@ -88,6 +88,10 @@ TUNING = _HoughTuning(
     # cuda.HoughLinesDetector, photo camera ... "up to 2,000 lines" and the rows of 20-500 lines;
     # compat_matrix/HISTORY.md, "The detector's direct write").
     detector_direct_min_lines=1024,
+    # ... keeping at most this many keys a block in shared memory (a block with more leaves the
+    # writing to the last block); each block ranks its keys pairwise, so this bounds that work (no
+    # bench row: the photographs' blocks hold tens of keys; tests force a small value).
+    detector_direct_own_cap=2048,
     # HoughLines' global-atomics voting: blocks per SM along the points, angles per block (bench
     # row: HoughLines[vote-global], segments 1024x1024 164k pts).
     global_blocks_per_sm=4,

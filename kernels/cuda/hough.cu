@@ -363,11 +363,10 @@ __device__ __forceinline__ void ch_write_line(
 // ranked and wrote every line alone: ~1,900 lines took it ~20 us (compat_matrix/HISTORY.md, "Up to
 // 2,000 lines"). The last block then only writes the votes row's zeros and publishes the count.
 // The write is speculative: a block does not know the total. When the lines are more than
-// maxLines, or a block found more than CH_OWN_CAP, the last block orders and writes them as
-// without `direct` (every place a block wrote is then written again).
+// maxLines, or a block found more keys than its shared slots (`direct`), the last block orders and
+// writes them as without `direct` (every place a block wrote is then written again).
 // chain[b]: 0 (not yet), CH_CHAIN_AGG | block b's count, or CH_CHAIN_INCL | the count of blocks
 // 0..b; chain[gridDim.x]: nonzero when a block's keys did not fit. All reset by the last block.
-#define CH_OWN_CAP 2048
 #define CH_CHAIN_AGG (1ull << 62)
 #define CH_CHAIN_INCL (1ull << 63)
 
@@ -485,10 +484,12 @@ __device__ __forceinline__ void ch_maxima_body(
     float* host_lines = reinterpret_cast<float*>(host + 1);
     int* host_votes = host + 1 + 2 * out_cap;
     int K;
-    direct = direct && !do_sort;  // (the host passes it only without doSort)
+    // direct: 0, or the keys a block keeps in shared memory (TUNING.detector_direct_own_cap); the
+    // host passes it only without doSort.
+    direct = do_sort ? 0 : direct;
     if (direct) {
         if (!ch_maxima_direct(accum, numangle, numrho, threshold, keys, tally, bounds, sorted,
-                              min(CH_OWN_CAP, smem_cap), chain, max_lines <= 0 ? 0 : min(max_lines, out_cap), rho,
+                              min(direct, smem_cap), chain, max_lines <= 0 ? 0 : min(max_lines, out_cap), rho,
                               theta, out, out_step_floats, host_lines, host_votes, &K))
             return;
     } else if (!hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &K, bounds)) {

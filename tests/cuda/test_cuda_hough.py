@@ -574,6 +574,25 @@ def test_every_ordering_path_of_the_maxima_tail(direct):
 
 
 @gpu
+@pytest.mark.parametrize("own_cap", [1, 4, 64])
+def test_direct_write_blocks_over_their_slots_fall_back(own_cap):
+    """A block that finds more keys than its shared slots (TUNING.detector_direct_own_cap) leaves
+    the writing to the last block, which orders every line as without the direct write: the
+    results still equal the model, with maxLines below, at and above the count."""
+    rng = np.random.default_rng(11)
+    img = (rng.random((160, 240)) < 0.08).astype(np.uint8)
+    acc, _, _ = model_accumulator(img, 1.0, math.pi / 180)
+    counts = {t: len(model_maxima(acc, t)[0]) for t in range(0, 40)}
+    for t in sorted({min(counts, key=lambda t: abs(counts[t] - k)) for k in (60, 600, 3000)}):
+        k = counts[t]
+        with TUNING.override(detector_direct_min_lines=0, detector_direct_own_cap=own_cap):
+            for max_lines in (k // 2, k, k + 5):
+                params = (1.0, math.pi / 180, t, False, max_lines)
+                det = cuda.createHoughLinesDetector(*params)
+                assert _same_as_model(params, img, _detect(det, img)[1]), (own_cap, t, k, max_lines)
+
+
+@gpu
 def test_direct_write_follows_the_last_count():
     """The detector takes the direct write once its last detect found detector_direct_min_lines
     lines, and the last block's tail again below that: a detector's detects switch both ways, every
