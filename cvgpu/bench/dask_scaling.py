@@ -243,6 +243,38 @@ def idle_shares(values, wall0, wall1, threads):
     return {"start": start / total, "gaps": gaps / total, "end": end / total}
 
 
+def _batches(text):
+    """--batch: images per task, comma-separated; 0 is cvgpu.dask.auto_batch's choice."""
+    try:
+        values = [int(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("--batch takes integers, e.g. 0,16,64") from None
+    if not values or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError("--batch takes integers >= 0, e.g. 0,16,64")
+    return values
+
+
+def _best_batch(client, specs, args):
+    """timed_passes at each of --batch's sizes on one cluster; the fastest one's row, with every
+    size's best images/s (`by_batch`). Each engine is compared at its own best size: with few images
+    a task, the CPU row's 32 workers spent half a pass idle after their last image (2 x H200 run of
+    2026-11-28: cv2 950 images/s at auto_batch's 7 images a task, 2,240 at 64)."""
+    rows = {}
+    for batch in args.batch:
+        rows[batch] = timed_passes(client, specs, args.repeat, batch or None, cv2_threads=1)
+    best = max(rows, key=lambda b: rows[b]["images_per_s"])
+    row = rows[best]
+    threads = sum(client.nthreads().values())
+    row["batch"] = best or _auto_batch(len(specs), threads)
+    row["by_batch"] = {str(b or _auto_batch(len(specs), threads)): r["images_per_s"] for b, r in rows.items()}
+    return row
+
+
+def _auto_batch(n, threads):
+    from cvgpu.dask import auto_batch
+    return auto_batch(n, threads)
+
+
 def _row_gpu(n_gpus, layout, specs, args):
     from distributed import Client
 
@@ -254,7 +286,7 @@ def _row_gpu(n_gpus, layout, specs, args):
             Client(cluster) as client:
         client.wait_for_workers(n_gpus * per_gpu)
         start_s = time.perf_counter() - t0
-        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+        row = _best_batch(client, specs, args)
     return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if _mps() else ""), gpus=n_gpus,
                 layout="%dx%d" % layout, mps=_mps(), start_s=start_s, **row)
 
@@ -274,7 +306,7 @@ def _row_cpu(specs, args):
     with cpu_cluster(n, threads_per_worker=1, backend="cv2") as cluster, Client(cluster) as client:
         client.wait_for_workers(n)
         start_s = time.perf_counter() - t0
-        row = timed_passes(client, specs, args.repeat, args.batch or None, cv2_threads=1)
+        row = _best_batch(client, specs, args)
     return dict(config="cv2 %d CPU workers" % n, gpus=0, layout="%dx1" % n, start_s=start_s, **row)
 
 
@@ -283,8 +315,8 @@ def print_rows(rows, file=sys.stdout):
     cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
-            "idle s/g/e %", "start s", "check")
-    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %13s %7s %s" % head, file=file)
+            "idle s/g/e %", "batch", "start s", "check")
+    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %7s %s" % head, file=file)
     for r in rows:
         key = (r["layout"], r.get("mps"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
@@ -292,10 +324,16 @@ def print_rows(rows, file=sys.stdout):
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
         idle = r.get("idle") or {}
         shares = "/".join("%d" % round(100 * idle[k]) for k in ("start", "gaps", "end")) if idle else "-"
-        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %7.1f %s" % (
+        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
-            r["busy_share"], shares, r["start_s"], check), file=file)
+            r["busy_share"], shares, r.get("batch", "-"), r["start_s"], check), file=file)
+    swept = [r for r in rows if len(r.get("by_batch") or {}) > 1]
+    if swept:
+        print("images/s by images a task (the row keeps its fastest):", file=file)
+        for r in swept:
+            print("  %-22s %s" % (r["config"], "  ".join("%s: %.1f" % kv for kv in r["by_batch"].items())),
+                  file=file)
 
 
 def _environment():
@@ -329,7 +367,9 @@ def build_parser():
     ap.add_argument("--no-cpu", action="store_true", help="skip the cv2 CPU row")
     ap.add_argument("--cpu-images", type=int, default=0, help="images for the CPU row (default --images)")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes per row (default 3)")
-    ap.add_argument("--batch", type=int, default=0, help="images per task (default: cvgpu.dask.auto_batch)")
+    ap.add_argument("--batch", type=_batches, default=[0, 64], metavar="N[,N...]",
+                    help="images per task, comma-separated: each row runs every size and keeps its fastest "
+                    "(0: cvgpu.dask.auto_batch; default 0,64)")
     ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
     ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
     return ap

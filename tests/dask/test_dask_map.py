@@ -332,6 +332,30 @@ def test_idle_shares_of_a_pass():
     assert shares == pytest.approx({"start": 13 / 30, "gaps": 1 / 30, "end": 3 / 30})
 
 
+def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
+    """--batch N,N,...: every size runs on the row's cluster and the row keeps the fastest, naming
+    it and every size's images/s (0: auto_batch's size, here 1,000 images over 8 threads: 15)."""
+    import argparse
+    from types import SimpleNamespace
+    assert bench._batches("0, 16,64") == [0, 16, 64]
+    for bad in ("x", "-1", ""):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench._batches(bad)
+    assert bench.build_parser().parse_args([]).batch == [0, 64]
+    speeds = {None: 100.0, 16: 300.0, 64: 200.0}
+    ran = []
+
+    def fake_passes(client, specs, repeat, batch, cv2_threads=None):
+        ran.append(batch)
+        return {"images_per_s": speeds[batch]}
+    monkeypatch.setattr(bench, "timed_passes", fake_passes)
+    client = SimpleNamespace(nthreads=lambda: {"a": 4, "b": 4})
+    row = bench._best_batch(client, list(range(1000)), SimpleNamespace(batch=[0, 16, 64], repeat=1))
+    assert ran == [None, 16, 64]
+    assert row["batch"] == 16 and row["images_per_s"] == 300.0
+    assert row["by_batch"] == {"15": 100.0, "16": 300.0, "64": 200.0}
+
+
 def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
     """gpu_cluster's own cluster (used where dask-cuda is not installed), with two device entries:
     one Nanny each, CUDA_VISIBLE_DEVICES set to its entry alone (here with cv2 computing)."""
