@@ -25,15 +25,27 @@ import threading
 
 
 class Tuning:
-    """Named tuned values; ``override(**values)`` changes some for a ``with`` block."""
+    """Named tuned values; ``override(**values)`` changes some for a ``with`` block.
+
+    Each value is also an attribute of the instance, so that ``TUNING.name`` on a hot path is one
+    dictionary hit (a class's ``__getattr__`` runs only after the normal lookup has failed and
+    raised internally: ~0.4 us a read, several a call on the per-call paths)."""
 
     def __init__(self, family, **values):
+        clash = sorted(n for n in values if hasattr(type(self), n) or n.startswith("_"))
+        if clash:
+            raise ValueError("%s tuning: value names %s clash with the class's own" % (family, ", ".join(clash)))
         object.__setattr__(self, "_family", family)
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_lock", threading.Lock())
         object.__setattr__(self, "_paths", collections.Counter())
+        self._publish(values)
 
-    def __getattr__(self, name):
+    def _publish(self, values):
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):  # (only names that are not values reach here)
         try:
             return self._values[name]
         except KeyError:
@@ -62,11 +74,13 @@ class Tuning:
         with self._lock:
             saved = {k: self._values[k] for k in values}
             self._values.update(values)
+            self._publish(values)
         try:
             yield self
         finally:
             with self._lock:
                 self._values.update(saved)
+                self._publish(saved)
 
     def __repr__(self):
         return "Tuning(%r, %s)" % (self._family, ", ".join("%s=%r" % kv for kv in sorted(self._values.items())))

@@ -307,3 +307,53 @@ def test_first_small_calls_in_auto_mode_start_nothing():
     assert len(lines) == 5, r.stdout + r.stderr
     for name, backend, probed, state, ms in lines:
         assert (backend, probed, state) == ("cv2", "False", "cold"), (name, backend, probed, state, ms)
+
+
+def test_tuning_values_read_as_attributes_and_overrides_apply():
+    """Tuning keeps each value as an instance attribute (no __getattr__ on the hot paths' reads):
+    an override changes what is read inside the block and restores it after, also when the block
+    raises; unknown names and names that shadow the class's own are refused."""
+    from cvgpu._tuning import Tuning
+    t = Tuning("demo", alpha=1, beta="b")
+    assert "alpha" in vars(t) and t.alpha == 1 and t.beta == "b"
+    with t.override(alpha=2):
+        assert t.alpha == 2 and t.beta == "b"
+    assert t.alpha == 1
+    with pytest.raises(RuntimeError):
+        with t.override(alpha=3, beta="c"):
+            assert (t.alpha, t.beta) == (3, "c")
+            raise RuntimeError("inside")
+    assert (t.alpha, t.beta) == (1, "b")
+    with pytest.raises(AttributeError):
+        t.gamma
+    with pytest.raises(AttributeError):
+        t.alpha = 5
+    with pytest.raises(AttributeError):
+        with t.override(gamma=1):
+            pass
+    for bad in ("ran", "override", "_values"):
+        with pytest.raises(ValueError):
+            Tuning("demo", **{bad: 1})
+    # The families' own objects: every value is an attribute.
+    from cvgpu.hough import TUNING as hough_tuning
+    assert all(name in vars(hough_tuning) for name in hough_tuning.names())
+    with hough_tuning.override(vote_min_points=7):
+        assert hough_tuning.vote_min_points == 7
+    assert hough_tuning.vote_min_points != 7
+
+
+def test_hough_engine_key_memo_matches_the_computation():
+    """cvgpu.hough.lines._engine_key's memo gives what the computation gives, for thetas of every
+    kind (float, int, numpy scalar, zero, NaN, a string cv2 rejects, an unhashable list)."""
+    import math
+    from cvgpu.hough import lines as L
+    img = np.zeros((48, 64), np.uint8)
+    for theta in (np.pi / 180, 1, np.float32(0.01), 0.0, float("nan"), "x", [1.0], np.pi / 180):
+        args = (img, 1.0, theta, 10)
+        got = L._engine_key(False, img, args, {})
+        try:
+            angles = int(math.log2(math.pi / float(theta)))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            angles = None
+        assert got == (False, _engine.size_bucket(img.size), angles), theta
+        assert L._engine_key(False, img, (img,), {"theta": theta}) == got

@@ -314,6 +314,7 @@ class _Workspace:
         self.spare_out = _graphs.SpareOutput()
         self.last_key = self.last_plan = None
         self.up_bytes, self.up_host, self.up_dev = 0, None, None
+        self.up_host_ptr = self.up_dev_ptr = 0  # their addresses (ndarray.ctypes costs ~1 us a read)
 
     def upload(self, image):
         """A host image on the device through this thread's pinned buffer: numpy's copy into it and
@@ -339,8 +340,8 @@ class _Workspace:
         rows, cols = image.shape
         step = _native.bit_row_bytes(cols)
         self.reserve(rows * step)
-        ptr = self.up_dev.data.ptr
-        _native.send_bit_rows(helpers, image, self.up_host.ctypes.data, ptr, self.cp.cuda.get_current_stream().ptr,
+        ptr = self.up_dev_ptr
+        _native.send_bit_rows(helpers, image, self.up_host_ptr, ptr, self.cp.cuda.get_current_stream().ptr,
                               "HoughLines", "hough.cpp")
         return ptr, step
 
@@ -349,6 +350,7 @@ class _Workspace:
         if self.up_bytes < n:
             pinned = self.cp.cuda.alloc_pinned_memory(n)
             self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), self.cp.empty(n, self.cp.uint8), n
+            self.up_host_ptr, self.up_dev_ptr = self.up_host.ctypes.data, self.up_dev.data.ptr
 
     def array(self, name, size, dtype):
         arr = self.arrays.get((name, dtype))
@@ -553,13 +555,13 @@ def _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d):
     rows, cols = image.shape
     step = _native.bit_row_bytes(cols) if plan.bits else cols
     ws.reserve(rows * step)
-    ptr = ws.up_dev.data.ptr
+    ptr = ws.up_dev_ptr
     head = (ptr, step, 0 if plan.bits else load_width(ptr, cols, cols))
     stream = cp.cuda.get_current_stream()
     try:
         _pack_words(ws.call_bytes, 0, *head, threshold, 0)
         graph = plan.pick(head)
-        count = helpers.upload_replay(image.ctypes.data, rows, cols, image.strides[0], ws.up_host.ctypes.data, ptr,
+        count = helpers.upload_replay(image.ctypes.data, rows, cols, image.strides[0], ws.up_host_ptr, ptr,
                                       graph.handle, stream.ptr, ws.flag_ptr, -1, 1 if plan.bits else 0)
         plan.buffer.loaded = head
         if count < 0:  # (-1: the stream finished without the count; below _native.ERROR: a driver error)
@@ -782,15 +784,30 @@ def _cv2_hough(func_name, args, kwargs):
     return getattr(cv2, func_name)(*args, **kwargs)
 
 
+_engine_keys = {}  # (with_votes, pixels, theta) -> _engine_key's value
+
+
 def _engine_key(with_votes, image, args, kwargs):
     """What a call's cost depends on, for the engine's model: the image's size and the number of
-    angles (cv2's work grows with both)."""
+    angles (cv2's work grows with both). Memoized: it is on every auto-mode call's path."""
     theta = args[2] if len(args) > 2 else kwargs.get("theta")
+    memo = (with_votes, image.size, theta)
+    try:
+        return _engine_keys[memo]
+    except (KeyError, TypeError):  # (TypeError: an unhashable theta, which cv2 then rejects)
+        pass
     try:
         angles = int(math.log2(math.pi / float(theta)))
     except (TypeError, ValueError, ZeroDivisionError, OverflowError):
         angles = None
-    return (with_votes, _engine.size_bucket(image.size), angles)
+    key = (with_votes, _engine.size_bucket(image.size), angles)
+    try:
+        if len(_engine_keys) > 256:
+            _engine_keys.clear()
+        _engine_keys[memo] = key
+    except TypeError:
+        pass
+    return key
 
 
 def _hough_call(func_name, with_votes, args, kwargs):
