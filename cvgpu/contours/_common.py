@@ -41,9 +41,12 @@ def by_name(names, args, kwargs):
     return bound
 
 
+_PLAIN = (int, float, bool, str, tuple, list, np.ndarray)  # (exact types: never device arrays)
+
+
 def host(v):
     """``v`` as cv2 takes it: device arrays downloaded, everything else as it is."""
-    if v is None or isinstance(v, np.ndarray):
+    if v is None or type(v) in _PLAIN or isinstance(v, np.ndarray):
         return v
     d = as_device_array(v)
     return _device_ops.ops(_backend.cupy_module()).to_host(d) if d is not None else v
