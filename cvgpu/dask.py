@@ -451,8 +451,9 @@ def auto_batch(n_items, threads):
     most 64 (a lost worker re-runs at most one batch a thread), at most an even share per thread
     (a short run still reaches every thread), at least 1. Every task costs a round trip through
     the scheduler and the client: 2,000 1080p masks on 32 cv2 workers ran 1,058 images/s at 7 a
-    task (eight tasks a thread) and 2,102-2,890 at 32-64, while GPU workers moved less than 5 %
-    between 15, 32 and 64 (compat_matrix/report/dask.md, "Each engine at its best task size")."""
+    task (eight tasks a thread) and 1,821-2,890 at 32-64, while no size was best for every GPU row
+    (2-12 % apart between 15, 32 and 64; compat_matrix/report/dask.md, "Each engine at its best
+    task size")."""
     threads = max(1, threads)
     share = -(-n_items // threads)
     return max(1, min(64, max(32, n_items // (8 * threads)), share))
