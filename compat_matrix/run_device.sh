@@ -26,14 +26,18 @@ FINAL=$OUT
 # Every mode keeps its many files out of $OUT (a device call returns at most 8) and packs them into
 # $OUT/device-run.tar.gz; the summaries (env.json, per-file.txt, compat-rows.json, bench.log) are
 # copied beside it.
-OUT=/tmp/cvgpu-device-run && rm -rf "$OUT"
+# RUN_TMP: another folder, for runs side by side on one machine (run_profile.sh x2).
+OUT=${RUN_TMP:-/tmp/cvgpu-device-run} && rm -rf "$OUT"
 mkdir -p "$FINAL"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
+# SKIP_INSTALL=1: the caller installed and compiled once (runs side by side would race on it).
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
 # Byte code compiled once, as pip compiles an installed package (scripts' imports are then timed as
 # a user's are), and nothing written during the run.
 python3 -m compileall -q cvgpu examples tests >/dev/null 2>&1
+fi
 export PYTHONDONTWRITEBYTECODE=1
 # The shared golden corpus travels inside the checkout as shared/golden (see tests/cuda).
 [ -d shared/golden ] && export CVGPU_GOLDEN_DIR=$PWD/shared/golden
@@ -98,7 +102,11 @@ run_tests() {
   # a user process (pipe and log directories under /tmp; the GPU's compute mode stays as it is)
   # and is told to quit when the suites end.
   local mps=
-  if [ "$PROFILE" = device ] && [ "${MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+  # MPS_SHARED=1: the caller runs one daemon for several runs side by side (its pipe folder in
+  # CUDA_MPS_PIPE_DIRECTORY; run_profile.sh x2) and quits it after them.
+  if [ "${MPS_SHARED:-0}" = 1 ]; then
+    echo "MPS: shared, started by the caller ($CUDA_MPS_PIPE_DIRECTORY)" > "$OUT/mps.txt"
+  elif [ "$PROFILE" = device ] && [ "${MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null; then
     export CUDA_MPS_PIPE_DIRECTORY=/tmp/cvgpu-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/cvgpu-mps/log
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     # (a client must get the GPU through it: else the suites would run without a GPU and skip)

@@ -44,9 +44,15 @@
 # parts and `rest` only with run_device.sh's MPS server (raw/device-profile-mps-ab.txt: the GPU
 # properties' worker-seconds -35 %): without it the parts took 315-453 s each at 5de1e23 and the
 # whole profile ~2,000 s. Launch each call as soon as the last returns (a machine idle 30 s goes back).
+# On two GPUs (nvidia-h100-x2: 32 cores), two shard ranges at once, one a GPU, under one MPS daemon
+# (not yet run; planned from the times above: the four parts in two calls of ~360 s, `rest`'s three
+# pytests over both GPUs in one of ~250 s, then `bench` alone; ~1,300 s with the start):
+#
+#   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2 0:16 16:32      (then 32:48 48:64)
+#   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2-rest
 set -u
 export CVGPU_COMMIT=$COMMIT
-GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && export GPUS
+GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} && export GPUS
 export SUITE_TIMEOUT=${SUITE_TIMEOUT:-530}
 misc=tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py
 misc+=,tests/test_versions.py,tests/tools,tests/bench
@@ -89,6 +95,39 @@ case "${1:-tests-a}" in
     for d in cuda seeded segments-0-128; do
       rm -f "$OUT/$d/compat-rows.json" "$OUT/$d/env.json" "$OUT/$d/per-file.txt"
     done
+    ;;
+  x2|x2-rest)
+    # One install, one MPS daemon that sees both GPUs (each run's pytest then names its GPU with
+    # CUDA_VISIBLE_DEVICES, as the Dask benchmark's MPS rows did), two runs side by side.
+    python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+    python3 -m compileall -q cvgpu examples tests >/dev/null 2>&1
+    export SKIP_INSTALL=1 GPUS=1
+    # (Without the shared daemon the two runs go without MPS: each would start one at the same path.)
+    export MPS_SHARED=0
+    if [ "${MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+      export CUDA_MPS_PIPE_DIRECTORY=/tmp/cvgpu-mps-x2/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/cvgpu-mps-x2/log
+      mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+      if nvidia-cuda-mps-control -d; then
+        export MPS_SHARED=1
+      else
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      fi
+    fi
+    [ "$MPS_SHARED" = 1 ] || export MPS=0
+    if [ "$1" = x2 ]; then
+      CUDA_VISIBLE_DEVICES=0 RUN_TMP=/tmp/cvgpu-run-0 bash "$0" part "$2" > "$OUT/x2-gpu0.log" 2>&1 &
+      CUDA_VISIBLE_DEVICES=1 RUN_TMP=/tmp/cvgpu-run-1 bash "$0" part "$3" > "$OUT/x2-gpu1.log" 2>&1 &
+    else
+      CUDA_VISIBLE_DEVICES=0 RUN_TMP=/tmp/cvgpu-run-0 SUITE_TIMEOUT=${CUDA_TIMEOUT:-300} bash "$0" cuda \
+        > "$OUT/x2-gpu0.log" 2>&1 &
+      (export CUDA_VISIBLE_DEVICES=1 RUN_TMP=/tmp/cvgpu-run-1
+       SUITE_TIMEOUT=${SEEDED_TIMEOUT:-90} bash "$0" seeded
+       SUITE_TIMEOUT=${SEGMENTS_TIMEOUT:-220} bash "$0" segments 0:128) > "$OUT/x2-gpu1.log" 2>&1 &
+    fi
+    wait
+    if [ "${MPS_SHARED:-0}" = 1 ]; then echo quit | nvidia-cuda-mps-control; sleep 1; fi
+    tail -n 12 "$OUT"/x2-gpu*.log
+    for d in "$OUT"/*/; do rm -f "$d/compat-rows.json" "$d/env.json" "$d/per-file.txt"; done
     ;;
   bench)
     ACCURACY_TIMEOUT=45 BENCH_TIMEOUT=${BENCH_TIMEOUT:-470} NO_COMPARE=1 OUT=$OUT/bench \
