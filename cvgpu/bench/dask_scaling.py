@@ -262,17 +262,13 @@ def _best_batch(client, specs, args):
     rows = {}
     for batch in args.batch:
         rows[batch] = timed_passes(client, specs, args.repeat, batch or None, cv2_threads=1)
+    from cvgpu.dask import auto_batch
+    auto = auto_batch(len(specs), sum(client.nthreads().values()))
     best = max(rows, key=lambda b: rows[b]["images_per_s"])
     row = rows[best]
-    threads = sum(client.nthreads().values())
-    row["batch"] = best or _auto_batch(len(specs), threads)
-    row["by_batch"] = {str(b or _auto_batch(len(specs), threads)): r["images_per_s"] for b, r in rows.items()}
+    row["batch"] = best or auto
+    row["by_batch"] = {str(b or auto): r["images_per_s"] for b, r in rows.items()}
     return row
-
-
-def _auto_batch(n, threads):
-    from cvgpu.dask import auto_batch
-    return auto_batch(n, threads)
 
 
 def _row_gpu(n_gpus, layout, specs, args):
