@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 distributed = pytest.importorskip("distributed", reason="cvgpu.dask needs dask and distributed "
@@ -139,6 +139,18 @@ def test_contour_table_on_photograph_masks():
     for spec in bench.image_specs(3):
         mask = bench.make_mask(spec)
         assert same_table(bench.cv2_table(mask), cv2_loop_table(mask))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 3), st.integers(-2 * bench.HEIGHT, 2 * bench.HEIGHT), st.integers(-2 * bench.WIDTH, 2 * bench.WIDTH))
+def test_make_mask_into_the_threads_buffers_equals_flip_then_roll(flip, dy, dx):
+    """run_spec's masks (written into per-thread buffers) equal cv2.flip then np.roll's."""
+    spec = ("camera", 1, flip, dy, dx)
+    base = bench.base_mask("camera", 1)
+    want = base if bench.FLIPS[flip] is None else cv2.flip(base, bench.FLIPS[flip])
+    want = np.roll(want, (dy, dx), axis=(0, 1))
+    assert np.array_equal(bench.make_mask(spec, reuse=True), want)
+    assert np.array_equal(bench.make_mask(spec), want)
 
 
 # ---------------------------------------------------------------- CPU cluster
@@ -488,3 +500,106 @@ def test_two_gpus_a_corrupt_image_is_reported_and_the_rest_complete(gpu2, tmp_pa
         if r.ok:
             assert r.value[1] == "cuda"
             assert same_table(r.value[0], bench.cv2_table(cv2.imread(r.item, cv2.IMREAD_UNCHANGED)))
+
+
+# ---------------------------------------------------------------- gpu_cluster(mps=True)
+
+class _FakeRun:
+    """subprocess.run stand-in for the MPS daemon's commands: records them, answers nvidia-smi."""
+
+    def __init__(self, start_rc=0):
+        self.calls, self.start_rc = [], start_rc
+
+    def __call__(self, cmd, **kw):
+        import subprocess
+        self.calls.append((list(cmd), kw))
+        if cmd[0] == "nvidia-smi":
+            return subprocess.CompletedProcess(cmd, 0, "0, GPU-aaaa\n1, GPU-bbbb\n2, GPU-cccc\n", "")
+        if cmd[-1] == "-d":
+            return subprocess.CompletedProcess(cmd, self.start_rc, "", "" if self.start_rc == 0 else "no MPS here")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+
+def test_mps_daemon_is_private_and_quits_with_its_cluster(monkeypatch, tmp_path):
+    """gpu_cluster(mps=True): a daemon with its own pipe/log folders sees the cluster's GPUs by
+    UUID; each worker gets the folders and its GPU's UUID; closing the cluster quits the daemon and
+    removes the folders. (The cluster itself is not started: _spec_gpu_cluster is replaced.)"""
+    import shutil
+    import subprocess
+    import tempfile
+    run = _FakeRun()
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda prefix: str(tmp_path / "mps"))
+    monkeypatch.setattr(cvdask, "visible_gpus", lambda: ["0", "2"])
+    made = {}
+
+    class FakeCluster:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    def fake_spec(ids, threads, per_gpu, env=None, **kw):
+        made.update(ids=ids, threads=threads, per_gpu=per_gpu, env=env, kw=kw)
+        return FakeCluster()
+    monkeypatch.setattr(cvdask, "_spec_gpu_cluster", fake_spec)
+    cluster = cvdask.gpu_cluster(workers_per_gpu=4, mps=True, env={"X": "1"})
+    assert made["ids"] == ["GPU-aaaa", "GPU-cccc"] and made["per_gpu"] == 4
+    pipe, log = str(tmp_path / "mps" / "pipe"), str(tmp_path / "mps" / "log")
+    assert made["env"] == {"X": "1", "CUDA_MPS_PIPE_DIRECTORY": pipe, "CUDA_MPS_LOG_DIRECTORY": log}
+    start = [c for c in run.calls if c[0][-1] == "-d"]
+    assert len(start) == 1 and start[0][1]["env"]["CUDA_VISIBLE_DEVICES"] == "GPU-aaaa,GPU-cccc"
+    assert start[0][1]["env"]["CUDA_MPS_PIPE_DIRECTORY"] == pipe and (tmp_path / "mps" / "pipe").is_dir()
+    cluster.close()
+    assert cluster.closed and cluster.cvgpu_mps.stopped
+    quits = [c for c in run.calls if c[0] == ["/usr/bin/nvidia-cuda-mps-control"]]
+    assert len(quits) == 1 and quits[0][1]["input"] == "quit\n" and quits[0][1]["env"]["CUDA_MPS_PIPE_DIRECTORY"] == pipe
+    assert not (tmp_path / "mps").exists()
+    cluster.cvgpu_mps.stop()  # (at exit too: once only)
+    assert len([c for c in run.calls if c[0] == ["/usr/bin/nvidia-cuda-mps-control"]]) == 1
+
+
+def test_mps_refusals(monkeypatch, tmp_path):
+    """No daemon binary, a daemon that does not start, MIG devices, dask-cuda asked for: errors, and
+    nothing left behind."""
+    import shutil
+    import subprocess
+    import tempfile
+    monkeypatch.setattr(cvdask, "visible_gpus", lambda: ["0"])
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda prefix: str(tmp_path / "mps"))
+    monkeypatch.setattr(subprocess, "run", _FakeRun(start_rc=1))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="not on PATH"):
+        cvdask.gpu_cluster(mps=True)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(RuntimeError, match="did not start .*no MPS here"):
+        cvdask.gpu_cluster(mps=True)
+    assert not (tmp_path / "mps").exists()
+    with pytest.raises(ValueError, match="MIG"):
+        cvdask.gpu_cluster(gpus=["MIG-1234"], mps=True)
+    with pytest.raises(ValueError, match="use_dask_cuda"):
+        cvdask.gpu_cluster(mps=True, use_dask_cuda=True)
+    assert cvdask._gpu_uuids(["GPU-x", "GPU-y"]) == ["GPU-x", "GPU-y"]  # (no nvidia-smi needed)
+
+
+@needs_two_gpus
+def test_two_gpus_under_a_private_mps_daemon(cluster_config, tmp_path):
+    """gpu_cluster(2, workers_per_gpu=2, mps=True): the four workers run on the two GPUs through the
+    cluster's own MPS daemon (its pipe folder in their environment), give the plain loop's results
+    in order, and the daemon's folders are gone after the cluster closes."""
+    specs = bench.image_specs(24, seed=11)
+    with cvdask.gpu_cluster(2, threads_per_worker=1, workers_per_gpu=2, mps=True, cpu_fallback=False) as cluster, \
+            Client(cluster) as client:
+        client.wait_for_workers(4, timeout=120)
+        root = cluster.cvgpu_mps.root
+        infos = list(client.run(cvdask.worker_info).values())
+        assert len(infos) == 4 and {i["backend"] for i in infos} == {"cuda"}
+        assert len({i["CUDA_VISIBLE_DEVICES"] for i in infos}) == 2
+        pipes = client.run(lambda: os.environ.get("CUDA_MPS_PIPE_DIRECTORY"))
+        assert set(pipes.values()) == {os.path.join(root, "pipe")}
+        results = cvdask.map_images(spec_table, specs, client=client, read=_spec, batch_size=3, progress=False)
+        assert [r.item for r in results] == specs and all(r.ok for r in results)
+        for r, spec in zip(results, specs):
+            assert same_table(r.value[0], bench.cv2_table(bench.make_mask(spec))), spec
+    assert not os.path.exists(root)
