@@ -1,7 +1,7 @@
 """Throughput of findContours + per-contour measurements through cvgpu.dask, on 1 and 2 GPUs and on
 every CPU core with cv2:
 
-    python -m cvgpu.bench.dask_scaling --images 2000 [--gpus 1,2] [--layouts 1x4] [--cpu-workers N]
+    python -m cvgpu.bench.dask_scaling --images 2000 [--gpus 1,2] [--layouts 1x4 12x1mps] [--cpu-workers N]
         [--repeat 3] [--json PATH]
 
 The images: Otsu masks (1920x1080) of scikit-image's bundled photographs, each photograph cropped four
@@ -19,8 +19,10 @@ its own CUDA stream), and ``cpu``: one worker process per core (``--cpu-workers`
 one thread each, CVGPU_BACKEND=cv2 (cvgpu computes with cv2), running the same Dask code. Every
 worker runs cv2.setNumThreads(1): the workers' own threads already cover the cores, and cv2's pool
 in each of them (a thread per core in every process) only competes with them. A GPU row whose
-workers are clients of an MPS server (CUDA_MPS_PIPE_DIRECTORY set, as examples/dask_device_run.sh
-does) says ``MPS``: the processes of one GPU then share it instead of taking turns. Each row:
+workers are clients of an MPS server says ``MPS``: the processes of one GPU then share it instead
+of taking turns. Layout ``WxTmps`` starts the cluster's own daemon (``gpu_cluster(mps=True)``); a
+server named in CUDA_MPS_PIPE_DIRECTORY (as examples/dask_device_run.sh's MPS_LAYOUTS start)
+serves every row. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
@@ -111,14 +113,35 @@ def image_specs(n, seed=0, names=None):
     return specs
 
 
-def make_mask(spec):
-    """The 1920x1080 uint8 mask of one spec."""
+_BUFFERS = threading.local()
+
+
+def make_mask(spec, reuse=False):
+    """The 1920x1080 uint8 mask of one spec: the base mask flipped, then rolled by (dy, dx) with
+    wrap-around (np.roll's result). ``reuse``: written into this thread's own buffers, which the
+    next call overwrites (run_spec's tasks: the mask is only the benchmark's source, and a fresh
+    2 MB array per image cost both engines' rows its page faults: make_ms 1.6-2.8 on the 2 x H200
+    hosts against 0.3 on a 2-core machine)."""
     import cv2
     photo, crop, flip, dy, dx = spec
     mask = base_mask(photo, crop)
+    if not reuse:
+        if FLIPS[flip] is not None:
+            mask = cv2.flip(mask, FLIPS[flip])
+        return np.roll(mask, (dy, dx), axis=(0, 1))
+    bufs = getattr(_BUFFERS, "masks", None)
+    if bufs is None:
+        bufs = _BUFFERS.masks = (np.empty((HEIGHT, WIDTH), np.uint8), np.empty((HEIGHT, WIDTH), np.uint8))
+    flipped, out = bufs
     if FLIPS[flip] is not None:
-        mask = cv2.flip(mask, FLIPS[flip])
-    return np.roll(mask, (dy, dx), axis=(0, 1))
+        mask = cv2.flip(mask, FLIPS[flip], dst=flipped)
+    h, w = mask.shape
+    dy, dx = dy % h, dx % w
+    out[dy:, dx:] = mask[:h - dy, :w - dx]
+    out[dy:, :dx] = mask[:h - dy, w - dx:]
+    out[:dy, dx:] = mask[h - dy:, :w - dx]
+    out[:dy, :dx] = mask[h - dy:, w - dx:]
+    return out
 
 
 TABLE = np.dtype([("parent", "<i4"), ("area", "<f8"), ("x", "<i4"), ("y", "<i4"), ("w", "<i4"), ("h", "<i4")])
@@ -173,7 +196,7 @@ def run_spec(spec):
     import cvgpu
     start = time.time()  # (wall clock: the idle shares compare the workers' times with the client's)
     t0 = time.perf_counter()
-    mask = make_mask(spec)
+    mask = make_mask(spec, reuse=True)
     t1 = time.perf_counter()
     points, offsets, hierarchy = cvgpu.findContoursPacked(mask, cvgpu.RETR_CCOMP, cvgpu.CHAIN_APPROX_SIMPLE)
     t2 = time.perf_counter()
@@ -275,21 +298,23 @@ def _row_gpu(n_gpus, layout, specs, args):
     from distributed import Client
 
     from cvgpu.dask import gpu_cluster
-    per_gpu, threads = layout
+    per_gpu, threads, own_mps = layout
     t0 = time.perf_counter()
-    with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu,
+    with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu, mps=own_mps,
                      use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False) as cluster, \
             Client(cluster) as client:
         client.wait_for_workers(n_gpus * per_gpu)
         start_s = time.perf_counter() - t0
         row = _best_batch(client, specs, args)
-    return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if _mps() else ""), gpus=n_gpus,
-                layout="%dx%d" % layout, mps=_mps(), start_s=start_s, **row)
+    mps = own_mps or _mps()
+    return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if mps else ""), gpus=n_gpus,
+                layout="%dx%d" % (per_gpu, threads), mps=mps, start_s=start_s, **row)
 
 
 def _mps():
-    """Whether this run's GPU workers are clients of an MPS server (the run's script starts one
-    and names its pipe in CUDA_MPS_PIPE_DIRECTORY, which the workers inherit)."""
+    """Whether this run's GPU workers are clients of an MPS server that the run's script started
+    (it names its pipe in CUDA_MPS_PIPE_DIRECTORY, which the workers inherit); a layout ending in
+    "mps" runs under the cluster's own daemon instead (gpu_cluster(mps=True))."""
     return bool(os.environ.get("CUDA_MPS_PIPE_DIRECTORY"))
 
 
@@ -345,11 +370,16 @@ def _environment():
 
 
 def _layout(text):
+    """WxT, or WxTmps for the cluster's own MPS daemon: (W, T, mps)."""
+    text = text.strip().lower()
+    mps = text.endswith("mps")
     try:
-        w, t = (int(v) for v in text.lower().split("x"))
-        return w, t
+        w, t = (int(v) for v in text[:-3 if mps else None].split("x"))
     except ValueError:
-        raise argparse.ArgumentTypeError("a layout is WORKERSxTHREADS per GPU, e.g. 1x4") from None
+        raise argparse.ArgumentTypeError("a layout is WORKERSxTHREADS per GPU, e.g. 1x4 or 12x1mps") from None
+    if w < 1 or t < 1:
+        raise argparse.ArgumentTypeError("a layout needs at least one worker and one thread, e.g. 1x4")
+    return w, t, mps
 
 
 def build_parser():
@@ -357,8 +387,9 @@ def build_parser():
     ap.add_argument("--images", type=int, default=2000, help="images per pass (default 2000)")
     ap.add_argument("--gpus", default="1,2", help="GPU counts to run, comma-separated (default 1,2; "
                     "counts above the visible GPUs are skipped)")
-    ap.add_argument("--layouts", type=_layout, nargs="+", default=[(1, 4)], metavar="WxT",
-                    help="worker processes x threads per GPU (default 1x4)")
+    ap.add_argument("--layouts", type=_layout, nargs="+", default=[(1, 4, False)], metavar="WxT[mps]",
+                    help="worker processes x threads per GPU (default 1x4); a trailing mps runs the row "
+                    "under the cluster's own MPS daemon (cvgpu.dask.gpu_cluster(mps=True))")
     ap.add_argument("--cpu-workers", type=int, default=0, help="CPU row's worker processes (default: all cores)")
     ap.add_argument("--no-cpu", action="store_true", help="skip the cv2 CPU row")
     ap.add_argument("--cpu-images", type=int, default=0, help="images for the CPU row (default --images)")
@@ -394,7 +425,8 @@ def main(argv=None):
     for layout in args.layouts:
         for n in (int(v) for v in args.gpus.split(",") if v.strip()):
             if n > visible:
-                print("  %d GPU %dx%d: skipped (%d visible)" % (n, layout[0], layout[1], visible), flush=True)
+                print("  %d GPU %dx%d%s: skipped (%d visible)" % (n, layout[0], layout[1], " MPS" * layout[2],
+                                                                 visible), flush=True)
                 continue
             add(_row_gpu(n, layout, specs, args))
     if not args.no_cpu:
