@@ -41,8 +41,11 @@ fi
 export PYTHONDONTWRITEBYTECODE=1
 # The shared golden corpus travels inside the checkout as shared/golden (see tests/cuda).
 [ -d shared/golden ] && export CVGPU_GOLDEN_DIR=$PWD/shared/golden
+# (SKIP_INSTALL=1: the caller extracted it once; two runs extracting at once would rewrite the
+# shared libraries one of them is loading.)
 if [ -f .whl/cv5contrib.tar.xz ]; then
-  mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site && export PYTHONPATH=/tmp/site
+  if [ "${SKIP_INSTALL:-0}" != 1 ]; then mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site; fi
+  export PYTHONPATH=/tmp/site
 fi
 # What this run is of: the commit (CVGPU_COMMIT, checked at the top), the digest of the sources on
 # disk (compat_matrix/generate.py refuses a run whose digest is not the checkout's), the device and
