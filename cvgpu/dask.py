@@ -572,16 +572,20 @@ def _total_threads(client):
 
 
 def auto_batch(n_items, threads):
-    """Items per task: at least 32, or about eight tasks per worker thread where that is more; at
-    most 64 (a lost worker re-runs at most one batch a thread), at most an even share per thread
-    (a short run still reaches every thread), at least 1. Every task costs a round trip through
-    the scheduler and the client: 2,000 1080p masks on 32 cv2 workers ran 1,058 images/s at 7 a
-    task (eight tasks a thread) and 1,821-2,890 at 32-64, while no size was best for every GPU row
-    (2-12 % apart between 15, 32 and 64; compat_matrix/report/dask.md, "Each engine at its best
-    task size")."""
+    """Items per task: at most 64 (a lost worker re-runs at most one batch a thread), sized so that
+    the tasks fill whole waves of the worker threads: w = ceil(n / (64 * threads)) waves, then
+    ceil(n / (w * threads)) items a task, so that every thread gets w tasks and none waits for a
+    last partial wave (at least 1; a short run still reaches every thread). Every task costs a
+    round trip through the scheduler and the client (2,000 1080p masks on 32 cv2 workers: 1,058
+    images/s at 7 a task, 1,821-2,890 at 32-64), and a run whose task count is a thread count
+    and a bit leaves most threads idle through its last wave (2 x H200, 24 GPU worker threads,
+    64 a task: 32 tasks, the threads idle 36 % of the pass after their last image; HISTORY,
+    "Whole waves of tasks")."""
     threads = max(1, threads)
-    share = -(-n_items // threads)
-    return max(1, min(64, max(32, n_items // (8 * threads)), share))
+    if n_items <= 0:
+        return 1
+    waves = -(-n_items // (64 * threads))
+    return max(1, -(-n_items // (waves * threads)))
 
 
 class _Progress:

@@ -345,17 +345,26 @@ def test_idle_shares_of_a_pass():
 
 
 def test_auto_batch_sizes():
-    """auto_batch: 32 to 64 items a task, eight tasks a thread where that is more, never more than
-    an even share per thread, at least 1."""
-    assert cvdask.auto_batch(2000, 32) == 32 and cvdask.auto_batch(2000, 16) == 32
-    assert cvdask.auto_batch(20000, 16) == 64 and cvdask.auto_batch(6000, 16) == 46
+    """auto_batch: at most 64 items a task, in the fewest whole waves of the threads that allows
+    (no last wave of a few tasks), the items spread as evenly as that allows, at least 1."""
+    assert cvdask.auto_batch(2000, 24) == 42   # 48 tasks: two waves of 24
+    assert cvdask.auto_batch(2000, 12) == 56 and cvdask.auto_batch(2000, 32) == 63
     assert cvdask.auto_batch(100, 32) == 4 and cvdask.auto_batch(3, 2) == 2
-    assert cvdask.auto_batch(1, 8) == 1 and cvdask.auto_batch(0, 8) == 1 and cvdask.auto_batch(50, 0) == 32
+    assert cvdask.auto_batch(1, 8) == 1 and cvdask.auto_batch(0, 8) == 1 and cvdask.auto_batch(50, 0) == 50
+
+
+@given(st.integers(1, 200000), st.integers(1, 256))
+def test_auto_batch_fills_whole_waves(n, threads):
+    b = cvdask.auto_batch(n, threads)
+    waves = -(-n // (64 * threads))          # the fewest waves at 64 a task
+    tasks = -(-n // b)
+    assert 1 <= b <= 64 and tasks <= waves * threads
+    assert b == 1 or -(-n // (b - 1)) > waves * threads   # one item less a task would need another wave
 
 
 def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
     """--batch N,N,...: every size runs on the row's cluster and the row keeps the fastest, naming
-    it and every size's images/s (0: auto_batch's size, here 1,000 images over 8 threads: 32)."""
+    it and every size's images/s (0: auto_batch's size, here 1,000 images over 8 threads: 63)."""
     import argparse
     from types import SimpleNamespace
     assert bench._batches("0, 16,64") == [0, 16, 64]
@@ -374,7 +383,7 @@ def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
     row = bench._best_batch(client, list(range(1000)), SimpleNamespace(batch=[0, 16, 64], repeat=1))
     assert ran == [None, 16, 64]
     assert row["batch"] == 16 and row["images_per_s"] == 300.0
-    assert row["by_batch"] == {"32": 100.0, "16": 300.0, "64": 200.0}
+    assert row["by_batch"] == {"63": 100.0, "16": 300.0, "64": 200.0}
 
 
 def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
