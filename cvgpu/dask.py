@@ -664,11 +664,11 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     try:
         for batch in batches:
             submit(batch)
-        for future in running:
+        for future, fetched in _completed(client, running):
             batch = pending.pop(future)
             start, stop = batch.start, batch.stop
             try:
-                rows = future.result()
+                rows = fetched if fetched is not _NOT_FETCHED else future.result()
             except KilledWorker as exc:
                 if stop - start > 1:
                     isolate.append(batch)
@@ -707,6 +707,27 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
 
 
 _RESUBMITS = 3  # times a batch whose input was lost is sent again before its items are errors
+_NOT_FETCHED = object()
+
+
+def _completed(client, running):
+    """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. The
+    results of the futures that completed together are fetched in one gather: fetched one by one
+    (``future.result()``, a round trip each), the client took the last wave's results in turn
+    while the workers idled (2 x H200, 24 worker threads, 2,000 images in 48 tasks: the threads
+    idle 34 % of a pass after their last image; HISTORY, "The results in one gather"). A future
+    that did not finish, or a gather that fails, is left to ``future.result()``, which raises
+    its own error."""
+    for done in running.batches():
+        finished = [f for f in done if f.status == "finished"]
+        values = {}
+        if len(finished) > 1:
+            try:
+                values = dict(zip(finished, client.gather(finished)))
+            except Exception:  # (e.g. a worker lost with the data): each future on its own below
+                values = {}
+        for future in done:
+            yield future, values.get(future, _NOT_FETCHED)
 
 
 def _fill(results, labels, start, rows):

@@ -362,6 +362,31 @@ def test_auto_batch_fills_whole_waves(n, threads):
     assert b == 1 or -(-n // (b - 1)) > waves * threads   # one item less a task would need another wave
 
 
+def test_completed_fetches_each_group_in_one_gather():
+    """map_images' _completed: the finished futures of a group come from one client.gather; an
+    erred or cancelled future, or every future of a group whose gather failed, is left to
+    future.result() (_NOT_FETCHED), which raises its own error."""
+    from types import SimpleNamespace
+    class Fut:
+        def __init__(self, status, name):
+            self.status, self.name = status, name
+    f = [Fut(s, i) for i, s in enumerate(("finished", "finished", "error", "finished", "finished", "cancelled",
+                                          "finished"))]
+    gathers = []
+
+    class Client:
+        def gather(self, futures):
+            gathers.append([x.name for x in futures])
+            if any(x.name == 4 for x in futures):
+                raise OSError("worker lost")
+            return ["r%d" % x.name for x in futures]
+    running = SimpleNamespace(batches=lambda: iter([f[:3], f[3:6], f[6:]]))
+    out = [(fut.name, val) for fut, val in cvdask._completed(Client(), running)]
+    nf = cvdask._NOT_FETCHED
+    assert out == [(0, "r0"), (1, "r1"), (2, nf), (3, nf), (4, nf), (5, nf), (6, nf)]
+    assert gathers == [[0, 1], [3, 4]]   # (a group of one finished future: its own result())
+
+
 def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
     """--batch N,N,...: every size runs on the row's cluster and the row keeps the fastest, naming
     it and every size's images/s (0: auto_batch's size, here 1,000 images over 8 threads: 63)."""
