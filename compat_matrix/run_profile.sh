@@ -44,9 +44,9 @@
 # parts and `rest` only with run_device.sh's MPS server (raw/device-profile-mps-ab.txt: the GPU
 # properties' worker-seconds -35 %): without it the parts took 315-453 s each at 5de1e23 and the
 # whole profile ~2,000 s. Launch each call as soon as the last returns (a machine idle 30 s goes back).
-# On two GPUs (nvidia-h100-x2: 32 cores), two shard ranges at once, one a GPU, under one MPS daemon
-# (not yet run; planned from the times above: the four parts in two calls of ~360 s, `rest`'s three
-# pytests over both GPUs in one of ~250 s, then `bench` alone; ~1,300 s with the start):
+# On two GPUs (nvidia-h100-x2: 32 cores), two shard ranges at once, one a GPU, under one MPS daemon.
+# The run of 49341fa (2 x H200; raw/device-profile-49341fa/README.md): the two parts calls 312 and
+# 261 s, x2-rest 253 s, then `run_device.sh bench` alone 466 s; 1,360 s held with the start:
 #
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2 0:16 16:32      (then 32:48 48:64)
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2-rest
