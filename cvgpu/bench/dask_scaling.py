@@ -224,14 +224,16 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
     kw = dict(client=client, read=_spec, batch_size=batch_size, progress=False, setup=setup,
               cv2_threads=cv2_threads)
     map_images(run_spec, specs[:warm_items or 4 * threads], **kw)
-    walls, results, idle = [], None, None
+    walls, results, idle, spread = [], None, None, None
     for _ in range(repeat):
         t, wall0 = time.perf_counter(), time.time()
         results = map_images(run_spec, specs, **kw)
         walls.append(time.perf_counter() - t)
-        pass_idle = idle_shares([r.value for r in results if r.ok], wall0, time.time(), threads)
+        pass_values = [r.value for r in results if r.ok]
+        pass_idle = idle_shares(pass_values, wall0, time.time(), threads)
         if idle is None or walls[-1] == min(walls):
             idle = pass_idle  # the best pass's, as images_per_s
+            spread = images_per_thread(pass_values, threads)
     failed = [r.error for r in results if not r.ok]
     values = [r.value for r in results if r.ok]
     n = len(specs)
@@ -244,7 +246,22 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
             "busy_share": busy / (median * threads), "failed": failed[:5], "n_failed": len(failed),
             "backends": sorted({v["backend"] for v in values}), "contours": sum(v["contours"] for v in values),
             "checksum": zlib.crc32(np.array([v["crc"] for v in values], np.uint32).tobytes()) if not failed else None,
-            "devices": sorted({str(i["device"]) for i in info.values()}), "idle": idle, **stage}
+            "devices": sorted({str(i["device"]) for i in info.values()}), "idle": idle,
+            "images_per_thread": spread, **stage}
+
+
+def images_per_thread(values, threads):
+    """[fewest, most] images one of the ``threads`` worker threads ran in a pass (0 for a thread
+    that ran none): a wide spread is the scheduler's uneven share (threads idle at the end because
+    others had more), a narrow one with a large "end" idle share is time after the work (results
+    on their way to the client)."""
+    counts = {}
+    for v in values:
+        key = tuple(v["thread"])
+        counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return None
+    return [min(counts.values()) if len(counts) >= threads else 0, max(counts.values())]
 
 
 def idle_shares(values, wall0, wall1, threads):
@@ -291,6 +308,8 @@ def _best_batch(client, specs, args):
     row = rows[best]
     row["batch"] = best or auto
     row["by_batch"] = {str(b or auto): r["images_per_s"] for b, r in rows.items()}
+    row["idle_by_batch"] = {str(b or auto): dict(r.get("idle") or {}, images_per_thread=r.get("images_per_thread"))
+                            for b, r in rows.items()}
     return row
 
 
@@ -353,8 +372,19 @@ def print_rows(rows, file=sys.stdout):
     if swept:
         print("images/s by images a task (the row keeps its fastest):", file=file)
         for r in swept:
-            print("  %-22s %s" % (r["config"], "  ".join("%s: %.1f" % kv for kv in r["by_batch"].items())),
+            print("  %-22s %s" % (r["config"], "  ".join(
+                "%s: %.1f%s" % (size, speed, _idle_text((r.get("idle_by_batch") or {}).get(size)))
+                for size, speed in r["by_batch"].items())),
                   file=file)
+
+
+def _idle_text(idle):
+    """" (idle s/g/e %, images a thread fewest-most)" for the --batch lines, "" without figures."""
+    if not idle or "end" not in idle:
+        return ""
+    spread = idle.get("images_per_thread")
+    return " (%d/%d/%d%s)" % (round(100 * idle["start"]), round(100 * idle["gaps"]), round(100 * idle["end"]),
+                              ", %d-%d a thread" % tuple(spread) if spread else "")
 
 
 def _environment():

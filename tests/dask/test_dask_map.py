@@ -344,6 +344,16 @@ def test_idle_shares_of_a_pass():
     assert shares == pytest.approx({"start": 13 / 30, "gaps": 1 / 30, "end": 3 / 30})
 
 
+def test_images_per_thread_and_the_batch_lines():
+    """The best pass's fewest and most images a thread (0 for a thread that ran none), and the
+    --batch lines giving each size's idle shares and that spread."""
+    values = [{"thread": ("p", "a")}] * 3 + [{"thread": ("p", "b")}]
+    assert bench.images_per_thread(values, 2) == [1, 3] and bench.images_per_thread(values, 3) == [0, 3]
+    assert bench.images_per_thread([], 2) is None
+    idle = {"start": 0.1, "gaps": 0.02, "end": 0.345, "images_per_thread": [1, 3]}
+    assert bench._idle_text(idle) == " (10/2/34, 1-3 a thread)" and bench._idle_text(None) == ""
+
+
 def test_auto_batch_sizes():
     """auto_batch: at most 64 items a task, in the fewest whole waves of the threads that allows
     (no last wave of a few tasks), the items spread as evenly as that allows, at least 1."""
