@@ -124,12 +124,15 @@ class GpuMat:
     def __init__(self, *args):
         self._arr = None          # CuPy array (rows, cols, cn), or None when empty
         self._type = 0            # CV type number (empty GpuMat: CV_8UC1)
-        self._host_mirror = None  # the pinned host copy of HoughLinesDetector.detect's result (cuda/hough.py)
+        # The pinned host copy of HoughLinesDetector.detect's result (cuda/hough.py), dropped by
+        # every write and by anything that shares the memory (views, the device pointer).
+        self._host_mirror = None
         if not args:
             return
         first = args[0]
         if isinstance(first, GpuMat) and len(args) == 1:
             self._arr, self._type = first._arr, first._type
+            first._host_mirror = None  # (the memory is shared from here on: see _view)
             return
         if isinstance(first, np.ndarray) and len(args) == 1:
             self.upload(first)
@@ -268,6 +271,7 @@ class GpuMat:
             return 0
         if _on_host(self._arr):
             raise no_cuda()
+        self._host_mirror = None  # (the memory may be written through the pointer)
         return int(self._arr.data.ptr)
 
     @property
@@ -283,6 +287,7 @@ class GpuMat:
             raise AttributeError("an empty GpuMat has no device memory")
         if _on_host(self._arr):
             raise no_cuda()
+        self._host_mirror = None  # (the memory may be written through the interface)
         arr = self._arr if self.channels() > 1 else self._arr[:, :, 0]
         return arr.__cuda_array_interface__
 
@@ -415,6 +420,10 @@ class GpuMat:
 
     # ------------------------------------------------------------------ views (share memory)
     def _view(self, arr):
+        # A view shares this GpuMat's memory: a write through it (setTo, upload into it, the
+        # device pointer) would leave this one's pinned host copy stale, so the copy is dropped
+        # and downloadResults reads the device memory (as OpenCV always does).
+        self._host_mirror = None
         m = GpuMat()
         m._type = self._type
         m._arr = arr if arr is not None and arr.size else None

@@ -297,6 +297,30 @@ def test_detector_result_layout_and_backend(host):
     assert np.array_equal(l2, h_lines) and np.array_equal(v2, h_votes)
 
 
+def test_shared_memory_drops_the_pinned_copy(host):
+    """downloadResults reads a detect result's pinned host copy only while no other GpuMat shares
+    its memory: a view (row, rowRange, colRange) or a GpuMat made from it drops the copy, so that a
+    write through them reaches downloadResults. (A stand-in copy on a host-backed result: the real
+    one exists only on a GPU, where test_cuda_hough checks the same.)"""
+    from types import SimpleNamespace
+    img = np.zeros((40, 50), np.uint8)
+    cv2.line(img, (2, 5), (45, 30), 255, 1)
+    det = cuda.createHoughLinesDetector(1, math.pi / 180, 10, True, 4096)
+    for share in (lambda d: d.row(0), lambda d: d.rowRange(0, 1), lambda d: d.colRange(0, 1),
+                  lambda d: cuda.GpuMat(d)):
+        d_lines = det.detect(cuda.GpuMat(img))
+        n = d_lines.size()[0]
+        stale = (np.full((1, n, 2), -1, np.float32), np.full((1, n), -1, np.int32))
+        results = SimpleNamespace(launched=1)
+        d_lines._host_mirror = (results, 1, n, None) + stale
+        assert det.downloadResults(d_lines)[0].tobytes() == stale[0].tobytes()  # (the stand-in is read)
+        other = share(d_lines)
+        other.setTo((3.0, 4.0))
+        lines, votes = det.downloadResults(d_lines)
+        assert lines.tobytes() == np.ascontiguousarray(d_lines._arr[0]).reshape(1, n, 2).tobytes()
+        assert lines.tobytes() != stale[0].tobytes()
+
+
 def test_detector_getters_setters_and_errors(host):
     det = cuda.createHoughLinesDetector(1.1, math.pi / 180, 50)
     det.setRho(2.5)

@@ -448,6 +448,33 @@ def test_repeated_detects_on_one_gpumat():
 
 
 @gpu
+def test_writes_through_shared_memory_reach_download_results():
+    """A result written through memory it shares (a row view's setTo, a GpuMat made from it, CuPy
+    over its __cuda_array_interface__) downloads what was written, as OpenCV's downloadResults
+    copies the device memory: the detector's pinned host copy is not used once the memory is
+    shared."""
+    import cupy as cp
+    img = np.zeros((48, 64), np.uint8)
+    img[10, :] = 255
+    img[:, 20] = 255
+    img[40, 5:60] = 255
+    det = cuda.createHoughLinesDetector(1, math.pi / 180, 20, True, 4096)
+    writes = (lambda d: d.row(0).setTo((7.0, 9.0)),
+              lambda d: cuda.GpuMat(d).setTo((7.0, 9.0)),
+              lambda d: cp.asarray(d).__setitem__((0, 0), cp.float32(7.0)))
+    for write in writes:
+        d_lines = det.detect(cuda.GpuMat(img))
+        before = det.downloadResults(d_lines)
+        write(d_lines)
+        want = d_lines.download()          # (2, N) CV_32FC2: lines, then the votes' bits
+        n = want.shape[1]
+        lines, votes = det.downloadResults(d_lines)
+        assert lines.tobytes() == np.ascontiguousarray(want[0]).reshape(1, n, 2).tobytes()
+        assert votes.tobytes() == np.ascontiguousarray(want[1]).reshape(-1).view(np.int32)[:n].tobytes()
+        assert lines.tobytes() != before[0].tobytes()
+
+
+@gpu
 def test_earlier_results_download_their_own_lines():
     """downloadResults reads a result's lines from the detector's pinned buffer only while no later
     detect has overwritten it; an earlier result (kept across later detects of other images, with
