@@ -137,3 +137,38 @@ def test_find_contours_link_runs_fuzz_matches_cv2(inp, extra, form):
 def test_find_contours_binding_matches_cv2(call, request):
     assert_same(outcome(lambda: call(cvgpu.findContours)), outcome(lambda: call(cv2.findContours)),
                 function="findContours", inputs=(request.node.name,))
+
+
+def test_the_common_call_takes_the_full_paths_key_and_result(monkeypatch, _quiet_fallback):
+    """findContours(mask, mode, method) with a 2-D uint8 numpy mask and plain ints skips the
+    argument layer: the engine sees the key the full path gives (the same call with keywords), and
+    both give cv2's result; a numpy int, a bool, a 3-D mask or a label image take the full path."""
+    from cvgpu import contours as cc
+    seen = []
+    real = cc._by_engine
+
+    def spy(func, arr, on_device, key, gpu_call, cv2_call):
+        seen.append(key)
+        return real(func, arr, on_device, key, gpu_call, cv2_call)
+    monkeypatch.setattr(cc, "_by_engine", spy)
+    rng = np.random.default_rng(5)
+    masks = [(rng.random((h, w)) < p).astype(np.uint8) * 255 for h, w, p in ((1, 1, 1), (7, 13, .5), (40, 31, .3))]
+    masks.append(np.ascontiguousarray(masks[-1][::2, 1:]))  # (a strided view as well)
+    masks.append(masks[2][:, ::-1])
+    for mask in masks:
+        for mode in (cv2.RETR_EXTERNAL, cv2.RETR_LIST, cv2.RETR_CCOMP, cv2.RETR_TREE):
+            for method in (cv2.CHAIN_APPROX_NONE, cv2.CHAIN_APPROX_SIMPLE, cv2.CHAIN_APPROX_TC89_L1,
+                           cv2.CHAIN_APPROX_TC89_KCOS):
+                want = outcome(lambda: cv2.findContours(mask, mode, method))
+                del seen[:]
+                fast = outcome(lambda: cvgpu.findContours(mask, mode, method))
+                full = outcome(lambda: cvgpu.findContours(mask, mode=mode, method=method))
+                assert len(seen) == 2 and seen[0] == seen[1], seen
+                for got in (fast, full):
+                    assert_same(got, want)
+    # Not the common call: each goes through _bind (and reaches the engine with its own key).
+    m = masks[1]
+    for args in ((m, np.int32(cv2.RETR_TREE), cv2.CHAIN_APPROX_SIMPLE), (m, cv2.RETR_TREE, True),
+                 (m[:, :, None], cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE),
+                 ((m > 0).astype(np.int32), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)):
+        assert_same(outcome(lambda: cvgpu.findContours(*args)), outcome(lambda: cv2.findContours(*args)))
