@@ -9,16 +9,29 @@ is loaded from its fatbin when the manifest's source hash equals the source's (a
 never used) and the device's architecture is in it; otherwise, or when the driver cannot load it, it
 is compiled at run time through NVRTC as before. ``CVGPU_KERNELS=nvrtc`` forces run-time compilation.
 """
-import hashlib
-import json
 import os
-import pathlib
 import threading
 
 from ._backend import cupy_module
 
-_HERE = pathlib.Path(__file__).resolve().parent
-_SOURCE_DIRS = (_HERE / "kernels", _HERE.parent / "kernels")
+# (hashlib, json and pathlib are imported where first used: a script whose calls all stay on cv2
+# imports this module with its family and never needs them; together ~9 ms of its first call.)
+_dirs = []
+
+
+def _source_dirs():
+    """(cvgpu/kernels, the repository's kernels/) as pathlib.Path objects."""
+    if not _dirs:
+        import pathlib
+        here = pathlib.Path(__file__).resolve().parent
+        _dirs.append((here / "kernels", here.parent / "kernels"))
+    return _dirs[0]
+
+
+def __getattr__(name):
+    if name == "_SOURCE_DIRS":
+        return _source_dirs()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 # IEEE behaviour the CPU has: denormals kept (x86 without FTZ/DAZ, as cv2 runs), exact division
 # and square root. Kernels that need no contraction say so with __fmul_rn/__fadd_rn themselves.
@@ -64,12 +77,12 @@ def kernel_source(family):
     """kernels/<family>.cu (``family`` may name a sub-folder: "contours/suzuki") with the shared IEEE
     float32 helpers (kernels/ieee_f32.cuh) in front and its ``#include "<name>.cuh"`` lines inlined
     (NVRTC gets one string)."""
-    for root in _SOURCE_DIRS:
+    for root in _source_dirs():
         path = root / (family + ".cu")
         if path.is_file():
             lines = _inline_includes(path, root, set())
             return (root / "ieee_f32.cuh").read_text() + '\n#line 1 "%s.cu"\n' % family + "\n".join(lines) + "\n"
-    raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _SOURCE_DIRS))
+    raise FileNotFoundError("cvgpu kernel source %s.cu not found in %s" % (family, _source_dirs()))
 
 
 def aot_key(family, options):
@@ -79,6 +92,7 @@ def aot_key(family, options):
 
 def source_hash(family, options):
     """sha256 of what a module is compiled from: its full source and every compile option."""
+    import hashlib
     h = hashlib.sha256(kernel_source(family).encode())
     h.update("\0".join(_BASE_OPTIONS + tuple(options)).encode())
     return h.hexdigest()
@@ -87,8 +101,9 @@ def source_hash(family, options):
 def aot_manifest():
     """kernels/_aot/manifest.json as a dict, with "dir" set to its folder ({} when there is none)."""
     if not _manifest:
+        import json
         found = {}
-        for root in _SOURCE_DIRS:
+        for root in _source_dirs():
             path = root / AOT_DIR / "manifest.json"
             if path.is_file():
                 found = json.loads(path.read_text())

@@ -11,8 +11,6 @@ it by address.
 handle the helpers can take (CuPy's Graph does not expose its executable graph).
 """
 import ctypes
-import hashlib
-import json
 import os
 import platform
 import sys
@@ -40,11 +38,13 @@ def library_name(tag=None):
 
 
 def source_hash():
+    import hashlib  # (here: a process whose calls stay on cv2 never needs it)
     with open(os.path.join(HERE, SOURCE), "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 
 
 def manifest():
+    import json
     try:
         with open(os.path.join(HERE, MANIFEST)) as f:
             return json.load(f)
