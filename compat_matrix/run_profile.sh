@@ -46,7 +46,9 @@
 # whole profile ~2,000 s. Launch each call as soon as the last returns (a machine idle 30 s goes back).
 # On two GPUs (nvidia-h100-x2: 32 cores), two shard ranges at once, one a GPU, under one MPS daemon.
 # The run of 49341fa (2 x H200; raw/device-profile-49341fa/README.md): the two parts calls 312 and
-# 261 s, x2-rest 253 s, then `run_device.sh bench` alone 466 s; 1,360 s held with the start:
+# 261 s, x2-rest 253 s, then `run_device.sh bench` alone 466 s; 1,360 s held with the start.
+# `run_device.sh compare` (cvgpu compare --repeat 3 on every example) needs a call of its own: it
+# did not finish in the 150 s left after that bench.
 #
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2 0:16 16:32      (then 32:48 48:64)
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2-rest
