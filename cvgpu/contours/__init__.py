@@ -223,8 +223,7 @@ def findContours(*args, **kwargs):
         if (type(image) is np.ndarray and type(mode) is int and type(method) is int and image.ndim == 2
                 and image.dtype == _UINT8 and mode in _FAST_MODES and method in _FAST_METHODS and image.size):
             _backend.record(None)
-            key = (_engine.size_bucket(image.size), "B", mode, method)
-            return _by_engine("findContours", image, False, key,
+            return _by_engine("findContours", image, False, _engine_key(image, mode, method),
                               lambda: _find_gpu(args, kwargs, image, False, mode, method, 0, 0),
                               lambda: _cv2_common(image, mode, method))
     return _find_contours(*args, **kwargs)
