@@ -27,12 +27,6 @@ def _source_dirs():
         _dirs.append((here / "kernels", here.parent / "kernels"))
     return _dirs[0]
 
-
-def __getattr__(name):
-    if name == "_SOURCE_DIRS":
-        return _source_dirs()
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
-
 # IEEE behaviour the CPU has: denormals kept (x86 without FTZ/DAZ, as cv2 runs), exact division
 # and square root. Kernels that need no contraction say so with __fmul_rn/__fadd_rn themselves.
 _BASE_OPTIONS = ("--std=c++14", "--ftz=false", "--prec-div=true", "--prec-sqrt=true")

@@ -64,7 +64,7 @@ def lib(tmp_path_factory):
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         pytest.skip("no C++ compiler for the host build of kernels/hough/probabilistic.cu")
-    src = (_kernels._SOURCE_DIRS[1] / "hough" / "probabilistic.cu").read_text()
+    src = (_kernels._source_dirs()[1] / "hough" / "probabilistic.cu").read_text()
     d = tmp_path_factory.mktemp("hough_p_host")
     cpp, so = d / "hp.cpp", d / "hp.so"
     cpp.write_text(PRELUDE + src)
