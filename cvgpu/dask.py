@@ -579,8 +579,8 @@ def auto_batch(n_items, threads):
     round trip through the scheduler and the client (2,000 1080p masks on 32 cv2 workers: 1,058
     images/s at 7 a task, 1,821-2,890 at 32-64), and a run whose task count is a thread count
     and a bit leaves most threads idle through its last wave (2 x H200, 24 GPU worker threads,
-    64 a task: 32 tasks, the threads idle 36 % of the pass after their last image; HISTORY,
-    "Whole waves of tasks")."""
+    64 a task: 32 tasks; measured against 64 a task it changed little there: HISTORY, "Dask: MPS
+    per cluster and the task sizes")."""
     threads = max(1, threads)
     if n_items <= 0:
         return 1
@@ -714,7 +714,7 @@ def _completed(client, running):
     """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. The
     results of the futures that completed together are fetched in one gather: fetched one by one
     (``future.result()``, a round trip each), the client took the last wave's results in turn
-    while the workers idled (2 x H200, 24 worker threads, 2,000 images in 48 tasks: the threads
+    while the workers idled (2 x H200, 24 worker threads, 2,000 images in 32 tasks: the threads
     idle 34 % of a pass after their last image; HISTORY, "The results in one gather"). A future
     that did not finish, or a gather that fails, is left to ``future.result()``, which raises
     its own error."""

@@ -32,6 +32,7 @@ after their last; percent of threads x wall time). Every row's
 results are compared: the CRCs of all images equal across rows, or the row says ``MISMATCH``.
 """
 import argparse
+import collections
 import json
 import os
 import platform
@@ -255,10 +256,7 @@ def images_per_thread(values, threads):
     that ran none): a wide spread is the scheduler's uneven share (threads idle at the end because
     others had more), a narrow one with a large "end" idle share is time after the work (results
     on their way to the client)."""
-    counts = {}
-    for v in values:
-        key = tuple(v["thread"])
-        counts[key] = counts.get(key, 0) + 1
+    counts = collections.Counter(tuple(v["thread"]) for v in values)
     if not counts:
         return None
     return [min(counts.values()) if len(counts) >= threads else 0, max(counts.values())]
