@@ -418,6 +418,26 @@ def summarize(logs, runs):
             "accelerated": accelerated_names(), "gpu_compared": runs.get("cvgpu", {}).get("backend") == "cuda"}
 
 
+def pool_runs(result, runs_logs):
+    """With repeated runs (``runs_logs``: {mode: [each run's call log]}, the first run's first): each
+    function's per-call median becomes the median of the runs' medians (``run_medians_ms`` lists
+    them), and its speedup follows. One process's medians mislead on hosts where a fresh process
+    runs the same cv2 calls at one of two speeds (a 16-core H100 host: 2.4-2.9 or 4.1-5.7 ms a
+    call, any variant: HISTORY, "compare's children and the host's two speeds"); totals and
+    first calls stay the first run's."""
+    for f in result["functions"]:
+        for mode in ("cv2", "cvgpu"):
+            medians = [statistics.median(times) for times in
+                       ([r["ms"] for r in calls if r["name"] == f["function"]] for calls in runs_logs[mode])
+                       if times]
+            if len(medians) > 1:
+                f[mode]["run_medians_ms"] = medians
+                f[mode]["median_ms"] = statistics.median(medians)
+        sa, sb = f["cv2"]["median_ms"], f["cvgpu"]["median_ms"]
+        f["speedup"] = sa / sb if sa and sb else None
+    return result
+
+
 def _ms(v):
     return "-" if v is None else ("%.3f" % v if v < 100 else "%.1f" % v)
 
@@ -496,9 +516,11 @@ def summary_lines(result, markdown=False):
                                                                                              runs[mode]["exit"]))
     verdict = {True: "all outputs identical", False: "OUTPUTS DIFFER",
                None: "NOTHING COMPARED: no call cvgpu accelerates was made in both runs"}[result["identical"]]
-    lines.append("%s. Times: host clock around each call (device outputs synchronized); speedup: cv2 median / "
+    pooled = any(f[m].get("run_medians_ms") for f in result["functions"] for m in ("cv2", "cvgpu"))
+    lines.append("%s. Times: host clock around each call (device outputs synchronized)%s; speedup: cv2 median / "
                  "cvgpu median (ms per call); a function's first cvgpu call also loads or compiles its kernels "
-                 "(cvgpu 1st), so with one or two calls the median includes it." % verdict)
+                 "(cvgpu 1st), so with one or two calls the median includes it." % (
+                     verdict, "; medians: of every run's median, totals and 1st: the first run" if pooled else ""))
     return lines
 
 
@@ -592,7 +614,7 @@ def main(argv=None):
         for mode in ("cv2", "cvgpu"):
             runs[mode]["repeat_s"] = repeats[mode]
             runs[mode]["median_s"] = statistics.median(repeats[mode])
-    result = summarize(logs, runs)
+    result = pool_runs(summarize(logs, runs), {mode: [logs[mode]] + later[mode] for mode in ("cv2", "cvgpu")})
     for mode in ("cv2", "cvgpu"):
         for calls in later[mode]:
             # every repeated run must give the first cv2 run's outputs, call by call

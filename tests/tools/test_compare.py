@@ -388,6 +388,28 @@ def test_repeated_runs_are_summarized_by_their_medians():
     assert "median of 3 runs each: 2.40x (cv2 1.20 s, 1.00-1.40 / cvgpu 0.50 s, 0.40-0.60)" in text
 
 
+def test_repeated_runs_pool_each_functions_median():
+    """pool_runs: a function's median is the median of every run's median, not the first run's; the
+    totals and first calls stay the first run's; one run leaves the summary as it was."""
+    def log(*ms):
+        return [{"name": "HoughLines", "ms": m, "digest": "a", "args": [], "kwargs": {}, "seq": i, "engine": "cv2"}
+                for i, m in enumerate(ms)]
+    runs = {"script": "s.py", "args": [], "cv2": {"exit": 0, "seconds": 1.0},
+            "cvgpu": {"exit": 0, "seconds": 1.0, "backend": "cuda"}}
+    first = {"cv2": log(2.0, 2.2, 2.4), "cvgpu": log(5.0, 4.6, 4.8)}   # one slow cvgpu process
+    result = compare.summarize(first, runs)
+    assert result["functions"][0]["cvgpu"]["median_ms"] == 4.8
+    pooled = compare.pool_runs(result, {"cv2": [first["cv2"], log(2.5, 2.3), log(2.1, 2.3, 2.2)],
+                                        "cvgpu": [first["cvgpu"], log(2.3, 2.5), log(2.2, 2.0, 2.4)]})
+    f = pooled["functions"][0]
+    assert f["cvgpu"]["run_medians_ms"] == [4.8, 2.4, 2.2] and f["cvgpu"]["median_ms"] == 2.4
+    assert f["cv2"]["median_ms"] == 2.2 and f["speedup"] == pytest.approx(2.2 / 2.4)
+    assert f["cvgpu"]["total_ms"] == pytest.approx(14.4) and f["cvgpu"]["first_ms"] == 5.0
+    assert "medians: of every run's median" in "\n".join(compare.summary_lines(pooled))
+    alone = compare.pool_runs(compare.summarize(first, runs), {"cv2": [first["cv2"]], "cvgpu": [first["cvgpu"]]})
+    assert "run_medians_ms" not in alone["functions"][0]["cvgpu"] and alone["functions"][0]["cvgpu"]["median_ms"] == 4.8
+
+
 def test_a_repeated_run_that_differs_is_a_difference(tmp_path, monkeypatch):
     script = tmp_path / "s.py"
     count = tmp_path / "count.txt"
