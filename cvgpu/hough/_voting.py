@@ -45,7 +45,7 @@ class _HoughTuning(_tuning.Tuning):
             self._changed()
 
 
-# Paths counted (TUNING.ran): lines.direct, lines.graph, lines.lean-graph, lines.hot, lines.vote-shared,
+# Paths counted (TUNING.ran): lines.direct, lines.graph, lines.lean-graph, lines.hot, lines.host-hot, lines.vote-shared,
 # lines.vote-global, lines.vote-grid, lines.sort-host; detector.direct,
 # detector.graph, detector.lean-graph, detector.hot, detector.vote-shared, detector.vote-global,
 # detector.vote-grid, detector.sort-host. Each is counted where the decision is made (a plan's build,

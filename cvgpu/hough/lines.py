@@ -4,14 +4,17 @@ The standard transform (srn == stn == 0) runs in ``kernels/hough/lines.cu``; the
 cv2's sizes and trig table (a few hundred numbers) and reads the line count back once. The
 multi-scale transform (srn or stn nonzero) is computed by cv2 and reported as such.
 
-Three paths reach the kernels: the full argument layer (any call cv2 accepts); the fast path, the
+Four paths reach the kernels: the full argument layer (any call cv2 accepts); the fast path, the
 common ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and plain numbers;
-and the hot path, the repeat of a fast call on the same device array. From a plan's second call on,
+the hot path, the repeat of a fast call on the same device array; and the host hot path, the
+repeat on one thread of a fast numpy call with the same image layout, rho and theta (a video's
+frames). From a plan's second call on,
 its three launches replay as one captured CUDA graph (cvgpu._graphs), the lean graph while the
 device call words still describe the same image.
 """
 import functools
 import math
+import threading
 import weakref
 from threading import get_ident as _get_ident
 
@@ -692,6 +695,71 @@ def _hot_lines(hot, image, rho, theta, threshold):
         raise _errors.out_of_memory(hot.nbytes) from None
 
 
+class _HostHot:
+    """A numpy image layout (shape, strides), rho and theta met by the fast path twice in a row on
+    one thread, whose call replays its graph from C (_replay_native): the next calls like it skip
+    the fast path's checks and the workspace and plan lookups, and run the same _replay_native. The
+    Python around a numpy call is what bounds several threads (compat_matrix/HISTORY.md, "compare on
+    a fresh H100 and where eight threads stop"). Valid while the current device, CuPy's usability
+    (a forked child has none) and TUNING.generation are those it was made under."""
+
+    __slots__ = ("shape", "strides", "rho", "theta", "device", "generation", "cp", "helpers", "ws", "plan",
+                 "shape_3d", "nbytes")
+
+
+class _HostSlots(threading.local):
+    """A thread's last fast numpy call's (shape, strides, rho, theta) and its _HostHot, [with_votes]."""
+
+    def __init__(self):
+        self.seen = [None, None]
+        self.hot = [None, None]
+
+
+_host = _HostSlots()
+
+
+def _host_hot_lines(hot, image, rho, theta, threshold):
+    """The lines of a numpy call like the thread's hot one, or _NOT_FAST when it is not."""
+    if (image.shape != hot.shape or image.strides != hot.strides or image.dtype != _UINT8
+            or not _plain_numbers(rho, theta, threshold) or rho != hot.rho or theta != hot.theta
+            or (_ARG_CHECKS and threshold < 0) or hot.generation != TUNING.generation
+            or _backend.cupy_module() is not hot.cp or _native.helpers() is not hot.helpers):
+        return _NOT_FAST
+    cp = hot.cp
+    if cp.cuda.runtime.getDevice() != hot.device:
+        return _NOT_FAST
+    _backend.record("cuda")
+    hot.plan.calls += 1
+    try:
+        return _replay_native(cp, hot.helpers, hot.ws, hot.plan, image, threshold, hot.shape_3d)
+    except cp.cuda.memory.OutOfMemoryError:
+        raise _errors.out_of_memory(hot.nbytes) from None
+
+
+def _note_host_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes):
+    """After a fast numpy call: the second in a row on this thread with the same image layout, rho
+    and theta makes them hot, where the call replayed from C (_gpu_lines' native branch); the first
+    only remembers them, so that calls whose layout changes each time pay nothing more here."""
+    helpers = _native.helpers()
+    if helpers is None:
+        return
+    seen = (image.shape, image.strides, rho, theta)
+    if _host.seen[with_votes] != seen:
+        _host.seen[with_votes] = seen
+        return
+    ws = _workspace(cp)
+    plan = ws.last_plan
+    if (plan is None or type(plan.graph) is not _native.DriverGraph
+            or not (plan.bits or (image.strides[1] == 1 and image.strides[0] >= image.shape[1]))):
+        return
+    hot = _HostHot()
+    hot.shape, hot.strides, hot.rho, hot.theta = image.shape, image.strides, rho, theta
+    hot.device, hot.generation, hot.cp, hot.helpers = cp.cuda.runtime.getDevice(), TUNING.generation, cp, helpers
+    hot.ws, hot.plan, hot.shape_3d, hot.nbytes = ws, plan, shape_3d, nbytes
+    _host.hot[with_votes] = hot
+    TUNING.ran("lines.host-hot")
+
+
 def _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes):
     """After a fast device call: the second call in a row on ``image`` makes it hot (the first
     only remembers its id, so that a new array per call pays nothing more here)."""
@@ -716,11 +784,18 @@ def _fast_hough(with_votes, args):
     plain Python numbers: the same result as the full argument layer without its generality;
     anything else returns _NOT_FAST and takes the full path."""
     image, rho, theta, threshold = args
-    hot = _hot[with_votes]
-    if hot is not None and hot.image() is image:
-        lines = _hot_lines(hot, image, rho, theta, threshold)
-        if lines is not _NOT_FAST:
-            return lines
+    if type(image) is np.ndarray:
+        hot = _host.hot[with_votes]
+        if hot is not None:
+            lines = _host_hot_lines(hot, image, rho, theta, threshold)
+            if lines is not _NOT_FAST:
+                return lines
+    else:
+        hot = _hot[with_votes]
+        if hot is not None and hot.image() is image:
+            lines = _hot_lines(hot, image, rho, theta, threshold)
+            if lines is not _NOT_FAST:
+                return lines
     cp = _backend.cupy_module()
     if cp is None:
         return _NOT_FAST
@@ -754,7 +829,9 @@ def _fast_hough(with_votes, args):
                            with_votes, to_host, shape_3d=shape_3d, key=gpu_key)
     except cp.cuda.memory.OutOfMemoryError:
         raise _errors.out_of_memory(nbytes) from None
-    if not to_host:
+    if to_host:
+        _note_host_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes)
+    else:
         _note_hot(cp, with_votes, image, rho, theta, shape_3d, nbytes)
     return lines
 

@@ -650,6 +650,79 @@ def test_gpu_host_images_replayed(compat, monkeypatch, way):
 
 
 @pytest.mark.gpu
+def test_gpu_host_hot_calls(compat):
+    """The host hot path: a numpy image layout, rho and theta called twice in a row on a thread
+    become hot ("lines.host-hot", counted when made) and the calls like them skip to the native
+    replay. Against cv2 on every call: new contents and thresholds, another layout in between (a
+    view, another shape), other rho, the accumulator variant, another stream, a TUNING change,
+    another thread, and inputs the hot path must not take (float32, a negative threshold: cv2's
+    errors from the full path)."""
+    import threading
+    import cupy as cp
+    from cvgpu import _native
+    if _native.helpers() is None:
+        pytest.skip("no host-helper library for this platform (cvgpu._native)")
+    rng = np.random.default_rng(4321)
+    h, w = 200, 280
+    frames = _host_images(rng, h, w, 6)
+    wide = _host_images(rng, h, w + 30, 1)[0]
+
+    def call(fn, img, rho=1, threshold=None):
+        threshold = int(rng.integers(5, 100)) if threshold is None else threshold
+        ours = getattr(cvgpu, fn)(img, rho, np.pi / 180, threshold)
+        assert cvgpu.last_call_backend() == "cuda"
+        compat.check(fn, "host-hot", ours, getattr(cv2, fn)(img, rho, np.pi / 180, threshold),
+                     inputs=(img, rho, np.pi / 180, threshold, "numpy, host hot path"))
+
+    with TUNING.override():  # (no values: plans and hot calls of earlier tests forgotten)
+        before = TUNING.paths()
+        for img in frames:                           # made hot at the second call
+            call("HoughLines", img)
+        call("HoughLines", wide[:, 10:10 + w])       # same shape, other strides: not hot
+        call("HoughLines", frames[0])                # the hot layout again: still hot
+        call("HoughLines", frames[1], rho=2)         # other rho: the fast path, a new plan
+        call("HoughLines", frames[2])                # rho 1: hot
+        call("HoughLinesWithAccumulator", frames[0])
+        call("HoughLinesWithAccumulator", frames[1])  # its own slot, made hot
+        call("HoughLinesWithAccumulator", frames[2])
+        with cp.cuda.Stream(non_blocking=True):
+            call("HoughLines", frames[4])            # hot, on another stream
+        for bad in (frames[0].astype(np.float32), -1):
+            img, threshold = (bad, 10) if isinstance(bad, np.ndarray) else (frames[0], bad)
+            try:
+                cv2.HoughLines(img, 1, np.pi / 180, threshold)
+                expected = None
+            except cv2.error as exc:
+                expected = exc.code
+            if expected is None:
+                call("HoughLines", img, threshold=threshold)
+            else:
+                with pytest.raises(cv2.error) as info:
+                    cvgpu.HoughLines(img, 1, np.pi / 180, threshold)
+                assert info.value.code == expected
+        call("HoughLines", frames[5])                # hot still
+        errors = []
+
+        def other_thread():
+            try:
+                for img in frames[:3]:               # its own workspace: hot from its second call
+                    call("HoughLines", img)
+            except BaseException as exc:  # (reported in the main thread)
+                errors.append(exc)
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+        assert not errors, errors
+        made = TUNING.paths()["lines.host-hot"] - before["lines.host-hot"]
+    assert made == 3, made   # this thread's HoughLines and accumulator calls, the other thread's
+    with TUNING.override(host_bits=True):            # a TUNING change: the hot call is made again
+        before = TUNING.paths()
+        for img in frames[:3]:
+            call("HoughLines", img)
+        assert TUNING.paths()["lines.host-hot"] - before["lines.host-hot"] == 1
+
+
+@pytest.mark.gpu
 def test_gpu_host_images_from_threads(compat):
     """Eight threads calling HoughLines on numpy frames at once (each on its own stream, then all
     on the default one): every result equals cv2's for its frame."""
