@@ -27,7 +27,7 @@ if mode != "cv2":
             except Exception:
                 pass
     from cvgpu import _engine
-    _engine.TUNING._values["start_after_ms"] = float(mode)
+    _engine.TUNING.override(start_after_ms=float(mode)).__enter__()   # (for the whole process)
     sys.modules["cv2"] = cvgpu
     t0 = time.perf_counter()
     def report():

@@ -49,9 +49,12 @@ TUNING = Tuning(
     # of cv2 time. Ski rental: the start-up costs the script about what it lasts (the driver's
     # initialisation and CuPy's import, during which cv2's calls wait for the GIL and run about twice
     # as long), so it is bought once as much cv2 time has been spent (HISTORY, "GPU start
-    # threshold": scripts with less never start it, long ones lose a few frames).
+    # threshold": scripts with less never start it, long ones lose a few frames). 600 ms: at 300 a
+    # script of 25 calls of 10-17 ms (photo_lines) started it in its last calls and waited for it at
+    # exit, 0.75x cv2 whole; video_lines gained from 600 as much (HISTORY, "The GPU start threshold
+    # at 600 ms").
     qualify_ms=1.0,
-    start_after_ms=300.0,
+    start_after_ms=600.0,
     # the GPU is first tried on a key once cv2 time on that key reaches this multiple of the GPU's
     # expected first-use cost for the family (ski rental: at most 1/EXPLORE_FACTOR lost on a key
     # that ends right after the switch).

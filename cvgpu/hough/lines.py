@@ -700,7 +700,7 @@ class _HostHot:
     one thread, whose call replays its graph from C (_replay_native): the next calls like it skip
     the fast path's checks and the workspace and plan lookups, and run the same _replay_native. The
     Python around a numpy call is what bounds several threads (compat_matrix/HISTORY.md, "compare on
-    a fresh H100 and where eight threads stop"). Valid while the current device, CuPy's usability
+    a fresh H100, and where eight threads stop"). Valid while the current device, CuPy's usability
     (a forked child has none) and TUNING.generation are those it was made under."""
 
     __slots__ = ("shape", "strides", "rho", "theta", "device", "generation", "cp", "helpers", "ws", "plan",
