@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import cv2
@@ -534,7 +535,6 @@ def test_gpu_repeated_calls_on_one_device_array(compat):
     nothing): 5 direct launches, 3 captured graphs, 3 arrays made hot and 3 lean graphs captured,
     so the test fails if either the hot or the lean path is never reached. (Of the 19 calls, 10 are
     hot repeats and 10 replay a lean graph.)"""
-    import threading
     import cupy as cp
     rng = np.random.default_rng(347)
     h, w = 347, 461
@@ -578,22 +578,26 @@ def test_gpu_repeated_calls_on_one_device_array(compat):
             call("HoughLines", a)                   # another stream: hot, lean
         call("HoughLines", a, rho=2)                # other parameters: direct launch of a new plan
         call("HoughLines", a)                       # hot, lean
-        errors = []
-
-        def other_thread():
-            try:
-                call("HoughLines", a)               # another thread: its own workspace, direct launch
-            except BaseException as exc:  # (reported in the main thread)
-                errors.append(exc)
-
-        thread = threading.Thread(target=other_thread)
-        thread.start()
-        thread.join()
-        assert not errors, errors
+        _in_another_thread(lambda: call("HoughLines", a))   # its own workspace: direct launch
         call("HoughLines", a)                       # hot, lean
         after = TUNING.paths()
     ran = {path: after[path] - before[path] for path in ("lines.direct", "lines.graph", "lines.hot", "lines.lean-graph")}
     assert ran == {"lines.direct": 5, "lines.graph": 3, "lines.hot": 3, "lines.lean-graph": 3}, ran
+
+
+def _in_another_thread(fn):
+    """fn() on a new thread, its exception raised here."""
+    errors = []
+
+    def run():
+        try:
+            fn()
+        except BaseException as exc:  # (reported in the calling thread)
+            errors.append(exc)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not errors, errors
 
 
 def _host_images(rng, h, w, n):
@@ -657,7 +661,6 @@ def test_gpu_host_hot_calls(compat):
     view, another shape), other rho, the accumulator variant, another stream, a TUNING change,
     another thread, and inputs the hot path must not take (float32, a negative threshold: cv2's
     errors from the full path)."""
-    import threading
     import cupy as cp
     from cvgpu import _native
     if _native.helpers() is None:
@@ -701,18 +704,8 @@ def test_gpu_host_hot_calls(compat):
                     cvgpu.HoughLines(img, 1, np.pi / 180, threshold)
                 assert info.value.code == expected
         call("HoughLines", frames[5])                # hot still
-        errors = []
-
-        def other_thread():
-            try:
-                for img in frames[:3]:               # its own workspace: hot from its second call
-                    call("HoughLines", img)
-            except BaseException as exc:  # (reported in the main thread)
-                errors.append(exc)
-        thread = threading.Thread(target=other_thread)
-        thread.start()
-        thread.join()
-        assert not errors, errors
+        # its own workspace: hot from its second call
+        _in_another_thread(lambda: [call("HoughLines", img) for img in frames[:3]])
         made = TUNING.paths()["lines.host-hot"] - before["lines.host-hot"]
     assert made == 3, made   # this thread's HoughLines and accumulator calls, the other thread's
     with TUNING.override(host_bits=True):            # a TUNING change: the hot call is made again
@@ -726,7 +719,6 @@ def test_gpu_host_hot_calls(compat):
 def test_gpu_host_images_from_threads(compat):
     """Eight threads calling HoughLines on numpy frames at once (each on its own stream, then all
     on the default one): every result equals cv2's for its frame."""
-    import threading
     import cupy as cp
     rng = np.random.default_rng(77)
     frames = _host_images(rng, 180, 240, 12)
