@@ -51,7 +51,7 @@ TUNING = Tuning(
     # as long), so it is bought once as much cv2 time has been spent (HISTORY, "GPU start
     # threshold": scripts with less never start it, long ones lose a few frames). 600 ms: at 300 a
     # script of 25 calls of 10-17 ms (photo_lines) started it in its last calls and waited for it at
-    # exit, 0.75x cv2 whole; video_lines gained from 600 as much (HISTORY, "The GPU start threshold
+    # exit, 0.75x cv2 whole; video_lines ran no slower at 600 (HISTORY, "The GPU start threshold
     # at 600 ms").
     qualify_ms=1.0,
     start_after_ms=600.0,

@@ -8,9 +8,8 @@ Four paths reach the kernels: the full argument layer (any call cv2 accepts); th
 common ``f(image, rho, theta, threshold)`` with a 2-D uint8 numpy or CuPy image and plain numbers;
 the hot path, the repeat of a fast call on the same device array; and the host hot path, the
 repeat on one thread of a fast numpy call with the same image layout, rho and theta (a video's
-frames). From a plan's second call on,
-its three launches replay as one captured CUDA graph (cvgpu._graphs), the lean graph while the
-device call words still describe the same image.
+frames). From a plan's second call on, its three launches replay as one captured CUDA graph
+(cvgpu._graphs), the lean graph while the device call words still describe the same image.
 """
 import functools
 import math
@@ -701,7 +700,8 @@ class _HostHot:
     the fast path's checks and the workspace and plan lookups, and run the same _replay_native. The
     Python around a numpy call is what bounds several threads (compat_matrix/HISTORY.md, "compare on
     a fresh H100, and where eight threads stop"). Valid while the current device, CuPy's usability
-    (a forked child has none) and TUNING.generation are those it was made under."""
+    (a forked child has none), cvgpu._native's helpers and TUNING.generation are those it was made
+    under."""
 
     __slots__ = ("shape", "strides", "rho", "theta", "device", "generation", "cp", "helpers", "ws", "plan",
                  "shape_3d", "nbytes")
