@@ -662,8 +662,9 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
 
     isolate = []
     try:
-        for batch in batches:
-            submit(batch)
+        for batch, future in zip(batches, _submit_all(client, batches)):
+            pending[future] = batch
+            running.add(future)
         for future, fetched in _completed(client, running):
             batch = pending.pop(future)
             start, stop = batch.start, batch.stop
@@ -710,6 +711,21 @@ _RESUBMITS = 3  # times a batch whose input was lost is sent again before its it
 _NOT_FETCHED = object()
 
 
+def _submit_all(client, batches):
+    """The batches' futures, in order. Batches of items go to the scheduler in one message
+    (``client.map``); one ``client.submit`` each, a message each, kept the threads waiting for
+    their first task (CPU machine, 12 workers, 2,000 items of 3 ms at 16 a task: 1.32 s a pass
+    against 0.89-0.99 s; HISTORY, "The tasks in one message"). A dask array's chunks, and
+    resubmits, go one by one (``batch.submit()``)."""
+    if len(batches) < 2 or any(type(b) is not _ItemBatch for b in batches):
+        return [batch.submit() for batch in batches]
+    futures = client.map(_run_items, [b.func for b in batches], [b.read for b in batches],
+                         [b.arguments() for b in batches], key=[b.key for b in batches], pure=False)
+    for batch, future in zip(batches, futures):
+        batch.future = future
+    return futures
+
+
 def _completed(client, running):
     """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. The
     results of the futures that completed together are fetched in one gather: fetched one by one
@@ -743,12 +759,16 @@ class _ItemBatch:
         self.client, self.func, self.read, self.labels, self.items = client, func, read, labels, items
         self.start, self.stop, self.key, self.tries, self._held = start, stop, key, 0, None
 
-    def submit(self):
+    def arguments(self):
+        """The task's (label, payload) pairs, numpy payloads scattered first; counts a try."""
         self.tries += 1
         payloads = self.items[self.start:self.stop]
         if any(isinstance(p, np.ndarray) for p in payloads):
             payloads = self._held = self._scatter(payloads)
-        pairs = list(zip(self.labels[self.start:self.stop], payloads))
+        return list(zip(self.labels[self.start:self.stop], payloads))
+
+    def submit(self):
+        pairs = self.arguments()
         key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
         self.future = self.client.submit(_run_items, self.func, self.read, pairs, key=key, pure=False)
         return self.future

@@ -372,6 +372,33 @@ def test_auto_batch_fills_whole_waves(n, threads):
     assert b == 1 or -(-n // (b - 1)) > waves * threads   # one item less a task would need another wave
 
 
+def test_batches_of_items_go_to_the_scheduler_in_one_message():
+    """_submit_all: item batches in one client.map (their keys, pairs and functions in order, each
+    batch holding its future); a single batch, or chunks of a dask array, one submit each."""
+    class Client:
+        def __init__(self):
+            self.maps, self.submits = [], []
+
+        def map(self, fn, funcs, reads, pairs, key, pure):
+            self.maps.append((fn, funcs, reads, pairs, key, pure))
+            return ["future-%s" % k for k in key]
+
+        def submit(self, fn, func, read, pairs, key, pure):
+            self.submits.append(key)
+            return "future-%s" % key
+    client = Client()
+    items, labels = ["a", "b", "c", "d", "e"], ["l%d" % i for i in range(5)]
+    batches = [cvdask._ItemBatch(client, str.upper, str, labels, items, a, min(a + 2, 5), "k%d" % a)
+               for a in range(0, 5, 2)]
+    futures = cvdask._submit_all(client, batches)
+    assert futures == ["future-k0", "future-k2", "future-k4"] and [b.future for b in batches] == futures
+    (fn, funcs, reads, pairs, keys, pure), = client.maps
+    assert fn is cvdask._run_items and funcs == [str.upper] * 3 and reads == [str] * 3 and pure is False
+    assert pairs == [[("l0", "a"), ("l1", "b")], [("l2", "c"), ("l3", "d")], [("l4", "e")]]
+    assert keys == ["k0", "k2", "k4"] and client.submits == [] and all(b.tries == 1 for b in batches)
+    assert cvdask._submit_all(client, batches[:1]) == ["future-k0-try2"] and client.submits == ["k0-try2"]
+
+
 def test_completed_fetches_each_group_in_one_gather():
     """map_images' _completed: the finished futures of a group come from one client.gather; an
     erred or cancelled future, or every future of a group whose gather failed, is left to
