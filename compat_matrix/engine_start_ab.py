@@ -27,14 +27,18 @@ if mode != "cv2":
             except Exception:
                 pass
     from cvgpu import _engine
-    _engine.TUNING.override(start_after_ms=float(mode)).__enter__()   # (for the whole process)
+    # For the whole process: the context manager is kept (dropped, its generator's close would
+    # restore the value at once, as happened in the run of 3cae902: HISTORY).
+    _threshold = _engine.TUNING.override(start_after_ms=float(mode))
+    _threshold.__enter__()
     sys.modules["cv2"] = cvgpu
     t0 = time.perf_counter()
     def report():
         snap = _engine.model_snapshot()
         n = {"cv2": sum(v["cv2_n"] for v in snap.values()), "cuda": sum(v["gpu_n"] for v in snap.values())}
         st = _engine._startup
-        sys.stderr.write("AB " + json.dumps({"state": st.state, "startup_s": st.seconds,
+        sys.stderr.write("AB " + json.dumps({"threshold_ms": _engine.TUNING.start_after_ms,
+                         "state": st.state, "startup_s": st.seconds,
                          "acc_cv2_ms": round(_engine._accelerable_cv2_ms[0], 1), "calls": n}) + "\n")
     atexit.register(report)
 runpy.run_path(script, run_name="__main__")
