@@ -655,16 +655,14 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     pending = {}
     running = distributed.as_completed()
 
-    def submit(batch):
-        future = batch.submit()
+    def track(batch, future):
         pending[future] = batch
         running.add(future)
 
     isolate = []
     try:
         for batch, future in zip(batches, _submit_all(client, batches)):
-            pending[future] = batch
-            running.add(future)
+            track(batch, future)
         for future, fetched in _completed(client, running):
             batch = pending.pop(future)
             start, stop = batch.start, batch.stop
@@ -679,7 +677,7 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
                 # The task's input is gone: numpy items scattered to a worker that died (Dask
                 # cannot recompute data it was given). The client still has them: again.
                 if batch.tries < _RESUBMITS:
-                    submit(batch)
+                    track(batch, batch.submit())
                     continue
                 rows = [(None, _error_line(labels[i], exc), None) for i in range(start, stop)]
             except Exception as exc:  # the task itself failed (e.g. func could not be unpickled there)
