@@ -60,7 +60,8 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("cvgpu.dask needs dask and distributed: pip install \"cvgpu[dask]\" (%s)" % exc) from exc
 
 __all__ = ["map_images", "Result", "ImageReadError", "read_image", "gpu_cluster", "cpu_cluster",
-           "prepare_workers", "CvgpuWorkerPlugin", "worker_info", "warm_up", "visible_gpus"]
+           "prepare_workers", "CvgpuWorkerPlugin", "worker_info", "warm_up", "visible_gpus", "plan_affinity",
+           "physical_cores", "CpuAffinity"]
 
 # Families whose kernels a worker compiles when it starts (see warm_up).
 DEFAULT_FAMILIES = ("contours",)
@@ -314,7 +315,8 @@ def worker_info():
             "CVGPU_BACKEND": os.environ.get("CVGPU_BACKEND"), "backend": cvgpu.backend(),
             "fallback_reason": cvgpu.fallback_reason(), "device": None, "warmed": _WORKER["warmed"],
             "warm_s": _WORKER["warm_s"], "warm_errors": dict(_WORKER["warm_errors"]),
-            "setup_s": _WORKER["setup_s"], "kernel_modules": len(_kernels._modules)}
+            "setup_s": _WORKER["setup_s"], "kernel_modules": len(_kernels._modules),
+            "cpus": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None}
     cp = _backend.cupy_module()
     if cp is not None:
         info["device"] = cp.cuda.Device().pci_bus_id
@@ -350,20 +352,26 @@ def visible_gpus():
     return [str(i) for i in range(count)]
 
 
-def cpu_cluster(n_workers=None, threads_per_worker=1, backend="cv2", **kwargs):
+def cpu_cluster(n_workers=None, threads_per_worker=1, backend="cv2", cpu_affinity=None, **kwargs):
     """A ``distributed.LocalCluster`` of worker processes on this machine's cores (one per core by
     default). ``backend="cv2"`` sets CVGPU_BACKEND=cv2 in the workers: cvgpu computes with cv2
-    there, also where a GPU exists (the CPU baseline of cvgpu.bench.dask_scaling)."""
+    there, also where a GPU exists (the CPU baseline of cvgpu.bench.dask_scaling).
+    ``cpu_affinity``: None, or "core" (each worker thread a physical core of its own, shared once
+    there are more threads than cores; ``plan_affinity``)."""
     env = dict(kwargs.pop("env", None) or {})
     if backend == "cv2":
         env["CVGPU_BACKEND"] = "cv2"
     kwargs.setdefault("dashboard_address", None)
-    return distributed.LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=threads_per_worker,
+    n_workers = n_workers or os.cpu_count() or 1
+    if cpu_affinity is not None:
+        plan = plan_affinity([(i, None) for i in range(n_workers)], threads_per_worker, cpu_affinity)
+        kwargs["plugins"] = set(kwargs.get("plugins") or ()) | {CpuAffinity(plan)}
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
                                     processes=True, env=env, **kwargs)
 
 
 def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cuda=None, cpu_fallback=True,
-                mps=False, **kwargs):
+                mps=False, cpu_affinity=None, **kwargs):
     """A local cluster of one worker process per GPU (``workers_per_gpu`` processes each with
     ``threads_per_worker`` threads), each worker seeing only its own GPU as device 0.
 
@@ -379,6 +387,10 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
     ``workers_per_gpu`` is 1), True requires it, False never uses it. Without any visible GPU, a
     ``cpu_cluster`` (cvgpu computes with cv2; a warning says so) unless ``cpu_fallback`` is False;
     so a script asking for one GPU also runs on a machine without one.
+    ``cpu_affinity`` (cvgpu's own cluster): None leaves the workers' threads to the operating
+    system; "numa" pins each worker to the CPUs local to its GPU (what dask-cuda's cluster does);
+    "core" gives each worker thread a physical core of its own among those, the least used first
+    (``plan_affinity``).
     Other keyword arguments go to the cluster (e.g. ``dashboard_address=":8787"``, which needs bokeh)."""
     available = visible_gpus()
     if gpus is None or (not available and cpu_fallback):
@@ -395,9 +407,12 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
         from ._backend import CvgpuFallbackWarning
         warnings.warn("cvgpu.dask.gpu_cluster: no usable GPU; starting a CPU cluster where cvgpu computes with cv2",
                       CvgpuFallbackWarning, stacklevel=2)
-        return cpu_cluster(threads_per_worker=1, **kwargs)  # a process per core, as cv2 runs one thread a call
+        return cpu_cluster(threads_per_worker=1, cpu_affinity=cpu_affinity, **kwargs)  # a process per core
     if use_dask_cuda is None:
-        use_dask_cuda = workers_per_gpu == 1 and _has_dask_cuda() and not mps
+        use_dask_cuda = workers_per_gpu == 1 and _has_dask_cuda() and not mps and cpu_affinity is None
+    if cpu_affinity is not None and use_dask_cuda:
+        raise ValueError("gpu_cluster(cpu_affinity=...) is cvgpu's own cluster's (dask-cuda's pins each worker "
+                         "to its GPU's CPUs itself): use_dask_cuda must not be True")
     if mps:
         if use_dask_cuda:
             raise ValueError("gpu_cluster(mps=True) runs cvgpu's own cluster: use_dask_cuda must not be True")
@@ -405,7 +420,8 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
         try:
             env = dict(kwargs.pop("env", None) or {})
             env.update(daemon.worker_env)
-            cluster = _spec_gpu_cluster(daemon.uuids, threads_per_worker, workers_per_gpu, env=env, **kwargs)
+            cluster = _spec_gpu_cluster(daemon.uuids, threads_per_worker, workers_per_gpu, env=env,
+                                        cpu_affinity=cpu_affinity, **kwargs)
         except BaseException:
             daemon.stop()
             raise
@@ -417,7 +433,7 @@ def gpu_cluster(gpus=None, threads_per_worker=1, workers_per_gpu=1, use_dask_cud
         from dask_cuda import LocalCUDACluster
         kwargs.setdefault("dashboard_address", None)
         return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(ids), threads_per_worker=threads_per_worker, **kwargs)
-    return _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, **kwargs)
+    return _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, cpu_affinity=cpu_affinity, **kwargs)
 
 
 def _gpu_uuids(entries):
@@ -534,25 +550,159 @@ def _has_dask_cuda():
 
 
 def _spec_gpu_cluster(ids, threads_per_worker, workers_per_gpu, dashboard_address=None, env=None,
-                      memory_limit="auto", host="127.0.0.1", **kwargs):
+                      memory_limit="auto", host="127.0.0.1", cpu_affinity=None, **kwargs):
     from distributed import Nanny, Scheduler, SpecCluster
     n_workers = len(ids) * workers_per_gpu
     if memory_limit == "auto":
         import psutil
         memory_limit = int(psutil.virtual_memory().total // n_workers)
+    names = {}
+    # Worker k of every GPU before worker k + 1 of any: the plan then shares cores out evenly.
+    for k, gpu in itertools.product(range(workers_per_gpu), ids):
+        names[(gpu, k)] = "gpu%s" % gpu if workers_per_gpu == 1 else "gpu%s-%d" % (gpu, k)
+    plugins = set()
+    if cpu_affinity is not None:
+        buses = _gpu_buses(ids)
+        plan = plan_affinity([(name, buses.get(gpu)) for (gpu, _), name in names.items()], threads_per_worker,
+                             cpu_affinity)
+        plugins = {CpuAffinity(plan)}
     workers = {}
     for gpu, k in itertools.product(ids, range(workers_per_gpu)):
-        name = "gpu%s" % gpu if workers_per_gpu == 1 else "gpu%s-%d" % (gpu, k)
+        name = names[(gpu, k)]
         worker_env = dict(env or {})
         worker_env["CUDA_VISIBLE_DEVICES"] = gpu
         workers[name] = {"cls": Nanny, "options": {"nthreads": threads_per_worker, "env": worker_env, "name": name,
                                                     "memory_limit": memory_limit, "host": host,
                                                     "silence_logs": kwargs.get("silence_logs", logging.WARN)}}
+        if plugins:
+            workers[name]["options"]["plugins"] = plugins
     # Without a dashboard the scheduler still serves its HTTP routes (health, metrics): on a free port.
     scheduler = {"cls": Scheduler, "options": {"host": host, "port": 0, "dashboard_address": dashboard_address or ":0",
                                                "dashboard": dashboard_address is not None}}
     kwargs.setdefault("silence_logs", logging.WARN)  # as LocalCluster
     return SpecCluster(workers=workers, scheduler=scheduler, name="cvgpu-gpu", **kwargs)
+
+
+# ---------------------------------------------------------------- CPU affinity
+
+def _cpu_list(text):
+    """Linux's CPU list syntax ("0-3,8,10-11") as a set of ints."""
+    cpus = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def _read_cpu_list(path):
+    try:
+        with open(path) as f:
+            return _cpu_list(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def physical_cores(cpus=None):
+    """The CPUs this process may run on (``os.sched_getaffinity``), grouped by physical core
+    (Linux's thread_siblings_list; a CPU whose siblings cannot be read is a core of its own):
+    a list of sorted tuples, by their first CPU."""
+    allowed = set(cpus if cpus is not None else os.sched_getaffinity(0))
+    cores = {}
+    for cpu in sorted(allowed):
+        siblings = _read_cpu_list("/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list" % cpu)
+        cores.setdefault(tuple(sorted((siblings or {cpu}) & allowed)) or (cpu,), None)
+    return sorted(cores, key=lambda c: c[0])
+
+
+def local_cpus(bus_id):
+    """The CPUs local to the PCI device ``bus_id`` (nvidia-smi's "00000000:17:00.0" or sysfs's
+    "0000:17:00.0"), from /sys/bus/pci/devices/<id>/local_cpulist; None where unknown."""
+    parts = (bus_id or "").strip().lower().split(":")
+    try:
+        if len(parts) == 2:
+            parts = ["0"] + parts
+        if len(parts) != 3:
+            return None
+        sysfs = "%04x:%s:%s" % (int(parts[0], 16), parts[1], parts[2])
+    except ValueError:
+        return None
+    return _read_cpu_list("/sys/bus/pci/devices/%s/local_cpulist" % sysfs)
+
+
+def plan_affinity(workers, threads_per_worker=1, mode="core", cpus=None):
+    """{worker name: sorted CPU list} for ``workers`` [(name, GPU PCI bus id or None)].
+
+    "numa": each worker the CPUs local to its GPU (all CPUs where unknown). "core": each worker
+    ``threads_per_worker`` physical cores among those, each time the ones fewest workers hold so
+    far (then the lowest), and all their CPUs (hyper-threads): workers share a core only once
+    every local core has one. Cores are counted across the whole cluster, so the workers of two
+    GPUs on one NUMA node split its cores."""
+    if mode not in ("core", "numa"):
+        raise ValueError("cpu_affinity must be None, 'core' or 'numa', not %r" % (mode,))
+    cores = physical_cores(cpus)
+    allowed = set(itertools.chain.from_iterable(cores))
+    held = {core: 0 for core in cores}
+    plan = {}
+    for name, bus in workers:
+        local = (local_cpus(bus) or allowed) & allowed or allowed
+        if mode == "numa":
+            plan[name] = sorted(local)
+            continue
+        near = [c for c in cores if set(c) <= local] or cores
+        mine = sorted(near, key=lambda c: (held[c], c[0]))[:max(1, threads_per_worker)]
+        for core in mine:
+            held[core] += 1
+        plan[name] = sorted(itertools.chain.from_iterable(mine))
+    return plan
+
+
+def pin_process(cpus):
+    """Every thread of this process (and so every thread it starts later) on ``cpus``."""
+    cpus = set(cpus)
+    try:
+        tids = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        tids = []
+    for tid in tids:
+        try:
+            os.sched_setaffinity(tid, cpus)
+        except OSError:  # (a thread that has just ended)
+            pass
+    os.sched_setaffinity(0, cpus)
+
+
+class CpuAffinity(WorkerPlugin):
+    """Pins each worker process to its CPUs of ``plan`` ({worker name: CPUs}) when it starts
+    (given to the workers at construction: a restarted worker is pinned again)."""
+
+    name = "cvgpu-cpu-affinity"
+
+    def __init__(self, plan):
+        self.plan = {str(k): list(v) for k, v in plan.items()}
+
+    def setup(self, worker=None):
+        cpus = self.plan.get(str(getattr(worker, "name", None)))
+        if cpus:
+            pin_process(cpus)
+
+
+def _gpu_buses(ids):
+    """{CUDA_VISIBLE_DEVICES entry: PCI bus id} by nvidia-smi's list (indices in its order, as
+    _gpu_uuids); {} where nvidia-smi cannot say (the plan then uses every CPU)."""
+    import subprocess
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    buses = {}
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 3:
+            buses[parts[0]] = buses[parts[1]] = parts[2]
+    return {gpu: buses[gpu] for gpu in ids if gpu in buses}
 
 
 # ---------------------------------------------------------------- the map

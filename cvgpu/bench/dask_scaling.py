@@ -2,7 +2,7 @@
 every CPU core with cv2:
 
     python -m cvgpu.bench.dask_scaling --images 2000 [--gpus 1,2] [--layouts 1x4 12x1mps] [--cpu-workers N]
-        [--repeat 3] [--json PATH]
+        [--repeat 3] [--affinity none,core] [--json PATH]
 
 The images: Otsu masks (1920x1080) of scikit-image's bundled photographs, each photograph cropped four
 ways and resized once per worker (``prepare_bases``, the worker plugin's setup), then varied per image
@@ -22,7 +22,9 @@ in each of them (a thread per core in every process) only competes with them. A 
 workers are clients of an MPS server says ``MPS``: the processes of one GPU then share it instead
 of taking turns. Layout ``WxTmps`` starts the cluster's own daemon (``gpu_cluster(mps=True)``); a
 server named in CUDA_MPS_PIPE_DIRECTORY (as examples/dask_device_run.sh's MPS_LAYOUTS start)
-serves every row. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
+serves every row. ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
+worker thread a physical core of its own near its GPU; ``pin numa``: its GPU's CPUs); the host's
+cores, NUMA nodes and GPUs' local CPUs are printed first. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
@@ -311,21 +313,25 @@ def _best_batch(client, specs, args):
     return row
 
 
-def _row_gpu(n_gpus, layout, specs, args):
+def _row_gpu(n_gpus, layout, specs, args, affinity=None):
     from distributed import Client
 
     from cvgpu.dask import gpu_cluster
     per_gpu, threads, own_mps = layout
     t0 = time.perf_counter()
     with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu, mps=own_mps,
-                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False) as cluster, \
-            Client(cluster) as client:
+                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False,
+                     cpu_affinity=affinity) as cluster, Client(cluster) as client:
         client.wait_for_workers(n_gpus * per_gpu)
         start_s = time.perf_counter() - t0
         row = _best_batch(client, specs, args)
     mps = own_mps or _mps()
-    return dict(config="%d GPU %dx%d%s" % (n_gpus, per_gpu, threads, " MPS" if mps else ""), gpus=n_gpus,
-                layout="%dx%d" % (per_gpu, threads), mps=mps, start_s=start_s, **row)
+    return dict(config="%d GPU %dx%d%s%s" % (n_gpus, per_gpu, threads, " MPS" if mps else "", _pinned(affinity)),
+                gpus=n_gpus, layout="%dx%d" % (per_gpu, threads), mps=mps, affinity=affinity, start_s=start_s, **row)
+
+
+def _pinned(affinity):
+    return " pin %s" % affinity if affinity else ""
 
 
 def _mps():
@@ -335,34 +341,38 @@ def _mps():
     return bool(os.environ.get("CUDA_MPS_PIPE_DIRECTORY"))
 
 
-def _row_cpu(specs, args):
+def _row_cpu(specs, args, affinity=None):
     from distributed import Client
 
     from cvgpu.dask import cpu_cluster
     n = args.cpu_workers or os.cpu_count() or 1
     t0 = time.perf_counter()
-    with cpu_cluster(n, threads_per_worker=1, backend="cv2") as cluster, Client(cluster) as client:
+    with cpu_cluster(n, threads_per_worker=1, backend="cv2", cpu_affinity=affinity) as cluster, \
+            Client(cluster) as client:
         client.wait_for_workers(n)
         start_s = time.perf_counter() - t0
         row = _best_batch(client, specs, args)
-    return dict(config="cv2 %d CPU workers" % n, gpus=0, layout="%dx1" % n, start_s=start_s, **row)
+    return dict(config="cv2 %d CPU workers%s" % (n, _pinned(affinity)), gpus=0, layout="%dx1" % n,
+                affinity=affinity, start_s=start_s, **row)
 
 
 def print_rows(rows, file=sys.stdout):
-    ref = {(r["layout"], r.get("mps")): r["images_per_s"] for r in rows if r["gpus"] == 1}
-    cpu = next((r["images_per_s"] for r in rows if r["gpus"] == 0), None)
+    ref = {(r["layout"], r.get("mps"), r.get("affinity")): r["images_per_s"] for r in rows if r["gpus"] == 1}
+    cpu = {r.get("affinity"): r["images_per_s"] for r in rows if r["gpus"] == 0}
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
             "idle s/g/e %", "batch", "start s", "check")
-    print("%-22s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %7s %s" % head, file=file)
+    print("%-28s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %7s %s" % head, file=file)
     for r in rows:
-        key = (r["layout"], r.get("mps"))
+        key = (r["layout"], r.get("mps"), r.get("affinity"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
-        vs_cpu = r["images_per_s"] / cpu if cpu and r["gpus"] else None
+        # (against the CPU row pinned the same way; the only CPU row where there is one)
+        base = cpu.get(r.get("affinity"), next(iter(cpu.values())) if len(cpu) == 1 else None)
+        vs_cpu = r["images_per_s"] / base if base and r["gpus"] else None
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
         idle = r.get("idle") or {}
         shares = "/".join("%d" % round(100 * idle[k]) for k in ("start", "gaps", "end")) if idle else "-"
-        print("%-22s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %7.1f %s" % (
+        print("%-28s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
             r["busy_share"], shares, r.get("batch", "-"), r["start_s"], check), file=file)
@@ -370,7 +380,7 @@ def print_rows(rows, file=sys.stdout):
     if swept:
         print("images/s by images a task (the row keeps its fastest):", file=file)
         for r in swept:
-            print("  %-22s %s" % (r["config"], "  ".join(
+            print("  %-28s %s" % (r["config"], "  ".join(
                 "%s: %.1f%s" % (size, speed, _idle_text((r.get("idle_by_batch") or {}).get(size)))
                 for size, speed in r["by_batch"].items())),
                   file=file)
@@ -385,10 +395,49 @@ def _idle_text(idle):
                               ", %d-%d a thread" % tuple(spread) if spread else "")
 
 
+def topology():
+    """The host's CPUs as the affinity plans see them: physical cores, CPUs a core, NUMA nodes'
+    CPU lists, and each visible GPU's PCI bus id with its local CPUs."""
+    import glob
+
+    from cvgpu import dask as cvdask
+    cores = cvdask.physical_cores()
+    nodes = {}
+    for path in sorted(glob.glob("/sys/devices/system/node/node*/cpulist")):
+        cpus = cvdask._read_cpu_list(path)
+        if cpus:
+            nodes[path.split("/")[-2]] = _ranges(cpus)
+    gpus = {}
+    for gpu, bus in cvdask._gpu_buses(cvdask.visible_gpus()).items():
+        local = cvdask.local_cpus(bus)
+        gpus[gpu] = {"bus": bus, "local_cpus": _ranges(local) if local else None}
+    return {"physical_cores": len(cores), "cpus_a_core": sorted({len(c) for c in cores}), "numa_nodes": nodes,
+            "gpus": gpus}
+
+
+def _ranges(cpus):
+    """A CPU set in Linux's list syntax."""
+    out, run = [], []
+    for c in sorted(cpus):
+        if run and c == run[-1] + 1:
+            run.append(c)
+            continue
+        if run:
+            out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
+        run = [c]
+    if run:
+        out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
+    return ",".join(out)
+
+
 def _environment():
     import cv2
     env = {"python": platform.python_version(), "cv2": cv2.__version__, "numpy": np.__version__,
            "cpu_count": os.cpu_count(), "machine": platform.machine(), "mps": _mps()}
+    try:
+        env["topology"] = topology()
+    except Exception as exc:  # (a host without sysfs)
+        env["topology"] = {"error": repr(exc)}
     for name in ("dask", "distributed", "cupy"):
         try:
             env[name] = __import__(name).__version__
@@ -410,6 +459,13 @@ def _layout(text):
     return w, t, mps
 
 
+def _affinities(text):
+    modes = [None if m.strip().lower() in ("none", "") else m.strip().lower() for m in str(text).split(",")]
+    if any(m not in (None, "core", "numa") for m in modes):
+        raise argparse.ArgumentTypeError("--affinity takes none, core and numa, comma-separated")
+    return modes
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog="python -m cvgpu.bench.dask_scaling", description=__doc__.splitlines()[0])
     ap.add_argument("--images", type=int, default=2000, help="images per pass (default 2000)")
@@ -425,6 +481,10 @@ def build_parser():
     ap.add_argument("--batch", type=_batches, default=[0, 64], metavar="N[,N...]",
                     help="images per task, comma-separated: each row runs every size and keeps its fastest "
                     "(0: cvgpu.dask.auto_batch; default 0,64)")
+    ap.add_argument("--affinity", type=_affinities, default=[None], metavar="MODE[,MODE...]",
+                    help="CPU affinity of the workers, comma-separated: none, core, numa (cvgpu.dask.gpu_cluster's "
+                    "cpu_affinity); every row runs once per mode, the CPU row with none and core only "
+                    "(default none)")
     ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
     ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
     return ap
@@ -450,18 +510,23 @@ def main(argv=None):
                 json.dump({"environment": _environment(), "width": WIDTH, "height": HEIGHT, "photos": names,
                            "rows": rows}, f, indent=1)
 
+    if "topology" in (env := _environment()):
+        print("  host: %s" % json.dumps(env["topology"]), flush=True)
     for layout in args.layouts:
-        for n in (int(v) for v in args.gpus.split(",") if v.strip()):
-            if n > visible:
-                print("  %d GPU %dx%d%s: skipped (%d visible)" % (n, layout[0], layout[1], " MPS" * layout[2],
-                                                                 visible), flush=True)
-                continue
-            add(_row_gpu(n, layout, specs, args))
+        for affinity in args.affinity:
+            for n in (int(v) for v in args.gpus.split(",") if v.strip()):
+                if n > visible:
+                    print("  %d GPU %dx%d%s: skipped (%d visible)" % (n, layout[0], layout[1], " MPS" * layout[2],
+                                                                     visible), flush=True)
+                    continue
+                add(_row_gpu(n, layout, specs, args, affinity))
     if not args.no_cpu:
-        row = _row_cpu(image_specs(args.cpu_images or args.images, names=names), args)
-        if args.cpu_images and args.cpu_images != args.images:
-            row["checksum"] = None  # other images: not comparable
-        add(row)
+        # ("numa" is the GPU rows' own: a CPU worker has no GPU to be near.)
+        for affinity in dict.fromkeys(None if a == "numa" else a for a in args.affinity):
+            row = _row_cpu(image_specs(args.cpu_images or args.images, names=names), args, affinity)
+            if args.cpu_images and args.cpu_images != args.images:
+                row["checksum"] = None  # other images: not comparable
+            add(row)
     print()
     print_rows(rows)
     return 0 if all(r["n_failed"] == 0 for r in rows) and len({r["checksum"] for r in rows} - {None}) <= 1 else 1

@@ -462,6 +462,96 @@ def test_gpu_cluster_gives_each_worker_one_device(cluster_config):
         assert all(same_table(r.value, measure_otsu(f)) for r, f in zip(results, frames))
 
 
+# ---------------------------------------------------------------- CPU affinity
+
+def fake_topology(monkeypatch, siblings, local):
+    """sysfs as a machine with ``siblings`` ({cpu: its core's CPUs}) and PCI devices ``local``
+    ({sysfs bus id: CPUs})."""
+    def read(path):
+        if path.startswith("/sys/devices/system/cpu/cpu"):
+            cpu = int(path.split("/")[5][len("cpu"):])  # /sys/devices/system/cpu/cpuN/topology/...
+            return set(siblings[cpu]) if cpu in siblings else None
+        for bus, cpus in local.items():
+            if "/%s/" % bus in path:
+                return set(cpus)
+        return None
+    monkeypatch.setattr(cvdask, "_read_cpu_list", read)
+
+
+def test_cpu_list_syntax():
+    assert cvdask._cpu_list("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
+    assert cvdask._cpu_list("") == set()
+
+
+def test_plan_affinity_spreads_workers_over_their_gpus_cores(monkeypatch):
+    """Two NUMA nodes of 4 cores x 2 hyper-threads (CPU i and i + 8 share a core), a GPU on each:
+    "core" gives every worker a core of its own near its GPU, whole (both hyper-threads), and
+    shares cores only once each has one; "numa" gives each worker its GPU's node."""
+    siblings = {c: {c % 8, c % 8 + 8} for c in range(16)}
+    node0, node1 = {0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}
+    fake_topology(monkeypatch, siblings, {"0000:17:00.0": node0, "0000:b1:00.0": node1})
+    assert cvdask.physical_cores(range(16)) == [(c, c + 8) for c in range(8)]
+    assert cvdask.local_cpus("00000000:17:00.0") == node0 and cvdask.local_cpus("0000:B1:00.0") == node1
+    assert cvdask.local_cpus("00000000:99:00.0") is None and cvdask.local_cpus("garbage") is None
+    workers = [("a0", "00000000:17:00.0"), ("b0", "00000000:B1:00.0"), ("a1", "00000000:17:00.0"),
+               ("b1", "00000000:B1:00.0")]
+    plan = cvdask.plan_affinity(workers, 1, "core", cpus=range(16))
+    assert plan == {"a0": [0, 8], "b0": [4, 12], "a1": [1, 9], "b1": [5, 13]}
+    five = [("a%d" % i, "00000000:17:00.0") for i in range(5)]
+    plan = cvdask.plan_affinity(five, 1, "core", cpus=range(16))
+    assert [plan["a%d" % i] for i in range(5)] == [[0, 8], [1, 9], [2, 10], [3, 11], [0, 8]]
+    plan = cvdask.plan_affinity(five[:2], 2, "core", cpus=range(16))
+    assert plan == {"a0": [0, 1, 8, 9], "a1": [2, 3, 10, 11]}
+    assert cvdask.plan_affinity(workers[:2], 1, "numa", cpus=range(16)) == {"a0": sorted(node0), "b0": sorted(node1)}
+    # Unknown devices, or a process allowed fewer CPUs: the CPUs it may use.
+    plan = cvdask.plan_affinity([(0, None), (1, "x"), (2, None)], 1, "core", cpus=[2, 3, 10])
+    assert plan == {0: [2, 10], 1: [3], 2: [2, 10]}
+    with pytest.raises(ValueError, match="cpu_affinity"):
+        cvdask.plan_affinity(workers, 1, "socket")
+
+
+def test_pin_process_pins_every_thread():
+    """pin_process sets the CPUs of every thread of the process, started before or after it."""
+    import threading
+    before = os.sched_getaffinity(0)
+    one = {sorted(before)[-1]}
+    seen, go = {}, threading.Event()
+
+    def later():
+        go.wait(10)
+        seen["old"] = os.sched_getaffinity(0)
+        t = threading.Thread(target=lambda: seen.__setitem__("new", os.sched_getaffinity(0)))
+        t.start()
+        t.join()
+    thread = threading.Thread(target=later)
+    thread.start()
+    try:
+        cvdask.pin_process(one)
+        go.set()
+        thread.join(10)
+        assert os.sched_getaffinity(0) == one and seen == {"old": one, "new": one}
+    finally:
+        go.set()
+        cvdask.pin_process(before)
+    assert os.sched_getaffinity(0) == before
+
+
+def test_cpu_cluster_pins_its_workers(cluster_config):
+    """cpu_cluster(cpu_affinity="core"): each worker process on the CPUs of its plan (one core a
+    worker here, shared once the workers outnumber the cores), and so is a worker restarted."""
+    n = 3
+    with cvdask.cpu_cluster(n, threads_per_worker=1, cpu_affinity="core") as cluster, Client(cluster) as c:
+        c.wait_for_workers(n, timeout=60)
+        plan = cvdask.plan_affinity([(i, None) for i in range(n)], 1, "core")
+        infos = c.run(cvdask.worker_info)
+        by_name = {w["name"]: infos[address]["cpus"] for address, w in c.scheduler_info()["workers"].items()}
+        assert by_name == plan
+        c.restart()
+        c.wait_for_workers(n, timeout=60)
+        infos = c.run(cvdask.worker_info)
+        assert sorted(i["cpus"] for i in infos.values()) == sorted(plan.values())
+
+
 # ---------------------------------------------------------------- two GPUs
 
 def _gpu_count():
