@@ -22,7 +22,8 @@ in each of them (a thread per core in every process) only competes with them. A 
 workers are clients of an MPS server says ``MPS``: the processes of one GPU then share it instead
 of taking turns. Layout ``WxTmps`` starts the cluster's own daemon (``gpu_cluster(mps=True)``); a
 server named in CUDA_MPS_PIPE_DIRECTORY (as examples/dask_device_run.sh's MPS_LAYOUTS start)
-serves every row. ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
+serves every row. ``--floor``: each row also times passes of a function that does nothing
+(``noop_spec``) over the same items and task sizes: Dask's own time for a pass. ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
 worker thread a physical core of its own near its GPU; ``pin numa``: its GPU's CPUs); the host's
 cores, NUMA nodes and GPUs' local CPUs are printed first. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
@@ -215,10 +216,18 @@ def _spec(item):
     return item
 
 
-def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, warm_items=None, setup=prepare_bases):
+def noop_spec(spec):
+    """The floor rows' per-image work: none (a pass is then Dask's own cost for the items: the
+    tasks' dispatch, their results' return and the client's gather)."""
+    return None
+
+
+def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, warm_items=None, setup=prepare_bases,
+                 floor=False):
     """Run ``specs`` through map_images on ``client``: plugin (its ``setup`` makes every base mask;
     None: each is made when first needed) and an untimed pass first, then ``repeat`` timed passes.
-    Returns the row's numbers (without the configuration)."""
+    ``floor``: then ``repeat`` passes of ``noop_spec`` over the same items and task sizes
+    (``floor_s``: the fastest). Returns the row's numbers (without the configuration)."""
     from cvgpu.dask import map_images, prepare_workers, worker_info
     threads = sum(client.nthreads().values())
     t0 = time.perf_counter()
@@ -237,6 +246,11 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
         if idle is None or walls[-1] == min(walls):
             idle = pass_idle  # the best pass's, as images_per_s
             spread = images_per_thread(pass_values, threads)
+    floor_walls = []
+    for _ in range(repeat if floor else 0):
+        t = time.perf_counter()
+        map_images(noop_spec, specs, **kw)
+        floor_walls.append(time.perf_counter() - t)
     failed = [r.error for r in results if not r.ok]
     values = [r.value for r in results if r.ok]
     n = len(specs)
@@ -250,7 +264,7 @@ def timed_passes(client, specs, repeat=3, batch_size=None, cv2_threads=None, war
             "backends": sorted({v["backend"] for v in values}), "contours": sum(v["contours"] for v in values),
             "checksum": zlib.crc32(np.array([v["crc"] for v in values], np.uint32).tobytes()) if not failed else None,
             "devices": sorted({str(i["device"]) for i in info.values()}), "idle": idle,
-            "images_per_thread": spread, **stage}
+            "images_per_thread": spread, "floor_s": min(floor_walls) if floor_walls else None, **stage}
 
 
 def images_per_thread(values, threads):
@@ -301,7 +315,8 @@ def _best_batch(client, specs, args):
     2026-11-28: cv2 950 images/s at auto_batch's 7 images a task, 2,240 at 64)."""
     rows = {}
     for batch in args.batch:
-        rows[batch] = timed_passes(client, specs, args.repeat, batch or None, cv2_threads=1)
+        rows[batch] = timed_passes(client, specs, args.repeat, batch or None, cv2_threads=1,
+                                   floor=getattr(args, "floor", False))
     from cvgpu.dask import auto_batch
     auto = auto_batch(len(specs), sum(client.nthreads().values()))
     best = max(rows, key=lambda b: rows[b]["images_per_s"])
@@ -361,8 +376,8 @@ def print_rows(rows, file=sys.stdout):
     cpu = {r.get("affinity"): r["images_per_s"] for r in rows if r["gpus"] == 0}
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
-            "idle s/g/e %", "batch", "start s", "check")
-    print("%-28s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %7s %s" % head, file=file)
+            "idle s/g/e %", "batch", "floor ms", "start s", "check")
+    print("%-28s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %8s %7s %s" % head, file=file)
     for r in rows:
         key = (r["layout"], r.get("mps"), r.get("affinity"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
@@ -372,10 +387,12 @@ def print_rows(rows, file=sys.stdout):
         check = "failed %d" % r["n_failed"] if r["n_failed"] else ("ok" if len(sums) == 1 else "MISMATCH")
         idle = r.get("idle") or {}
         shares = "/".join("%d" % round(100 * idle[k]) for k in ("start", "gaps", "end")) if idle else "-"
-        print("%-28s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %7.1f %s" % (
+        floor = r.get("floor_s")
+        print("%-28s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %8s %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
-            r["busy_share"], shares, r.get("batch", "-"), r["start_s"], check), file=file)
+            r["busy_share"], shares, r.get("batch", "-"), "%.1f" % (1e3 * floor) if floor else "-", r["start_s"],
+            check), file=file)
     swept = [r for r in rows if len(r.get("by_batch") or {}) > 1]
     if swept:
         print("images/s by images a task (the row keeps its fastest):", file=file)
@@ -485,6 +502,9 @@ def build_parser():
                     help="CPU affinity of the workers, comma-separated: none, core, numa (cvgpu.dask.gpu_cluster's "
                     "cpu_affinity); every row runs once per mode, the CPU row with none and core only "
                     "(default none)")
+    ap.add_argument("--floor", action="store_true", help="after each row's passes, as many of a function that "
+                    "does nothing, over the same items and task sizes: the pass time Dask itself takes "
+                    "(column floor ms)")
     ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
     ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
     return ap

@@ -328,7 +328,9 @@ def test_benchmark_row_checksum_equals_the_plain_loop(client):
     import zlib
     specs = bench.image_specs(4)
     row = bench.timed_passes(client, specs, repeat=1, warm_items=2, setup=None)
-    assert row["n_failed"] == 0 and row["images"] == 4 and row["backends"] == ["cv2"]
+    assert row["n_failed"] == 0 and row["images"] == 4 and row["backends"] == ["cv2"] and row["floor_s"] is None
+    floored = bench.timed_passes(client, specs, repeat=2, warm_items=2, setup=None, floor=True)
+    assert floored["checksum"] == row["checksum"] and floored["floor_s"] > 0
     loop = [bench.run_spec(s)["crc"] for s in specs]
     assert row["checksum"] == zlib.crc32(np.array(loop, np.uint32).tobytes())
     assert [zlib.crc32(bench.cv2_table(bench.make_mask(s)).tobytes()) for s in specs] == loop
@@ -437,7 +439,7 @@ def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
     speeds = {None: 100.0, 16: 300.0, 64: 200.0}
     ran = []
 
-    def fake_passes(client, specs, repeat, batch, cv2_threads=None):
+    def fake_passes(client, specs, repeat, batch, cv2_threads=None, floor=False):
         ran.append(batch)
         return {"images_per_s": speeds[batch]}
     monkeypatch.setattr(bench, "timed_passes", fake_passes)
