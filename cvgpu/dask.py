@@ -717,10 +717,6 @@ def _client(client):
                          "Client(cvgpu.dask.gpu_cluster())") from None
 
 
-def _total_threads(client):
-    return max(1, sum(client.nthreads().values()))
-
-
 def auto_batch(n_items, threads):
     """Items per task: at most 64 (a lost worker re-runs at most one batch a thread), sized so that
     the tasks fill whole waves of the worker threads: w = ceil(n / (64 * threads)) waves, then
@@ -791,12 +787,13 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     client = _client(client)
     prepare_workers(client, families, setup, cv2_threads, engine)
     token = uuid.uuid4().hex[:12]
+    nthreads = client.nthreads()
     if _is_dask_array(items):
         labels, batches = _frame_batches(client, func, items, batch_size, token)
     else:
         items = list(items)
         labels = [_label(item, i) for i, item in enumerate(items)]
-        size = batch_size or auto_batch(len(items), _total_threads(client))
+        size = batch_size or auto_batch(len(items), max(1, sum(nthreads.values())))
         batches = [_ItemBatch(client, func, read or read_image, labels, items, start, min(start + size, len(items)),
                               "cvgpu-map-%s-%d" % (token, b))
                    for b, start in enumerate(range(0, len(items), size))]
@@ -813,7 +810,7 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     try:
         for batch, future in zip(batches, _submit_all(client, batches)):
             track(batch, future)
-        for future, fetched in _completed(client, running):
+        for future, fetched in _completed(client, running, _gather_direct(nthreads)):
             batch = pending.pop(future)
             start, stop = batch.start, batch.stop
             try:
@@ -857,6 +854,23 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
 
 _RESUBMITS = 3  # times a batch whose input was lost is sent again before its items are errors
 _NOT_FETCHED = object()
+# None: gather results straight from the workers where every worker is on this machine's loopback
+# (a local cluster); True / False: always / never (the benchmark's A/B, --gather).
+GATHER_DIRECT = None
+
+
+def _gather_direct(addresses):
+    """Whether results are fetched from the workers themselves (``client.gather(direct=True)``)
+    rather than through the scheduler, which asks the worker for them and passes them on. Only
+    where the client surely reaches the workers: every worker (``addresses``) on loopback."""
+    if GATHER_DIRECT is not None:
+        return GATHER_DIRECT
+    from urllib.parse import urlparse
+    try:
+        hosts = {urlparse(address).hostname for address in addresses}
+    except Exception:
+        return False
+    return bool(hosts) and hosts <= {"127.0.0.1", "localhost", "::1"}
 
 
 def _submit_all(client, batches):
@@ -874,20 +888,20 @@ def _submit_all(client, batches):
     return futures
 
 
-def _completed(client, running):
+def _completed(client, running, direct=False):
     """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. The
     results of the futures that completed together are fetched in one gather: fetched one by one
     (``future.result()``, a round trip each), the client took the last wave's results in turn
     while the workers idled (2 x H200, 24 worker threads, 2,000 images in 32 tasks: the threads
     idle 34 % of a pass after their last image; HISTORY, "The results in one gather"). A future
     that did not finish, or a gather that fails, is left to ``future.result()``, which raises
-    its own error."""
+    its own error. ``direct``: fetched from the workers themselves (``_gather_direct``)."""
     for done in running.batches():
         finished = [f for f in done if f.status == "finished"]
         values = {}
-        if len(finished) > 1:
+        if finished:
             try:
-                values = dict(zip(finished, client.gather(finished)))
+                values = dict(zip(finished, client.gather(finished, direct=direct)))
             except Exception:  # (e.g. a worker lost with the data): each future on its own below
                 values = {}
         for future in done:

@@ -23,7 +23,8 @@ workers are clients of an MPS server says ``MPS``: the processes of one GPU then
 of taking turns. Layout ``WxTmps`` starts the cluster's own daemon (``gpu_cluster(mps=True)``); a
 server named in CUDA_MPS_PIPE_DIRECTORY (as examples/dask_device_run.sh's MPS_LAYOUTS start)
 serves every row. ``--floor``: each row also times passes of a function that does nothing
-(``noop_spec``) over the same items and task sizes: Dask's own time for a pass. ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
+(``noop_spec``) over the same items and task sizes: Dask's own time for a pass. ``--gather``: GPU
+rows once per way the client fetches results (``gather sched|direct``). ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
 worker thread a physical core of its own near its GPU; ``pin numa``: its GPU's CPUs); the host's
 cores, NUMA nodes and GPUs' local CPUs are printed first. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
@@ -328,21 +329,27 @@ def _best_batch(client, specs, args):
     return row
 
 
-def _row_gpu(n_gpus, layout, specs, args, affinity=None):
+def _row_gpu(n_gpus, layout, specs, args, affinity=None, gather=None):
     from distributed import Client
 
-    from cvgpu.dask import gpu_cluster
+    from cvgpu import dask as cvdask
     per_gpu, threads, own_mps = layout
+    cvdask.GATHER_DIRECT = gather
     t0 = time.perf_counter()
-    with gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu, mps=own_mps,
-                     use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False,
-                     cpu_affinity=affinity) as cluster, Client(cluster) as client:
-        client.wait_for_workers(n_gpus * per_gpu)
-        start_s = time.perf_counter() - t0
-        row = _best_batch(client, specs, args)
+    try:
+        with cvdask.gpu_cluster(n_gpus, threads_per_worker=threads, workers_per_gpu=per_gpu, mps=own_mps,
+                                use_dask_cuda=True if args.dask_cuda else False, cpu_fallback=False,
+                                cpu_affinity=affinity) as cluster, Client(cluster) as client:
+            client.wait_for_workers(n_gpus * per_gpu)
+            start_s = time.perf_counter() - t0
+            row = _best_batch(client, specs, args)
+    finally:
+        cvdask.GATHER_DIRECT = None
     mps = own_mps or _mps()
-    return dict(config="%d GPU %dx%d%s%s" % (n_gpus, per_gpu, threads, " MPS" if mps else "", _pinned(affinity)),
-                gpus=n_gpus, layout="%dx%d" % (per_gpu, threads), mps=mps, affinity=affinity, start_s=start_s, **row)
+    way = "" if gather is None else " gather %s" % ("direct" if gather else "sched")
+    return dict(config="%d GPU %dx%d%s%s%s" % (n_gpus, per_gpu, threads, " MPS" if mps else "", _pinned(affinity), way),
+                gpus=n_gpus, layout="%dx%d" % (per_gpu, threads), mps=mps, affinity=affinity,
+                variant=way.strip() or None, start_s=start_s, **row)
 
 
 def _pinned(affinity):
@@ -372,14 +379,15 @@ def _row_cpu(specs, args, affinity=None):
 
 
 def print_rows(rows, file=sys.stdout):
-    ref = {(r["layout"], r.get("mps"), r.get("affinity")): r["images_per_s"] for r in rows if r["gpus"] == 1}
+    ref = {(r["layout"], r.get("mps"), r.get("affinity"), r.get("variant")): r["images_per_s"]
+           for r in rows if r["gpus"] == 1}
     cpu = {r.get("affinity"): r["images_per_s"] for r in rows if r["gpus"] == 0}
     sums = {r["checksum"] for r in rows if r["checksum"] is not None}
     head = ("config", "img/s best", "img/s med", "vs 1 GPU", "vs CPU", "make ms", "find ms", "meas ms", "busy",
             "idle s/g/e %", "batch", "floor ms", "start s", "check")
-    print("%-28s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %8s %7s %s" % head, file=file)
+    print("%-40s %10s %10s %8s %7s %8s %8s %8s %5s %13s %5s %8s %7s %s" % head, file=file)
     for r in rows:
-        key = (r["layout"], r.get("mps"), r.get("affinity"))
+        key = (r["layout"], r.get("mps"), r.get("affinity"), r.get("variant"))
         scale = r["images_per_s"] / ref[key] if r["gpus"] > 1 and key in ref else None
         # (against the CPU row pinned the same way; the only CPU row where there is one)
         base = cpu.get(r.get("affinity"), next(iter(cpu.values())) if len(cpu) == 1 else None)
@@ -388,7 +396,7 @@ def print_rows(rows, file=sys.stdout):
         idle = r.get("idle") or {}
         shares = "/".join("%d" % round(100 * idle[k]) for k in ("start", "gaps", "end")) if idle else "-"
         floor = r.get("floor_s")
-        print("%-28s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %8s %7.1f %s" % (
+        print("%-40s %10.1f %10.1f %8s %7s %8.2f %8.2f %8.2f %5.2f %13s %5s %8s %7.1f %s" % (
             r["config"], r["images_per_s"], r["images_per_s_median"], "%.2fx" % scale if scale else "-",
             "%.2fx" % vs_cpu if vs_cpu else "-", r["make_ms"] or 0, r["find_ms"] or 0, r["measure_ms"] or 0,
             r["busy_share"], shares, r.get("batch", "-"), "%.1f" % (1e3 * floor) if floor else "-", r["start_s"],
@@ -397,7 +405,7 @@ def print_rows(rows, file=sys.stdout):
     if swept:
         print("images/s by images a task (the row keeps its fastest):", file=file)
         for r in swept:
-            print("  %-28s %s" % (r["config"], "  ".join(
+            print("  %-40s %s" % (r["config"], "  ".join(
                 "%s: %.1f%s" % (size, speed, _idle_text((r.get("idle_by_batch") or {}).get(size)))
                 for size, speed in r["by_batch"].items())),
                   file=file)
@@ -476,6 +484,14 @@ def _layout(text):
     return w, t, mps
 
 
+def _gathers(text):
+    ways = {"auto": None, "sched": False, "direct": True}
+    try:
+        return [ways[w.strip().lower()] for w in str(text).split(",")]
+    except KeyError:
+        raise argparse.ArgumentTypeError("--gather takes auto, sched and direct, comma-separated") from None
+
+
 def _affinities(text):
     modes = [None if m.strip().lower() in ("none", "") else m.strip().lower() for m in str(text).split(",")]
     if any(m not in (None, "core", "numa") for m in modes):
@@ -505,6 +521,9 @@ def build_parser():
     ap.add_argument("--floor", action="store_true", help="after each row's passes, as many of a function that "
                     "does nothing, over the same items and task sizes: the pass time Dask itself takes "
                     "(column floor ms)")
+    ap.add_argument("--gather", type=_gathers, default=[None], metavar="WAY[,WAY...]",
+                    help="how the client fetches results, comma-separated: auto (cvgpu.dask's choice), sched "
+                    "(through the scheduler), direct (from the workers); GPU rows run once per way")
     ap.add_argument("--dask-cuda", action="store_true", help="GPU rows through dask-cuda's LocalCUDACluster")
     ap.add_argument("--json", metavar="PATH", help="write the rows and the environment as JSON")
     return ap
@@ -534,12 +553,13 @@ def main(argv=None):
         print("  host: %s" % json.dumps(env["topology"]), flush=True)
     for layout in args.layouts:
         for affinity in args.affinity:
-            for n in (int(v) for v in args.gpus.split(",") if v.strip()):
-                if n > visible:
-                    print("  %d GPU %dx%d%s: skipped (%d visible)" % (n, layout[0], layout[1], " MPS" * layout[2],
-                                                                     visible), flush=True)
-                    continue
-                add(_row_gpu(n, layout, specs, args, affinity))
+            for gather in args.gather:
+                for n in (int(v) for v in args.gpus.split(",") if v.strip()):
+                    if n > visible:
+                        print("  %d GPU %dx%d%s: skipped (%d visible)" % (n, layout[0], layout[1],
+                                                                         " MPS" * layout[2], visible), flush=True)
+                        continue
+                    add(_row_gpu(n, layout, specs, args, affinity, gather))
     if not args.no_cpu:
         # ("numa" is the GPU rows' own: a CPU worker has no GPU to be near.)
         for affinity in dict.fromkeys(None if a == "numa" else a for a in args.affinity):

@@ -402,9 +402,9 @@ def test_batches_of_items_go_to_the_scheduler_in_one_message():
 
 
 def test_completed_fetches_each_group_in_one_gather():
-    """map_images' _completed: the finished futures of a group come from one client.gather; an
-    erred or cancelled future, or every future of a group whose gather failed, is left to
-    future.result() (_NOT_FETCHED), which raises its own error."""
+    """map_images' _completed: the finished futures of a group come from one client.gather (from
+    the workers themselves when asked: direct); an erred or cancelled future, or every future of a
+    group whose gather failed, is left to future.result() (_NOT_FETCHED), which raises its own error."""
     from types import SimpleNamespace
     class Fut:
         def __init__(self, status, name):
@@ -414,16 +414,31 @@ def test_completed_fetches_each_group_in_one_gather():
     gathers = []
 
     class Client:
-        def gather(self, futures):
-            gathers.append([x.name for x in futures])
+        def gather(self, futures, direct=None):
+            gathers.append(([x.name for x in futures], direct))
             if any(x.name == 4 for x in futures):
                 raise OSError("worker lost")
             return ["r%d" % x.name for x in futures]
-    running = SimpleNamespace(batches=lambda: iter([f[:3], f[3:6], f[6:]]))
-    out = [(fut.name, val) for fut, val in cvdask._completed(Client(), running)]
-    nf = cvdask._NOT_FETCHED
-    assert out == [(0, "r0"), (1, "r1"), (2, nf), (3, nf), (4, nf), (5, nf), (6, nf)]
-    assert gathers == [[0, 1], [3, 4]]   # (a group of one finished future: its own result())
+    for direct in (False, True):
+        gathers.clear()
+        running = SimpleNamespace(batches=lambda: iter([f[:3], f[3:6], f[6:]]))
+        out = [(fut.name, val) for fut, val in cvdask._completed(Client(), running, direct)]
+        nf = cvdask._NOT_FETCHED
+        assert out == [(0, "r0"), (1, "r1"), (2, nf), (3, nf), (4, nf), (5, nf), (6, "r6")]
+        assert gathers == [([0, 1], direct), ([3, 4], direct), ([6], direct)]
+
+
+def test_results_come_straight_from_workers_on_loopback(monkeypatch):
+    """_gather_direct: from the workers themselves only where every worker is on loopback (a local
+    cluster: the client surely reaches them); GATHER_DIRECT forces either way."""
+    local = {"tcp://127.0.0.1:4001": 1, "tcp://localhost:4002": 2, "tcp://[::1]:4003": 1}
+    assert cvdask._gather_direct(local)
+    assert not cvdask._gather_direct({"tcp://127.0.0.1:4001": 1, "tcp://10.0.0.7:4002": 1})
+    assert not cvdask._gather_direct({}) and not cvdask._gather_direct({"ucx://host-b:4001": 1})
+    monkeypatch.setattr(cvdask, "GATHER_DIRECT", False)
+    assert not cvdask._gather_direct(local)
+    monkeypatch.setattr(cvdask, "GATHER_DIRECT", True)
+    assert cvdask._gather_direct({"tcp://10.0.0.7:4002": 1})
 
 
 def test_batch_sizes_each_row_keeps_its_fastest(monkeypatch):
@@ -552,6 +567,13 @@ def test_cpu_cluster_pins_its_workers(cluster_config):
         c.wait_for_workers(n, timeout=60)
         infos = c.run(cvdask.worker_info)
         assert sorted(i["cpus"] for i in infos.values()) == sorted(plan.values())
+
+
+def test_pinned_cluster_is_cvgpus_own(monkeypatch):
+    """cpu_affinity with dask-cuda's cluster asked for: refused (dask-cuda pins its workers itself)."""
+    monkeypatch.setattr(cvdask, "visible_gpus", lambda: ["0"])
+    with pytest.raises(ValueError, match="use_dask_cuda"):
+        cvdask.gpu_cluster(cpu_affinity="core", use_dask_cuda=True)
 
 
 # ---------------------------------------------------------------- two GPUs
