@@ -168,9 +168,26 @@ def _thread_stream():
     return stream
 
 
+class _Pairs:
+    """A task's (label, payload) pairs as one object. A list or tuple argument is walked item by
+    item by the scheduler (looking for other tasks' keys) when it takes the graph in: 2,000
+    items in 32 tasks took it 14-17 ms a map on a 2-core machine before any task could start
+    (HISTORY, "The items as one argument"); an object of its own is passed on as it is."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+    def __reduce__(self):
+        return _Pairs, (self.pairs,)
+
+
 def _run_items(func, read, pairs):
     """The worker's task: ``func(read(payload))`` for each (label, payload), each item's failure
     caught and described. Returns [(value, error, traceback)] in the order given."""
+    if isinstance(pairs, _Pairs):
+        pairs = pairs.pairs
     stream = _thread_stream()
     out = []
     for label, payload in pairs:
@@ -922,12 +939,16 @@ class _ItemBatch:
         self.start, self.stop, self.key, self.tries, self._held = start, stop, key, 0, None
 
     def arguments(self):
-        """The task's (label, payload) pairs, numpy payloads scattered first; counts a try."""
+        """The task's (label, payload) pairs, numpy payloads scattered first; counts a try. Pairs
+        without futures go as one ``_Pairs``, which Dask passes on without looking inside."""
         self.tries += 1
         payloads = self.items[self.start:self.stop]
         if any(isinstance(p, np.ndarray) for p in payloads):
             payloads = self._held = self._scatter(payloads)
-        return list(zip(self.labels[self.start:self.stop], payloads))
+        pairs = list(zip(self.labels[self.start:self.stop], payloads))
+        if any(isinstance(p, distributed.Future) for p in payloads):
+            return pairs  # (Dask must find the futures in the list: they are the task's inputs)
+        return _Pairs(pairs)
 
     def submit(self):
         pairs = self.arguments()

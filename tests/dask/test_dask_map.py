@@ -396,9 +396,26 @@ def test_batches_of_items_go_to_the_scheduler_in_one_message():
     assert futures == ["future-k0", "future-k2", "future-k4"] and [b.future for b in batches] == futures
     (fn, funcs, reads, pairs, keys, pure), = client.maps
     assert fn is cvdask._run_items and funcs == [str.upper] * 3 and reads == [str] * 3 and pure is False
-    assert pairs == [[("l0", "a"), ("l1", "b")], [("l2", "c"), ("l3", "d")], [("l4", "e")]]
+    assert all(type(p) is cvdask._Pairs for p in pairs)  # (one object a task: the scheduler does not walk it)
+    assert [p.pairs for p in pairs] == [[("l0", "a"), ("l1", "b")], [("l2", "c"), ("l3", "d")], [("l4", "e")]]
     assert keys == ["k0", "k2", "k4"] and client.submits == [] and all(b.tries == 1 for b in batches)
     assert cvdask._submit_all(client, batches[:1]) == ["future-k0-try2"] and client.submits == ["k0-try2"]
+
+
+def test_pairs_go_as_one_object_unless_they_hold_futures(client):
+    """A batch's pairs travel as one _Pairs (pickled whole; _run_items takes it or a list); a batch
+    whose payloads are futures (scattered numpy items) stays a list, so Dask sees its inputs."""
+    import pickle
+    pairs = cvdask._Pairs([("l0", ("camera", 1)), ("l1", "x.png")])
+    back = pickle.loads(pickle.dumps(pairs))
+    assert type(back) is cvdask._Pairs and back.pairs == pairs.pairs
+    want = [(len(str(("camera", 1))), None, None), (len("x.png"), None, None)]
+    assert cvdask._run_items(len, str, pairs) == cvdask._run_items(len, str, pairs.pairs) == want
+    frames = [blobs(0), blobs(1)]
+    batch = cvdask._ItemBatch(client, measure_otsu, cvdask.read_image, ["f0", "f1"], frames, 0, 2, "k")
+    args = batch.arguments()
+    assert type(args) is list and all(isinstance(p, distributed.Future) for _, p in args)
+    assert [label for label, _ in args] == ["f0", "f1"]
 
 
 def test_completed_fetches_each_group_in_one_gather():
