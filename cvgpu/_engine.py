@@ -50,9 +50,9 @@ TUNING = Tuning(
     # initialisation and CuPy's import, during which cv2's calls wait for the GIL and run about twice
     # as long), so it is bought once as much cv2 time has been spent (HISTORY, "GPU start
     # threshold": scripts with less never start it, long ones lose a few frames). 600 ms: at 300,
-    # photo_lines (25 calls, 237-431 ms of cv2 time a run) started it in about half its runs, in
-    # its last calls, and waited for it at exit (2.0 s against 1.5 for cv2); video_lines loses
-    # ~0.16 s of ~2 s at 600 (HISTORY, "The GPU start threshold at 600 ms").
+    # photo_lines (25 calls, 185-431 ms of cv2 time a run) started it in its last calls and waited
+    # for it at exit, slower than cv2; at 600 it is not, and video_lines stays faster than cv2
+    # (HISTORY, "Dask: a pass's fixed cost is Dask's": the A/B of 300 against 600).
     qualify_ms=1.0,
     start_after_ms=600.0,
     # the GPU is first tried on a key once cv2 time on that key reaches this multiple of the GPU's
