@@ -52,6 +52,12 @@
 #
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2 0:16 16:32      (then 32:48 48:64)
 #   COMMIT=<sha> OUT=$OUT bash compat_matrix/run_profile.sh x2-rest
+#
+# The Dask run (tests/dask with its 2-GPU tests, the example, the benchmark) fits on the same warm
+# machine in a call that carries .whldask alone (what earlier calls carried stays there; the four
+# paths together pass the carry limit): ~200 s at b6e3274 (raw/session-2026-11-28e):
+#   WHEELS=.whldask REPEAT=5 LAYOUTS="8x1mps 10x1mps" BENCH_ARGS="--batch 0,32 --floor" \
+#     OUT=$OUT/dask bash examples/dask_device_run.sh
 set -u
 export CVGPU_COMMIT=$COMMIT
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} && export GPUS
