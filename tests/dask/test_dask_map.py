@@ -376,10 +376,15 @@ def test_auto_batch_fills_whole_waves(n, threads):
 
 def test_batches_of_items_go_to_the_scheduler_in_one_message():
     """_submit_all: item batches in one client.map (their keys, pairs and functions in order, each
-    batch holding its future); a single batch, or chunks of a dask array, one submit each."""
+    batch holding its future), a dask array's chunks in one client.compute over the array's own
+    blocks; a single batch one submit."""
     class Client:
         def __init__(self):
-            self.maps, self.submits = [], []
+            self.maps, self.submits, self.computes = [], [], []
+
+        def compute(self, tasks):
+            self.computes.append(tasks)
+            return ["future-%s" % t.key for t in tasks]
 
         def map(self, fn, funcs, reads, pairs, key, pure):
             self.maps.append((fn, funcs, reads, pairs, key, pure))
@@ -400,6 +405,15 @@ def test_batches_of_items_go_to_the_scheduler_in_one_message():
     assert [p.pairs for p in pairs] == [[("l0", "a"), ("l1", "b")], [("l2", "c"), ("l3", "d")], [("l4", "e")]]
     assert keys == ["k0", "k2", "k4"] and client.submits == [] and all(b.tries == 1 for b in batches)
     assert cvdask._submit_all(client, batches[:1]) == ["future-k0-try2"] and client.submits == ["k0-try2"]
+    frames = da.from_array(np.arange(5 * 4 * 3, dtype=np.uint8).reshape(5, 4, 3), chunks=(2, -1, -1))
+    labels, chunks = cvdask._frame_batches(client, str, frames, None, "t")
+    assert labels == list(range(5)) and [(b.start, b.stop) for b in chunks] == [(0, 2), (2, 4), (4, 5)]
+    futures = cvdask._submit_all(client, chunks)
+    (tasks,) = client.computes
+    assert futures == ["future-cvgpu-frames-t-%d" % b for b in range(3)] and [b.future for b in chunks] == futures
+    assert [t.compute(scheduler="sync") for t in tasks] == [
+        [(str(frames[i].compute()), None, None) for i in range(b.start, b.stop)] for b in chunks]
+    assert all(b.tries == 1 for b in chunks) and client.submits == ["k0-try2"]
 
 
 def test_pairs_go_as_one_object_unless_they_hold_futures(client):
