@@ -73,6 +73,7 @@ ALLOWED = {
     ("cvgpu/dask.py", "_warm_contours", "(rng.random((512, 512)) < 0.45) * 255.astype"): "numpy: a warm-up image",
     ("cvgpu/dask.py", "_warm_radon", "img.astype"): "numpy: a warm-up image",
     ("cvgpu/dask.py", "submit", "self.frames[self.start:self.stop].to_delayed().ravel"): "a dask array of tasks",
+    ("cvgpu/dask.py", "tasks", "batches[0].frames.to_delayed().ravel"): "a dask array of tasks",
     ("cvgpu/hough/_voting.py", "vote_window", "need.max"): "numpy: launch geometry",
     ("cvgpu/hough/lines.py", "_gpu_lines", "ws.spare_out.take"): "_graphs.SpareOutput.take",
     ("cvgpu/hough/lines.py", "_replay", "ws.spare_out.take"): "_graphs.SpareOutput.take",
