@@ -179,9 +179,6 @@ class _Pairs:
     def __init__(self, pairs):
         self.pairs = pairs
 
-    def __reduce__(self):
-        return _Pairs, (self.pairs,)
-
 
 def _run_items(func, read, pairs):
     """The worker's task: ``func(read(payload))`` for each (label, payload), each item's failure
@@ -464,15 +461,9 @@ def _gpu_uuids(entries):
     if all(e.startswith("GPU-") for e in entries):
         return list(entries)
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=60, check=True).stdout
+        by_index = dict(_smi_gpus("index", "uuid"))
     except (OSError, subprocess.SubprocessError) as exc:
         raise RuntimeError("gpu_cluster(mps=True): nvidia-smi could not list the GPUs' UUIDs (%s)" % exc) from None
-    by_index = {}
-    for line in out.splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 2:
-            by_index[parts[0]] = parts[1]
     uuids = []
     for e in entries:
         if e.startswith("GPU-"):
@@ -705,20 +696,27 @@ class CpuAffinity(WorkerPlugin):
             pin_process(cpus)
 
 
+def _smi_gpus(*fields):
+    """nvidia-smi's list of the GPUs: one tuple of ``fields`` (--query-gpu names) a GPU. Raises
+    OSError or subprocess.SubprocessError where nvidia-smi cannot say."""
+    import subprocess
+    out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(fields), "--format=csv,noheader"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    rows = (tuple(p.strip() for p in line.split(",")) for line in out.splitlines())
+    return [row for row in rows if len(row) == len(fields)]
+
+
 def _gpu_buses(ids):
     """{CUDA_VISIBLE_DEVICES entry: PCI bus id} by nvidia-smi's list (indices in its order, as
     _gpu_uuids); {} where nvidia-smi cannot say (the plan then uses every CPU)."""
     import subprocess
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=60, check=True).stdout
+        rows = _smi_gpus("index", "uuid", "pci.bus_id")
     except (OSError, subprocess.SubprocessError):
         return {}
     buses = {}
-    for line in out.splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 3:
-            buses[parts[0]] = buses[parts[1]] = parts[2]
+    for index, uuid_, bus in rows:
+        buses[index] = buses[uuid_] = bus
     return {gpu: buses[gpu] for gpu in ids if gpu in buses}
 
 
@@ -989,12 +987,14 @@ class _FrameBatch:
         self.client, self.func, self.frames = client, func, frames
         self.start, self.stop, self.key, self.tries = start, stop, key, 0
 
-    def submit(self):
+    def _task(self, block):
+        """This batch's next try as a delayed task over ``block``; counts the try."""
         self.tries += 1
-        block = self.frames[self.start:self.stop].to_delayed().ravel()[0]
         key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
-        task = dask.delayed(_run_frames, pure=False)(self.func, block, self.start, dask_key_name=key)
-        self.future = self.client.compute(task)
+        return dask.delayed(_run_frames, pure=False)(self.func, block, self.start, dask_key_name=key)
+
+    def submit(self):
+        self.future = self.client.compute(self._task(self.frames[self.start:self.stop].to_delayed().ravel()[0]))
         return self.future
 
     @staticmethod
@@ -1004,11 +1004,7 @@ class _FrameBatch:
         blocks = batches[0].frames.to_delayed().ravel()
         if len(blocks) != len(batches) or any(b.frames is not batches[0].frames for b in batches):
             raise ValueError("the batches are not one array's chunks")
-        tasks = []
-        for batch, block in zip(batches, blocks):
-            batch.tries += 1
-            tasks.append(dask.delayed(_run_frames, pure=False)(batch.func, block, batch.start, dask_key_name=batch.key))
-        return tasks
+        return [batch._task(block) for batch, block in zip(batches, blocks)]
 
     def done(self):
         self.future.release()

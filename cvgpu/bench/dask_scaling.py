@@ -24,9 +24,10 @@ of taking turns. Layout ``WxTmps`` starts the cluster's own daemon (``gpu_cluste
 server named in CUDA_MPS_PIPE_DIRECTORY (as examples/dask_device_run.sh's MPS_LAYOUTS start)
 serves every row. ``--floor``: each row also times passes of a function that does nothing
 (``noop_spec``) over the same items and task sizes: Dask's own time for a pass. ``--gather``: GPU
-rows once per way the client fetches results (``gather sched|direct``). ``--affinity``: each row once per CPU affinity of its workers (``pin core``: each
-worker thread a physical core of its own near its GPU; ``pin numa``: its GPU's CPUs); the host's
-cores, NUMA nodes and GPUs' local CPUs are printed first. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
+rows once per way the client fetches results (``gather sched|direct``). ``--affinity``: each row
+once per CPU affinity of its workers (``pin core``: each worker thread a physical core of its own
+near its GPU; ``pin numa``: its GPU's CPUs); the host's cores, NUMA nodes and GPUs' local CPUs are
+printed first. The masks are written into per-thread buffers (``make_mask(reuse=True)``). Each row:
 cluster start and warm-up (kernels compiled, photographs loaded) untimed,
 one untimed pass over the first images (per-thread buffers), then ``--repeat`` timed passes over all
 images; images/s of the best and the median pass, and where time goes per image on the workers
@@ -442,17 +443,13 @@ def topology():
 
 def _ranges(cpus):
     """A CPU set in Linux's list syntax."""
-    out, run = [], []
+    runs = []
     for c in sorted(cpus):
-        if run and c == run[-1] + 1:
-            run.append(c)
-            continue
-        if run:
-            out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
-        run = [c]
-    if run:
-        out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
-    return ",".join(out)
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join("%d-%d" % (a, b) if b > a else str(a) for a, b in runs)
 
 
 def _environment():
@@ -540,17 +537,17 @@ def main(argv=None):
     print("dask_scaling: %d images %dx%d from %d photographs x %d crops; %d GPU(s) visible, %d cores"
           % (args.images, WIDTH, HEIGHT, len(names), len(CROPS), visible, os.cpu_count() or 1), flush=True)
     rows = []
+    env = _environment()
+    print("  host: %s" % json.dumps(env["topology"]), flush=True)
 
     def add(row):
         rows.append(row)
         print("  %s: %.1f images/s" % (row["config"], row["images_per_s"]), flush=True)
         if args.json:  # after every row: a run stopped by its time limit keeps the rows it made
             with open(args.json, "w") as f:
-                json.dump({"environment": _environment(), "width": WIDTH, "height": HEIGHT, "photos": names,
+                json.dump({"environment": env, "width": WIDTH, "height": HEIGHT, "photos": names,
                            "rows": rows}, f, indent=1)
 
-    if "topology" in (env := _environment()):
-        print("  host: %s" % json.dumps(env["topology"]), flush=True)
     for layout in args.layouts:
         for affinity in args.affinity:
             for gather in args.gather:
