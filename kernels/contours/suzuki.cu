@@ -36,13 +36,35 @@ __device__ __forceinline__ int find_root(const int* L, int a)
     return a;
 }
 
+// find_root that points each label it passes at its grandparent (path halving). For ccl_union's
+// unions only: a label that is not a root is only ever shortened to another ancestor (atomicMin
+// writes roots alone), so concurrent searches see valid paths. Without it, the unions of a tall
+// component, run at once, chain its rows' roots one below the other and every later search walks
+// the chain (HISTORY, "findContours labelling: the frame's root and halving").
+__device__ __forceinline__ int find_root_halving(int* L, int a)
+{
+    int p = L[a];
+    while (p != a) {
+        const int g = L[p];
+        if (g != p) L[a] = g;
+        a = p;
+        p = g;
+    }
+    return a;
+}
+
 // Lock-free union keeping the smaller index as root (Playne & Hawick 2018).
 __device__ void unite(int* L, int a, int b)
 {
     bool done;
     do {
+#ifdef CVGPU_CCL_PLAIN
         a = find_root(L, a);
         b = find_root(L, b);
+#else
+        a = find_root_halving(L, a);
+        b = find_root_halving(L, b);
+#endif
         if (a < b) {
             int old = atomicMin(&L[b], a);
             done = (old == b);
@@ -78,6 +100,10 @@ __device__ __forceinline__ u8 src_pixel(const u8* __restrict__ src, long long pi
 // in the chunk (a ballot finds it); a run's first pixel in a chunk points at the last pixel of the
 // previous chunk when the run continues from there. Parents always have smaller indices, so roots
 // stay the smallest index, and a root search along a run of length r takes about r / 32 hops, not r.
+// The zero frame is one 4-connected background component whose smallest index is 0: its top and
+// bottom rows and its left column point at 0 at once (else every row's first pixel is joined to the
+// row above by ccl_union, one chain as tall as the image). The right column keeps its row link: it
+// ends the row's last background run, whose pixels reach the frame through it.
 template <int KIND>
 __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long long pitch, int h, int w, int n,
                                               u8* __restrict__ f, int* __restrict__ L)
@@ -99,6 +125,9 @@ __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long l
         if (in) {
             const unsigned upto = bal & (0xffffffffu >> (31 - lane));
             L[i] = upto ? (i - lane) + (31 - __clz(upto)) : (i - lane) - 1;
+#ifndef CVGPU_CCL_PLAIN
+            if (i < w2 || i >= n - w2 || i % w2 == 0) L[i] = 0;   // the frame's top, bottom, left
+#endif
         }
     }
 }

@@ -426,8 +426,10 @@ for bx in (0, 1000, grid // 2, grid - 1):   # blocks 128 .. ~510,000 are those t
         idx = np.arange(bx * block + t, n, stride)
         base = idx & ~31
         # All-zero image: runs start only at row starts; lane t's label is the last run start at or
-        # before it in its warp of 32, else the pixel before the warp.
-        starts = [max([j for j in range(b, i + 1) if j % w2 == 0], default=b - 1) for b, i in zip(base, idx)]
+        # before it in its warp of 32, else the pixel before the warp; the frame's top and bottom
+        # rows and left column point at 0.
+        starts = [0 if i < w2 or i >= n - w2 or i % w2 == 0 else
+                  max([j for j in range(b, i + 1) if j % w2 == 0], default=b - 1) for b, i in zip(base, idx)]
         assert np.array_equal(L[idx], np.array(starts)), (bx, t)
 print("visited", len(idx), "ok")
 """
