@@ -43,6 +43,13 @@ __device__ __forceinline__ void grid_barrier(unsigned int* bar)
 #ifndef JUMP_BATCH
 #define JUMP_BATCH 4
 #endif
+// Jumps a record takes in one round (each from the value its successor holds then): two quarter
+// the distance left per round where one halves it, so fewer rounds and grid barriers for a second
+// dependent load a round ("contours-frames" rows; HISTORY, "The walk states' jump: two steps a
+// round").
+#ifndef JUMP_STEPS
+#define JUMP_STEPS 2
+#endif
 
 // Pointer jumping in place, in rounds, in one cooperative launch (one launch, where a launch a
 // round costs host time every round). Each warp owns the words (32 consecutive records
@@ -99,16 +106,28 @@ extern "C" __global__ void rank_jump_inplace(int n, int k, const int* __restrict
                     if (act[b]) v[b] = rec_load(rec + (wd[b] << 5) + lane);
                 }
                 unsigned long long w[JUMP_BATCH];
+                bool moved[JUMP_BATCH];
 #pragma unroll
-                for (int b = 0; b < JUMP_BATCH; b++) {
-                    act[b] = act[b] && rec_next(v[b]) >= 0;
-                    if (act[b]) w[b] = rec_load(rec + rec_next(v[b]));
+                for (int b = 0; b < JUMP_BATCH; b++) moved[b] = false;
+#pragma unroll
+                for (int step = 0; step < JUMP_STEPS; step++) {
+#pragma unroll
+                    for (int b = 0; b < JUMP_BATCH; b++) {
+                        act[b] = act[b] && rec_next(v[b]) >= 0;
+                        if (act[b]) w[b] = rec_load(rec + rec_next(v[b]));
+                    }
+#pragma unroll
+                    for (int b = 0; b < JUMP_BATCH; b++) {
+                        if (act[b]) {
+                            v[b] = rec_jump(v[b], w[b]);
+                            moved[b] = true;
+                        }
+                    }
                 }
 #pragma unroll
                 for (int b = 0; b < JUMP_BATCH; b++) {
                     bool still = false;
-                    if (act[b]) {
-                        v[b] = rec_jump(v[b], w[b]);
+                    if (moved[b]) {
                         rec_store(rec + (wd[b] << 5) + lane, v[b]);
                         still = rec_next(v[b]) >= 0;
                     }
