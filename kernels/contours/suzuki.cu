@@ -58,13 +58,8 @@ __device__ void unite(int* L, int a, int b)
 {
     bool done;
     do {
-#ifdef CVGPU_CCL_PLAIN
-        a = find_root(L, a);
-        b = find_root(L, b);
-#else
         a = find_root_halving(L, a);
         b = find_root_halving(L, b);
-#endif
         if (a < b) {
             int old = atomicMin(&L[b], a);
             done = (old == b);
@@ -125,9 +120,7 @@ __device__ __forceinline__ void pad_init_body(const u8* __restrict__ src, long l
         if (in) {
             const unsigned upto = bal & (0xffffffffu >> (31 - lane));
             L[i] = upto ? (i - lane) + (31 - __clz(upto)) : (i - lane) - 1;
-#ifndef CVGPU_CCL_PLAIN
             if (i < w2 || i >= n - w2 || i % w2 == 0) L[i] = 0;   // the frame's top, bottom, left
-#endif
         }
     }
 }
