@@ -892,10 +892,10 @@ def _submit_all(client, batches):
     """The batches' futures, in order. Batches of items go to the scheduler in one message
     (``client.map``); one ``client.submit`` each, a message each, kept the threads waiting for
     their first task (CPU machine, 12 workers, 2,000 items of 3 ms at 16 a task: 1.32 s a pass
-    against 0.89-0.99 s; HISTORY, "The tasks in one message"). A dask array's chunks, and
-    resubmits, go one by one (``batch.submit()``). A dask array's chunks go in one
+    against 0.89-0.99 s; HISTORY, "The tasks in one message"). A dask array's chunks go in one
     ``client.compute`` of the array's own blocks (one graph); a compute a chunk, each with its
-    slice's graph, took ~11 ms a chunk (HISTORY, "A dask array's chunks in one compute")."""
+    slice's graph, took ~11 ms a chunk (HISTORY, "A dask array's chunks in one compute").
+    Resubmits, a lone batch and a mix of kinds go one by one (``batch.submit()``)."""
     if len(batches) < 2:
         return [batch.submit() for batch in batches]
     if all(type(b) is _FrameBatch for b in batches):
