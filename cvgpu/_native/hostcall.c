@@ -151,11 +151,10 @@ long long cvg_pack_bits(const uint8_t *src, long long rows, long long cols, long
 }
 
 /* Source bytes a packing thread takes at least, and the threads of one call at most: one core
- * reads ~13 GB/s once an image is out of its L2. Threads are made per call and joined before it
- * returns: nothing outlives the call, nothing to redo after fork(). Bench rows (ab.py of
- * compat_matrix/raw/hough-bits, HoughLines numpy io; HISTORY.md, "HoughLines sends bits"):
- * 3840x2160 0.49-0.52 ms a call with one thread, 0.36-0.41 with 4, 0.38-0.44 with 8; 1920x1080
- * (4 bands) 0.16-0.17 -> 0.15-0.17; 1280x720 (one band) unchanged. */
+ * reads ~13 GB/s once an image is out of its L2. Bench rows (ab.py of compat_matrix/raw/hough-bits,
+ * HoughLines numpy io; HISTORY.md, "HoughLines sends bits"): 3840x2160 0.49-0.52 ms a call with one
+ * thread, 0.36-0.41 with 4, 0.38-0.44 with 8; 1920x1080 (4 bands) 0.16-0.17 -> 0.15-0.17; 1280x720
+ * (one band) unchanged. */
 #ifndef CVG_PACK_BAND
 #define CVG_PACK_BAND (512 * 1024)
 #endif
@@ -178,32 +177,113 @@ typedef struct {
     pack_row_fn pack;
 } pack_band_t;
 
-static void *pack_band(void *arg) {
-    const pack_band_t *b = (const pack_band_t *)arg;
+static void pack_band(const pack_band_t *b) {
     for (long long r = b->r0; r < b->r1; r++) b->pack(b->src + r * b->step, b->cols, b->dst + r * b->row_bytes);
+}
+
+/* The packing threads are kept for the process: made on first use (up to CVG_PACK_THREADS_MAX - 1),
+ * each waiting for band `index` of the next job. A thread made per call and joined cost more than
+ * its band at 1920x1080 (HISTORY.md, "Packing threads kept for the process"). One call at a time
+ * uses them: a call that finds them busy (another thread's call) packs all its rows itself, so calls
+ * from several threads never wait for each other. fork(): the child has none of the parent's
+ * threads, and the parent's lock may be held there; the child forgets the pool (pool_forget) and
+ * makes it again on use. */
+static struct {
+    pthread_mutex_t lock;       /* guards everything below */
+    pthread_cond_t work, done;
+    int threads;                /* threads made (they take bands 1 .. threads) */
+    unsigned long long job;     /* bumped for each job */
+    int bands, pending;         /* the job's bands; of bands 1.., those not packed yet */
+    pack_band_t band[CVG_PACK_THREADS_MAX];
+    unsigned long long made_at[CVG_PACK_THREADS_MAX];  /* `job` when thread i was made: it takes the jobs after */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, {{0}}, {0}};
+static pthread_mutex_t pool_use = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_forget(void) {
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.work, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pthread_mutex_init(&pool_use, NULL);
+    pool.threads = 0;
+    pool.job = 0;
+    pool.bands = pool.pending = 0;
+}
+
+static void pool_register(void) { pthread_atfork(NULL, NULL, pool_forget); }
+
+static void *pool_thread(void *arg) {
+    const int index = (int)(intptr_t)arg;
+    pthread_mutex_lock(&pool.lock);
+    /* Not pool.job now: a job published before this thread got the lock is one of its own. */
+    unsigned long long seen = pool.made_at[index];
+    for (;;) {
+        while (pool.job == seen) pthread_cond_wait(&pool.work, &pool.lock);
+        seen = pool.job;
+        if (index < pool.bands) {
+            const pack_band_t b = pool.band[index];
+            pthread_mutex_unlock(&pool.lock);
+            pack_band(&b);
+            pthread_mutex_lock(&pool.lock);
+            if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+        }
+    }
     return NULL;
 }
 
+/* Threads for bands 1 .. want - 1 (made as needed; the caller holds pool_use): how many bands the
+ * pool can take now, at least 1 (this thread's). */
+static long long pool_bands(long long want) {
+    pthread_once(&pool_once, pool_register);
+    pthread_mutex_lock(&pool.lock);
+    while (pool.threads < want - 1) {
+        pthread_t tid;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pool.made_at[pool.threads + 1] = pool.job;
+        const int rc = pthread_create(&tid, &attr, pool_thread, (void *)(intptr_t)(pool.threads + 1));
+        pthread_attr_destroy(&attr);
+        if (rc) break;
+        pool.threads++;
+    }
+    const long long got = pool.threads + 1 < want ? pool.threads + 1 : want;
+    pthread_mutex_unlock(&pool.lock);
+    return got;
+}
+
 /* Rows [0, rows) packed into dst (row r at dst + r * row_bytes), in bands of whole rows over up to
- * pack_threads threads (this one included) when the image is large; a thread that cannot be made
- * leaves its band to this one. */
+ * pack_threads threads (this one and the pool's) when the image is large. */
 static void pack_rows(const uint8_t *src, long long rows, long long cols, long long step, uint8_t *dst,
                       long long row_bytes, pack_row_fn pack) {
     long long bands = rows * cols / CVG_PACK_BAND;
     if (bands > pack_threads) bands = pack_threads;
     if (bands > rows) bands = rows;
     if (bands < 1) bands = 1;
-    pack_band_t band[CVG_PACK_THREADS_MAX];
-    pthread_t tid[CVG_PACK_THREADS_MAX];
-    int made[CVG_PACK_THREADS_MAX];
-    for (long long i = 0; i < bands; i++) {
-        band[i] = (pack_band_t){src, rows * i / bands, rows * (i + 1) / bands, cols, step, row_bytes, dst, pack};
-        made[i] = i > 0 && pthread_create(&tid[i], NULL, pack_band, &band[i]) == 0;
+    if (bands > 1 && pthread_mutex_trylock(&pool_use) == 0) {
+        bands = pool_bands(bands);
+        if (bands > 1) {
+            pthread_mutex_lock(&pool.lock);
+            for (long long i = 0; i < bands; i++)
+                pool.band[i] = (pack_band_t){src, rows * i / bands, rows * (i + 1) / bands, cols, step, row_bytes, dst,
+                                             pack};
+            pool.bands = (int)bands;
+            pool.pending = (int)bands - 1;
+            pool.job++;
+            pthread_cond_broadcast(&pool.work);
+            const pack_band_t first = pool.band[0];
+            pthread_mutex_unlock(&pool.lock);
+            pack_band(&first);
+            pthread_mutex_lock(&pool.lock);
+            while (pool.pending) pthread_cond_wait(&pool.done, &pool.lock);
+            pthread_mutex_unlock(&pool.lock);
+            pthread_mutex_unlock(&pool_use);
+            return;
+        }
+        pthread_mutex_unlock(&pool_use);
     }
-    for (long long i = 0; i < bands; i++)
-        if (!made[i]) pack_band(&band[i]);
-    for (long long i = 1; i < bands; i++)
-        if (made[i]) pthread_join(tid[i], NULL);
+    const pack_band_t all = {src, 0, rows, cols, step, row_bytes, dst, pack};
+    pack_band(&all);
 }
 
 /* The image into pinned `staging` and up to `dev` on `stream`: the bytes as one contiguous block in

@@ -196,3 +196,50 @@ def test_first_helpers_call_returns(monkeypatch):
     assert out, "cvgpu._native.helpers() did not return"
     if _native.driver() is None:
         assert out[0] is None
+
+
+def test_packing_threads_from_several_callers_and_after_fork(tmp_path):
+    """The packing threads kept for the process: calls from several Python threads at once (one
+    takes the threads, the others pack alone) give the model's bits, and a forked child, which has
+    none of the parent's threads, packs again (its pool made anew) without waiting for ever."""
+    import os
+    import threading
+    lib = _private_copy(tmp_path)
+    assert lib.cvg_set_pack_threads(4) == 4
+    rng = np.random.default_rng(7)
+    images = [rng.integers(0, 2, (1500 + 37 * i, 1919), dtype=np.uint8) for i in range(4)]
+    want = [bits_model(im) for im in images]
+    bad = []
+
+    def caller(i):
+        out = np.zeros((images[i].shape[0], _native.bit_row_bytes(1919)), np.uint8)
+        for _ in range(25):
+            out[:] = 0
+            assert lib.cvg_pack_bits(images[i].ctypes.data, images[i].shape[0], 1919, 1919, out.ctypes.data, 0) == 0
+            if not (out == want[i]).all():
+                bad.append(i)
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads) and not bad
+    pid = os.fork()
+    if pid == 0:   # the child: pack twice with threads, exit 0 when both are right
+        ok = True
+        for i in (0, 3):
+            out = np.zeros_like(want[i])
+            ok = ok and lib.cvg_pack_bits(images[i].ctypes.data, images[i].shape[0], 1919, 1919,
+                                          out.ctypes.data, 0) == 0 and bool((out == want[i]).all())
+        os._exit(0 if ok else 1)
+    import time
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            pytest.fail("the forked child's packing did not finish (a pool thread it does not have?)")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
