@@ -1,0 +1,135 @@
+"""Where a HoughLinesP call's GPU time goes, phase by phase (issue 44; a probe, not shipped).
+
+kernels/hough/probabilistic.cu is compiled at run time (NVRTC) with a trace: after each of its 11
+grid barriers, block 0's thread 0 reads %globaltimer and adds the time since the last mark to that
+barrier's slot (the phase that just ended, its barrier included) and counts it. The shipped kernel
+is untouched; the patched source replaces kernel_source for the family in this process only.
+
+    CVGPU_ENGINE=cuda python3 .dev/hp_trace.py > $OUT/hp-trace.jsonl
+
+Each row: the workload, W (TUNING.window), CUDA-event time of the call on a device image (median of
+5), the kernel's own total (globaltimer, first mark to last), per-phase microseconds and counts,
+and the ctl statistics (rounds, candidates, commits). A second pass per row with the trace compiled
+out (same NVRTC path) gives the probe's own overhead.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+os.environ.setdefault("CVGPU_ENGINE", "cuda")
+os.environ["CVGPU_KERNELS"] = "nvrtc"   # never the shipped fatbin: the patched source must be the one built
+
+import cupy as cp
+import numpy as np
+import cv2
+
+import cvgpu
+from cvgpu import _kernels
+from cvgpu.hough import probabilistic as hp
+from cvgpu.bench.workloads import frame_edges, segments
+
+FAMILY = hp.FAMILY
+PHASES = ["setup", "perm_reserve", "perm_swap", "pix_turn", "ff_vote", "ff_back", "A1", "A2", "B", "C", "D"]
+TRACE = os.environ.get("HP_TRACE", "1") == "1"
+
+_orig_source = _kernels.kernel_source
+
+
+def patched_source(family):
+    src = _orig_source(family)
+    if family != FAMILY or not TRACE:
+        return src
+    head = r"""
+__device__ unsigned long long hp_trace[64];
+__device__ __forceinline__ void hp_mark(int s) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (s >= 0) { hp_trace[s] += now - hp_trace[62]; hp_trace[32 + s] += 1; }
+        else hp_trace[61] = now;
+        hp_trace[62] = now;
+    }
+}
+"""
+    # the marks go into hp_run only (the kernel's definition of hp_grid_sync is not a call site)
+    body_at = src.index("__device__ void hp_run(")
+    pre, body = src[:body_at], src[body_at:]
+    count = [0]
+
+    def mark(m):
+        k = count[0]
+        count[0] += 1
+        return "hp_grid_sync(ctl); hp_mark(%d);" % k
+
+    body = re.sub(r"hp_grid_sync\(ctl\);", mark, body)
+    assert count[0] == len(PHASES), count[0]
+    # the start mark: first statement of hp_run
+    body = body.replace("const long long N = z.n_points;", "const long long N = z.n_points; hp_mark(-1);", 1)
+    return pre + head + body
+
+
+_kernels.kernel_source = patched_source
+
+
+def trace_buffer():
+    for (dev, fam, opts, coop), mod in _kernels._modules.items():
+        if fam == FAMILY and coop:
+            return mod.get_global("hp_trace")
+    return None
+
+
+def rows():
+    out = []
+    for name in ("camera", "page", "astronaut"):
+        for size in ((640, 480), (1280, 720), (1920, 1080), (3840, 2160)):
+            if name != "camera" and size not in ((640, 480), (1920, 1080)):
+                continue
+            for thr in (50, 100):
+                out.append(("%s %dx%d thr %d" % (name, size[0], size[1], thr), frame_edges(name, size), thr))
+    out.append(("segments 1024x1024 82k thr 50", segments(1024, 1024, 82_000), 50))
+    return out
+
+
+def one(name, img, thr, window):
+    d = cp.asarray(img)
+    ref = cv2.HoughLinesP(img, 1, math.pi / 180, thr, None, 50, 10)
+    with hp.TUNING.override(window=window):
+        got = cvgpu.HoughLinesP(d, 1, math.pi / 180, thr, None, 50, 10)
+        same = (ref is None and (got is None or got.size == 0)) or (
+            ref is not None and got is not None and np.array_equal(cp.asnumpy(got).reshape(-1, 4), ref.reshape(-1, 4)))
+        ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
+        times = []
+        for _ in range(5):
+            ev0.record()
+            cvgpu.HoughLinesP(d, 1, math.pi / 180, thr, None, 50, 10)
+            ev1.record()
+            ev1.synchronize()
+            times.append(cp.cuda.get_elapsed_time(ev0, ev1))
+        row = dict(row=name, window=window, trace=TRACE, same=bool(same), call_ms=float(np.median(times)))
+        buf = trace_buffer()
+        if buf is not None:
+            t = cp.ndarray((64,), cp.uint64, buf)
+            t.fill(0)
+            st = {}
+            numangle, numrho, rho32, theta32 = hp.sizes(img.shape[0], img.shape[1], 1, math.pi / 180)
+            hp.gpu_lines(cp, d, numangle, numrho, rho32, theta32, thr, 50, 10, to_host=False, stats=st)
+            cp.cuda.Device().synchronize()
+            h = t.get()
+            row["kernel_us"] = float(h[62] - h[61]) / 1e3
+            row["phase_us"] = {p: round(float(h[i]) / 1e3, 1) for i, p in enumerate(PHASES)}
+            row["phase_n"] = {p: int(h[32 + i]) for i, p in enumerate(PHASES)}
+            row["stats"] = st
+    return row
+
+
+def main():
+    windows = [int(w) for w in (sys.argv[1:] or ["64", "256"])]
+    for name, img, thr in rows():
+        for w in windows:
+            print(json.dumps(one(name, img, thr, w)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
