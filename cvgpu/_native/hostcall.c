@@ -153,7 +153,7 @@ long long cvg_pack_bits(const uint8_t *src, long long rows, long long cols, long
 /* Source bytes a packing thread takes at least, and the threads of one call at most: one core
  * reads ~13 GB/s once an image is out of its L2. Bench rows (ab.py of compat_matrix/raw/hough-bits,
  * HoughLines numpy io; HISTORY.md, "HoughLines sends bits"): 3840x2160 0.49-0.52 ms a call with one
- * thread, 0.36-0.41 with 4, 0.38-0.44 with 8; 1920x1080 (4 bands) 0.16-0.17 -> 0.15-0.17; 1280x720
+ * thread, 0.36-0.41 with 4, 0.38-0.44 with 8; 1920x1080 (3 bands) 0.16-0.17 -> 0.15-0.17; 1280x720
  * (one band) unchanged. */
 #ifndef CVG_PACK_BAND
 #define CVG_PACK_BAND (512 * 1024)
