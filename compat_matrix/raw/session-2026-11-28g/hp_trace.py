@@ -53,6 +53,32 @@ __device__ __forceinline__ void hp_mark(int s) {
     }
 }
 """
+    # Inside phase C (block 0; thread 0 is lane 0 of the serial warp): the staging and the serial
+    # loop timed apart (slots 11, 12; 16: candidates the loop looked at), from a clock of their own
+    # (hp_trace[60]) so that the barrier marks stay whole.
+    sub = r"""
+__device__ __forceinline__ void hp_sub(int s, int n) {
+    if (threadIdx.x == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (s >= 0) { hp_trace[s] += now - hp_trace[60]; hp_trace[16] += n; }
+        hp_trace[60] = now;
+    }
+}
+"""
+    c0 = "    HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;\n"
+    c1 = "    HP_BLOCK_SYNC();\n\n    if (HP_SERIAL_WARP) {\n"
+    c2 = "        if (HP_LEAD) {\n            ctl[CTL_END] = end;"
+    for c in (c0, c1, c2):
+        assert src.count(c) == 1, c
+    src = src.replace(c0, "    hp_sub(-1, 0);\n" + c0)
+    src = src.replace(c1, "    HP_BLOCK_SYNC();\n    hp_sub(11, 0);\n\n    if (HP_SERIAL_WARP) {\n        int seen_ = 0;\n")
+    src = src.replace("        for (int r = 0; r < walked; ++r) {\n            const int* wk = st_walk + r * WALK_WORDS;",
+                      "        for (int r = 0; r < walked; ++r) {\n            ++seen_;\n            const int* wk = st_walk + r * WALK_WORDS;", 1)
+    src = src.replace(c2, "        hp_sub(12, seen_);\n" + c2)
+    at_c = src.index("__device__ void hp_commit(")
+    src = src[:at_c] + head + sub + src[at_c:]
+    head = ""
     # the marks go into hp_run only (the kernel's definition of hp_grid_sync is not a call site)
     body_at = src.index("__device__ void hp_run(")
     pre, body = src[:body_at], src[body_at:]
@@ -120,6 +146,8 @@ def one(name, img, thr, window):
             row["kernel_us"] = float(h[62] - h[61]) / 1e3
             row["phase_us"] = {p: round(float(h[i]) / 1e3, 1) for i, p in enumerate(PHASES)}
             row["phase_n"] = {p: int(h[32 + i]) for i, p in enumerate(PHASES)}
+            row["C_staging_us"], row["C_loop_us"] = float(h[11]) / 1e3, float(h[12]) / 1e3
+            row["C_candidates_seen"] = int(h[16])
             row["stats"] = st
     return row
 
