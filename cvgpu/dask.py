@@ -42,6 +42,7 @@ worker, or by ``read``), numpy arrays (scattered to the workers), any small pick
 import itertools
 import logging
 import os
+import pickle
 import sys
 import threading
 import time
@@ -180,9 +181,10 @@ class _Pairs:
         self.pairs = pairs
 
 
-def _run_items(func, read, pairs):
+def _run_items(func, read, pairs, push=None):
     """The worker's task: ``func(read(payload))`` for each (label, payload), each item's failure
-    caught and described. Returns [(value, error, traceback)] in the order given."""
+    caught and described. Returns [(value, error, traceback)] in the order given; ``push``: a
+    client's topic, to which they are also sent ahead of the task's completion (_push_rows)."""
     if isinstance(pairs, _Pairs):
         pairs = pairs.pairs
     stream = _thread_stream()
@@ -197,7 +199,53 @@ def _run_items(func, read, pairs):
             out.append((value, None, None))
         except Exception as exc:  # an item's failure is its Result, never the batch's
             out.append((None, _error_line(label, exc), traceback.format_exc()))
+    if push:
+        _push_rows(out, push)
     return out
+
+
+# A task's rows, sent to its client as an event of the client's topic ahead of the task's end: the
+# worker's message stream to the scheduler carries the event before the task's end, and the
+# scheduler's stream to the client carries it on before the key's completion, so the client has
+# the rows when it sees the future finish and needs no gather for them (a gather asks the
+# scheduler where the key is, then fetches it: two more round trips after the last task;
+# compat_matrix/raw/session-2026-11-28g/dask_tail_split.py). Only rows that pickle to _PUSH_MAX
+# bytes or fewer travel this way (they pass through the scheduler, which keeps a topic's last
+# 1,000 events); the others, and any the client did not receive, are gathered as before. One topic
+# a client: every subscriber of a topic receives all its events.
+_PUSH_TOPIC = "cvgpu-map-rows-%s"
+_PUSH_MAX = 1 << 14
+_pushed = {}   # task key -> pickled rows, filled by the client's event handler (_take_pushed)
+
+
+def _push_rows(out, topic):
+    try:
+        worker = distributed.get_worker()
+        data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) <= _PUSH_MAX:
+            worker.log_event(topic, [str(worker.get_current_task()), data])
+    except Exception:  # no worker (called directly), a message Dask refuses: the rows go as the result
+        pass
+
+
+def _take_pushed(event):
+    """The client's handler of its topic's events: (timestamp, [key, pickled rows])."""
+    try:
+        key, data = event[1]
+        _pushed[key] = data
+    except Exception:
+        pass
+
+
+def _subscribe_pushes(client):
+    """``client``'s topic for pushed rows (subscribed once), or None where it cannot subscribe."""
+    try:
+        topic = _PUSH_TOPIC % client.id
+        if topic not in client._event_handlers:
+            client.subscribe_topic(topic, _take_pushed)
+        return topic
+    except Exception:
+        return None
 
 
 def _run_frames(func, block, start):
@@ -798,9 +846,12 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     ``batch_size``: items per task (default ``auto_batch``); for a dask array, the chunk length
     along axis 0 (default: its own chunks). ``progress``: True for a progress bar, False for none,
     or ``progress(done, total)``. ``families`` / ``setup`` / ``cv2_threads`` / ``engine``: the worker
-    plugin's (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing)."""
+    plugin's (see ``CvgpuWorkerPlugin``; ``families=()`` warms nothing). A task's results that
+    pickle to 16 KB or less reach the client with the task's completion, through the scheduler
+    (which keeps the client's last 1,000 such messages); larger ones are fetched from the workers."""
     client = _client(client)
     prepare_workers(client, families, setup, cv2_threads, engine)
+    push = _subscribe_pushes(client)
     token = uuid.uuid4().hex[:12]
     nthreads = client.nthreads()
     if _is_dask_array(items):
@@ -810,7 +861,7 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
         labels = [_label(item, i) for i, item in enumerate(items)]
         size = batch_size or auto_batch(len(items), max(1, sum(nthreads.values())))
         batches = [_ItemBatch(client, func, read or read_image, labels, items, start, min(start + size, len(items)),
-                              "cvgpu-map-%s-%d" % (token, b))
+                              "cvgpu-map-%s-%d" % (token, b), push)
                    for b, start in enumerate(range(0, len(items), size))]
     results = [None] * len(labels)
     bar = _Progress(progress, len(labels))
@@ -864,6 +915,8 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
         bar.close()
         if pending:
             client.cancel(list(pending))
+        for key in [k for k in list(_pushed) if token in k]:   # rows of tasks whose future was not read
+            _pushed.pop(key, None)
     return results
 
 
@@ -902,7 +955,8 @@ def _submit_all(client, batches):
         futures = client.compute(_FrameBatch.tasks(batches))
     elif all(type(b) is _ItemBatch for b in batches):
         futures = client.map(_run_items, [b.func for b in batches], [b.read for b in batches],
-                             [b.arguments() for b in batches], key=[b.key for b in batches], pure=False)
+                             [b.arguments() for b in batches], [b.push for b in batches],
+                             key=[b.key for b in batches], pure=False)
     else:
         return [batch.submit() for batch in batches]
     for batch, future in zip(batches, futures):
@@ -911,21 +965,32 @@ def _submit_all(client, batches):
 
 
 def _completed(client, running, direct=False):
-    """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. The
-    results of the futures that completed together are fetched in one gather: fetched one by one
+    """(future, its result or _NOT_FETCHED) for every future of ``running`` as it completes. Rows
+    its task pushed (_push_rows) are taken as they arrived; the results of the other futures that
+    completed together are fetched in one gather: fetched one by one
     (``future.result()``, a round trip each), the client took the last wave's results in turn
     while the workers idled (2 x H200, 24 worker threads, 2,000 images in 32 tasks: the threads
     idle 34 % of a pass after their last image; HISTORY, "The results in one gather"). A future
     that did not finish, or a gather that fails, is left to ``future.result()``, which raises
     its own error. ``direct``: fetched from the workers themselves (``_gather_direct``)."""
     for done in running.batches():
-        finished = [f for f in done if f.status == "finished"]
         values = {}
+        finished = []
+        for f in done:
+            data = _pushed.pop(f.key, None) if f.status == "finished" else None
+            if data is None:
+                if f.status == "finished":
+                    finished.append(f)
+                continue
+            try:
+                values[f] = pickle.loads(data)
+            except Exception:   # (not expected: the worker pickled it) gathered below instead
+                finished.append(f)
         if finished:
             try:
-                values = dict(zip(finished, client.gather(finished, direct=direct)))
+                values.update(zip(finished, client.gather(finished, direct=direct)))
             except Exception:  # (e.g. a worker lost with the data): each future on its own below
-                values = {}
+                pass
         for future in done:
             yield future, values.get(future, _NOT_FETCHED)
 
@@ -939,9 +1004,10 @@ class _ItemBatch:
     """Items [start, stop) as one task. numpy items are scattered to the workers at each submit
     (pixels do not go through the scheduler), and held until the batch is done."""
 
-    def __init__(self, client, func, read, labels, items, start, stop, key):
+    def __init__(self, client, func, read, labels, items, start, stop, key, push=None):
         self.client, self.func, self.read, self.labels, self.items = client, func, read, labels, items
         self.start, self.stop, self.key, self.tries, self._held = start, stop, key, 0, None
+        self.push = push
 
     def arguments(self):
         """The task's (label, payload) pairs, numpy payloads scattered first; counts a try. Pairs
@@ -958,7 +1024,7 @@ class _ItemBatch:
     def submit(self):
         pairs = self.arguments()
         key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
-        self.future = self.client.submit(_run_items, self.func, self.read, pairs, key=key, pure=False)
+        self.future = self.client.submit(_run_items, self.func, self.read, pairs, self.push, key=key, pure=False)
         return self.future
 
     def _scatter(self, payloads):
@@ -977,7 +1043,7 @@ class _ItemBatch:
 
     def singles(self):
         return [_ItemBatch(self.client, self.func, self.read, self.labels, self.items, i, i + 1,
-                           "%s-single-%d" % (self.key, i)) for i in range(self.start, self.stop)]
+                           "%s-single-%d" % (self.key, i), self.push) for i in range(self.start, self.stop)]
 
 
 class _FrameBatch:

@@ -386,11 +386,11 @@ def test_batches_of_items_go_to_the_scheduler_in_one_message():
             self.computes.append(tasks)
             return ["future-%s" % t.key for t in tasks]
 
-        def map(self, fn, funcs, reads, pairs, key, pure):
-            self.maps.append((fn, funcs, reads, pairs, key, pure))
+        def map(self, fn, funcs, reads, pairs, pushes, key, pure):
+            self.maps.append((fn, funcs, reads, pairs, pushes, key, pure))
             return ["future-%s" % k for k in key]
 
-        def submit(self, fn, func, read, pairs, key, pure):
+        def submit(self, fn, func, read, pairs, push, key, pure):
             self.submits.append(key)
             return "future-%s" % key
     client = Client()
@@ -399,8 +399,9 @@ def test_batches_of_items_go_to_the_scheduler_in_one_message():
                for a in range(0, 5, 2)]
     futures = cvdask._submit_all(client, batches)
     assert futures == ["future-k0", "future-k2", "future-k4"] and [b.future for b in batches] == futures
-    (fn, funcs, reads, pairs, keys, pure), = client.maps
+    (fn, funcs, reads, pairs, pushes, keys, pure), = client.maps
     assert fn is cvdask._run_items and funcs == [str.upper] * 3 and reads == [str] * 3 and pure is False
+    assert pushes == [None] * 3
     assert all(type(p) is cvdask._Pairs for p in pairs)  # (one object a task: the scheduler does not walk it)
     assert [p.pairs for p in pairs] == [[("l0", "a"), ("l1", "b")], [("l2", "c"), ("l3", "d")], [("l4", "e")]]
     assert keys == ["k0", "k2", "k4"] and client.submits == [] and all(b.tries == 1 for b in batches)
@@ -434,12 +435,14 @@ def test_pairs_go_as_one_object_unless_they_hold_futures(client):
 
 def test_completed_fetches_each_group_in_one_gather():
     """map_images' _completed: the finished futures of a group come from one client.gather (from
-    the workers themselves when asked: direct); an erred or cancelled future, or every future of a
-    group whose gather failed, is left to future.result() (_NOT_FETCHED), which raises its own error."""
+    the workers themselves when asked: direct), but for those whose rows were pushed (taken as they
+    came, pickled); an erred or cancelled future, or every gathered future of a group whose gather
+    failed, is left to future.result() (_NOT_FETCHED), which raises its own error."""
+    import pickle
     from types import SimpleNamespace
     class Fut:
         def __init__(self, status, name):
-            self.status, self.name = status, name
+            self.status, self.name, self.key = status, name, "key-%d" % name
     f = [Fut(s, i) for i, s in enumerate(("finished", "finished", "error", "finished", "finished", "cancelled",
                                           "finished"))]
     gathers = []
@@ -457,6 +460,15 @@ def test_completed_fetches_each_group_in_one_gather():
         nf = cvdask._NOT_FETCHED
         assert out == [(0, "r0"), (1, "r1"), (2, nf), (3, nf), (4, nf), (5, nf), (6, "r6")]
         assert gathers == [([0, 1], direct), ([3, 4], direct), ([6], direct)]
+        # pushed rows: f1's and f3's (f3's group's gather fails, f3 keeps its rows); f2 erred, so
+        # rows pushed under its key are not taken (and stay for map_images' clean-up)
+        gathers.clear()
+        cvdask._pushed.update({"key-1": pickle.dumps("p1"), "key-3": pickle.dumps("p3"), "key-2": pickle.dumps("p2")})
+        running = SimpleNamespace(batches=lambda: iter([f[:3], f[3:6], f[6:]]))
+        out = [(fut.name, val) for fut, val in cvdask._completed(Client(), running, direct)]
+        assert out == [(0, "r0"), (1, "p1"), (2, nf), (3, "p3"), (4, nf), (5, nf), (6, "r6")]
+        assert gathers == [([0], direct), ([4], direct), ([6], direct)]
+        assert cvdask._pushed.pop("key-2") and not cvdask._pushed, list(cvdask._pushed)
 
 
 def test_results_come_straight_from_workers_on_loopback(monkeypatch):
@@ -819,3 +831,29 @@ def test_two_gpus_under_a_private_mps_daemon(cluster_config, tmp_path):
         for r, spec in zip(results, specs):
             assert same_table(r.value[0], bench.cv2_table(bench.make_mask(spec))), spec
     assert not os.path.exists(root)
+
+
+def big_rows(image):
+    """A result that pickles over _PUSH_MAX: its task's rows go as the task's result."""
+    return np.full(cvdask._PUSH_MAX + 1, image.shape[0] % 256, np.uint8)
+
+
+def test_small_rows_come_with_their_tasks_end(client, image_dir, monkeypatch):
+    """Tasks push rows that pickle small to their client's topic ahead of their end (_push_rows):
+    map_images takes them as they came, gathers none of them, and returns what a plain loop gives;
+    rows over _PUSH_MAX are gathered as before, with the same results. Nothing is left behind."""
+    paths = good_paths(image_dir)
+    gathered = []
+    real = client.gather
+
+    def counting(futures, *args, **kwargs):
+        gathered.extend(futures)
+        return real(futures, *args, **kwargs)
+    monkeypatch.setattr(client, "gather", counting)
+    for func, gathers in ((measure_otsu, 0), (big_rows, len(paths) // 2)):
+        want = [func(cv2.imread(p, cv2.IMREAD_UNCHANGED)) for p in paths]
+        gathered.clear()
+        res = cvdask.map_images(func, paths, client=client, batch_size=2, progress=False, families=())
+        assert all(r.ok and same_table(r.value, w) for r, w in zip(res, want)) and len(res) == len(want)
+        assert len(gathered) == gathers, (func.__name__, len(gathered))
+        assert not cvdask._pushed
