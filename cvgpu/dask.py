@@ -248,9 +248,9 @@ def _subscribe_pushes(client):
         return None
 
 
-def _run_frames(func, block, start):
+def _run_frames(func, block, start, push=None):
     """The worker's task for a chunk of a dask array: ``func`` of each frame along axis 0."""
-    return _run_items(func, _identity, [(start + i, block[i]) for i in range(len(block))])
+    return _run_items(func, _identity, [(start + i, block[i]) for i in range(len(block))], push)
 
 
 def _identity(x):
@@ -855,7 +855,7 @@ def map_images(func, items, client=None, read=None, batch_size=None, progress=Tr
     token = uuid.uuid4().hex[:12]
     nthreads = client.nthreads()
     if _is_dask_array(items):
-        labels, batches = _frame_batches(client, func, items, batch_size, token)
+        labels, batches = _frame_batches(client, func, items, batch_size, token, push)
     else:
         items = list(items)
         labels = [_label(item, i) for i, item in enumerate(items)]
@@ -1049,15 +1049,15 @@ class _ItemBatch:
 class _FrameBatch:
     """Frames [start, stop) of a dask array as one task, computed where its chunk is computed."""
 
-    def __init__(self, client, func, frames, start, stop, key):
+    def __init__(self, client, func, frames, start, stop, key, push=None):
         self.client, self.func, self.frames = client, func, frames
-        self.start, self.stop, self.key, self.tries = start, stop, key, 0
+        self.start, self.stop, self.key, self.tries, self.push = start, stop, key, 0, push
 
     def _task(self, block):
         """This batch's next try as a delayed task over ``block``; counts the try."""
         self.tries += 1
         key = self.key if self.tries == 1 else "%s-try%d" % (self.key, self.tries)
-        return dask.delayed(_run_frames, pure=False)(self.func, block, self.start, dask_key_name=key)
+        return dask.delayed(_run_frames, pure=False)(self.func, block, self.start, self.push, dask_key_name=key)
 
     def submit(self):
         self.future = self.client.compute(self._task(self.frames[self.start:self.stop].to_delayed().ravel()[0]))
@@ -1076,7 +1076,7 @@ class _FrameBatch:
         self.future.release()
 
     def singles(self):
-        return [_FrameBatch(self.client, self.func, self.frames, i, i + 1, "%s-single-%d" % (self.key, i))
+        return [_FrameBatch(self.client, self.func, self.frames, i, i + 1, "%s-single-%d" % (self.key, i), self.push)
                 for i in range(self.start, self.stop)]
 
 
@@ -1088,7 +1088,7 @@ def _is_dask_array(items):
     return isinstance(items, da.Array)
 
 
-def _frame_batches(client, func, frames, batch_size, token):
+def _frame_batches(client, func, frames, batch_size, token, push=None):
     if frames.ndim < 3:
         raise ValueError("a dask array of frames is (N, H, W[, C]); this one has shape %s" % (frames.shape,))
     whole = {axis: -1 for axis in range(1, frames.ndim)}
@@ -1097,5 +1097,6 @@ def _frame_batches(client, func, frames, batch_size, token):
     frames = frames.rechunk(whole)
     starts = np.concatenate([[0], np.cumsum(frames.chunks[0])]).astype(int).tolist()
     labels = list(range(int(frames.shape[0])))
-    return labels, [_FrameBatch(client, func, frames, starts[b], starts[b + 1], "cvgpu-frames-%s-%d" % (token, b))
+    return labels, [_FrameBatch(client, func, frames, starts[b], starts[b + 1], "cvgpu-frames-%s-%d" % (token, b),
+                                push)
                     for b in range(len(starts) - 1)]

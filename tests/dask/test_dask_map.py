@@ -840,8 +840,9 @@ def big_rows(image):
 
 def test_small_rows_come_with_their_tasks_end(client, image_dir, monkeypatch):
     """Tasks push rows that pickle small to their client's topic ahead of their end (_push_rows):
-    map_images takes them as they came, gathers none of them, and returns what a plain loop gives;
-    rows over _PUSH_MAX are gathered as before, with the same results. Nothing is left behind."""
+    map_images takes them as they came, gathers none of them, and returns what a plain loop gives,
+    for paths and for a dask array's chunks; rows over _PUSH_MAX are gathered as before, with the
+    same results. Nothing is left behind."""
     paths = good_paths(image_dir)
     gathered = []
     real = client.gather
@@ -857,3 +858,10 @@ def test_small_rows_come_with_their_tasks_end(client, image_dir, monkeypatch):
         assert all(r.ok and same_table(r.value, w) for r, w in zip(res, want)) and len(res) == len(want)
         assert len(gathered) == gathers, (func.__name__, len(gathered))
         assert not cvdask._pushed
+    # a dask array's chunks push their rows the same way
+    frames = da.from_array(np.stack([cv2.imread(p, cv2.IMREAD_UNCHANGED) for p in paths]), chunks=(3, -1, -1))
+    want = [measure_otsu(f) for f in frames.compute()]
+    gathered.clear()
+    res = cvdask.map_images(measure_otsu, frames, client=client, progress=False, families=())
+    assert all(r.ok and same_table(r.value, w) for r, w in zip(res, want)) and len(res) == len(want)
+    assert gathered == [] and not cvdask._pushed
