@@ -977,15 +977,16 @@ def _completed(client, running, direct=False):
         values = {}
         finished = []
         for f in done:
-            data = _pushed.pop(f.key, None) if f.status == "finished" else None
-            if data is None:
-                if f.status == "finished":
-                    finished.append(f)
+            if f.status != "finished":
                 continue
-            try:
-                values[f] = pickle.loads(data)
-            except Exception:   # (not expected: the worker pickled it) gathered below instead
-                finished.append(f)
+            data = _pushed.pop(f.key, None)
+            if data is not None:
+                try:
+                    values[f] = pickle.loads(data)
+                    continue
+                except Exception:   # (not expected: the worker pickled it) gathered below instead
+                    pass
+            finished.append(f)
         if finished:
             try:
                 values.update(zip(finished, client.gather(finished, direct=direct)))
