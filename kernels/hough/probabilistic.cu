@@ -396,6 +396,18 @@ __device__ __forceinline__ void hp_set_add(int* set, int px)
     }
 }
 
+// What one record of an earlier commit of the round takes from a candidate's hot pair (angle n, the
+// candidate's bin own), the candidate at turn tc: 1 if the record's point was cleared by a commit at
+// turn te and its own turn lies between te and tc (cv2 would have seen its vote, the round counted
+// it), plus 1 if the commit's line was good (its decrement); nothing unless the point shares the bin.
+__device__ __forceinline__ int hp_rec_weight(const HpSize& z, const float* cosp, const float* sinp, int px, int tr,
+                                             int te2, long long tc, int n, int own)
+{
+    const int te = te2 >> 1;
+    const int weight = (tr > te && tr < tc) + (te2 & 1);
+    return weight && hp_bin(z, cosp, sinp, px % z.width, px / z.width, n) == own ? weight : 0;
+}
+
 // Block 0: the round's candidates in turn order (see the header, C). First every thread of the block
 // copies what the candidates' steps read into shared memory (walk words, hot pairs, the cleared
 // pixels with their turns, the trig table), as far as `stage` holds them; then one warp takes the
@@ -490,19 +502,34 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             if (!z.special) {
                 const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
+                // The corrections: hot pairs x records. A lane a hot pair walks every record; a hot
+                // pair at a time with the lanes splitting the records costs a warp sum (five steps)
+                // a pair. Either order gives the same sums; the warp takes the one with fewer steps
+                // (few hot pairs, as a photograph's candidates have, leave most lanes idle in the first).
+                const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
-                HP_LANE_FOR(i, st_hot_cnt[r]) {
-                    const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
-                    int v = h[HOT_WORDS * i + 1];
-                    for (int e = 0; e < nrec; ++e) {
-                        const int te = rec_te[e] >> 1;
-                        const int weight = (rec_tr[e] > te && rec_tr[e] < tc) + (rec_te[e] & 1);
-                        if (weight && hp_bin(z, cosp, sinp, rec_px[e] % z.width, rec_px[e] / z.width, n) == own)
-                            v -= weight;
+                if ((long long)hc * ((nrec + 31) / 32 + 5) < (long long)((hc + 31) / 32) * nrec) {
+                    for (int i = 0; i < hc; ++i) {
+                        const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
+                        int d = 0;
+                        HP_LANE_FOR(e, nrec)
+                            d += hp_rec_weight(z, cosp, sinp, rec_px[e], rec_tr[e], rec_te[e], tc, n, own);
+                        const int v = h[HOT_WORDS * i + 1] - hp_warp_sum(d);
+                        if (v >= z.threshold) {
+                            const unsigned long long kv = hp_key(v, n);
+                            key = kv > key ? kv : key;
+                        }
                     }
-                    if (v >= z.threshold) {
-                        const unsigned long long kv = hp_key(v, n);
-                        key = kv > key ? kv : key;
+                } else {
+                    HP_LANE_FOR(i, hc) {
+                        const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
+                        int v = h[HOT_WORDS * i + 1];
+                        for (int e = 0; e < nrec; ++e)
+                            v -= hp_rec_weight(z, cosp, sinp, rec_px[e], rec_tr[e], rec_te[e], tc, n, own);
+                        if (v >= z.threshold) {
+                            const unsigned long long kv = hp_key(v, n);
+                            key = kv > key ? kv : key;
+                        }
                     }
                 }
                 key = hp_warp_max64(key);
