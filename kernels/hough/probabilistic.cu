@@ -503,12 +503,15 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
                 // The corrections: hot pairs x records. A lane a hot pair walks every record; a hot
-                // pair at a time with the lanes splitting the records costs a warp sum (five steps)
-                // a pair. Either order gives the same sums; the warp takes the one with fewer steps
-                // (few hot pairs, as a photograph's candidates have, leave most lanes idle in the first).
+                // pair at a time with the lanes splitting the records adds a warp sum a pair (one
+                // redux instruction and the pair's shared loads: counted as one record step, which
+                // is a bin evaluation with an integer division, whose latencies one warp alone on
+                // its SM does not hide). Either order gives the same sums; the warp takes the one
+                // with fewer steps (a photograph's candidates have 1-4 hot pairs on average:
+                // raw/session-2026-11-28h/hp_phase_c_steps.py).
                 const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
-                if ((long long)hc * ((nrec + 31) / 32 + 5) < (long long)((hc + 31) / 32) * nrec) {
+                if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
                     for (int i = 0; i < hc; ++i) {
                         const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
                         int d = 0;
