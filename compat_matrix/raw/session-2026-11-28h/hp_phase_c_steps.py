@@ -7,6 +7,9 @@ a warp sum counted as one step). Run from the repository root; README.md of this
 import math
 import sys
 
+import cv2
+import numpy as np
+
 sys.path.insert(0, "compat_matrix/raw/session-2026-11-28g")
 from hp_host_counts import T, build  # noqa: E402
 from cvgpu.hough import probabilistic as hp  # noqa: E402
@@ -29,9 +32,10 @@ for name, size, thr in [("camera", (640, 480), 50), ("camera", (640, 480), 100),
             cnt[i] = 0
         st = {}
         with hp.TUNING.override(window=w):
-            T.host_lines(lib, img, 1, math.pi / 180, thr, 50, 10, stats=st)
+            out = T.host_lines(lib, img, 1, math.pi / 180, thr, 50, 10, stats=st)
+        ref = cv2.HoughLinesP(img, 1, math.pi / 180, thr, minLineLength=50, maxLineGap=10)
         n = max(1, cnt[0])
         print('%-9s %-12s thr %3d W %4d | candidates %5d mean hc %5.1f (max %3d) mean nrec %6.1f (max %4d) | '
-              'steps a candidate %7.1f -> %6.1f (%.1fx), new order taken %3.0f %%'
+              'steps a candidate %7.1f -> %6.1f (%.1fx), new order taken %3.0f %%, lines as cv2: %s'
               % (name, size, thr, w, cnt[0], cnt[1] / n, cnt[6], cnt[2] / n, cnt[7], cnt[3] / n, cnt[4] / n,
-                 cnt[3] / max(1, cnt[4]), 100.0 * cnt[5] / n), flush=True)
+                 cnt[3] / max(1, cnt[4]), 100.0 * cnt[5] / n, np.array_equal(out, ref)), flush=True)
