@@ -43,6 +43,8 @@ export PYTHONDONTWRITEBYTECODE=1
 [ -d shared/golden ] && export CVGPU_GOLDEN_DIR=$PWD/shared/golden
 # (SKIP_INSTALL=1: the caller extracted it once; two runs extracting at once would rewrite the
 # shared libraries one of them is loading.)
+# (An archive carried in two halves: compat_matrix/contrib_parts.sh.)
+bash compat_matrix/contrib_parts.sh
 if [ -f .whl/cv5contrib.tar.xz ]; then
   if [ "${SKIP_INSTALL:-0}" != 1 ]; then mkdir -p /tmp/site && tar -xJf .whl/cv5contrib.tar.xz -C /tmp/site; fi
   export PYTHONPATH=/tmp/site

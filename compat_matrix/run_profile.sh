@@ -9,7 +9,8 @@
 #
 # Each suite runs whole in one call (one pytest, suite i of a call on GPU i mod N, every hypothesis
 # property split into $SHARDS items: tests/conftest.py); generate.py refuses a suite that was stopped.
-# Carry .ocv (OpenCV-CUDA's harness), .whl/cv5contrib.tar.xz and shared/golden in every call. Then
+# Carry .ocv (OpenCV-CUDA's harness) and .whl/cv5contrib.tar.xz (or its halves: contrib_parts.sh) in
+# every call; shared/ (the golden corpus) travels with the tree by itself, never name it in carry. Then
 # extract the device-run.tar.gz of each call's folders (tests-a/, tests-b/, bench/, compare/) and run
 # compat_matrix/generate.py --from-device on all four, as for run_final.sh (the ci-profile run).
 #
@@ -60,6 +61,8 @@
 #     OUT=$OUT/dask bash examples/dask_device_run.sh
 set -u
 export CVGPU_COMMIT=$COMMIT
+# opencv-contrib carried in two halves (the carry limit): compat_matrix/contrib_parts.sh
+bash compat_matrix/contrib_parts.sh
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} && export GPUS
 export SUITE_TIMEOUT=${SUITE_TIMEOUT:-530}
 misc=tests/test_device_ops.py,tests/test_no_jit.py,tests/test_engine.py,tests/test_hardening_common.py
