@@ -105,6 +105,7 @@ class _Startup:
         self.warmers = []          # (family, fn(cp)): kernels to load once the GPU is up
         self.warmed = set()
         self.seconds = None        # how long the start-up took
+        self.nothing_known = False  # quick_unusable_reason() said None: not asked again while cold
 
     def begin(self):
         with _lock:
@@ -235,9 +236,18 @@ _first_use = {}          # family -> measured first GPU call cost above its stea
 _accelerable_cv2_ms = [0.0]
 
 
+_buckets = {}
+
+
 def size_bucket(pixels):
-    """Half-octaves of the pixel count: sizes within ~41% of each other share a bucket."""
-    return int(round(2 * math.log2(pixels))) if pixels > 0 else -1
+    """Half-octaves of the pixel count: sizes within ~41% of each other share a bucket. (Memoized
+    per pixel count, up to 4,096 counts: every call of every family computes its key.)"""
+    b = _buckets.get(pixels)
+    if b is None:
+        b = int(round(2 * math.log2(pixels))) if pixels > 0 else -1
+        if len(_buckets) < 4096:
+            _buckets[pixels] = b
+    return b
 
 
 def choose(family, key, on_device=False):
@@ -252,13 +262,17 @@ def choose(family, key, on_device=False):
         if state == "failed":
             _backend.warn_fallback()  # once per process, at the user's line
             return CV2
-        if state == "cold":
+        if state == "cold" and not _startup.nothing_known:
+            # Asked once: reading the environment costs ~1.5 us, every cold call paid it (a
+            # CVGPU_BACKEND=cv2 set later is still honoured, by the start-up's probe).
             reason = _backend.quick_unusable_reason()
             if reason is not None:   # known without starting anything: cv2 computes, and says so once
                 _backend.mark_unusable(reason)
                 _startup.state = "failed"
                 _backend.warn_fallback()
                 return CV2
+            _startup.nothing_known = True
+        if state == "cold":
             if _backend.gpu_probed():
                 _startup.begin()       # the GPU was started by a forced call: ready at once
                 state = _startup.state
@@ -285,19 +299,21 @@ def choose(family, key, on_device=False):
 
 def observe(family, key, engine, ms):
     """A call of ``family`` with ``key`` took ``ms`` on ``engine`` (wall time, the caller's view)."""
+    fk = (family, key)
     with _lock:
-        k = _keys.get((family, key))
+        k = _keys.get(fk)
         if k is None:
-            k = _keys[(family, key)] = _Key()
-        w = TUNING.ewma
+            k = _keys[fk] = _Key()
         k.since_probe_ms += ms
-        if engine == CV2:
+        if engine == CV2:   # (the common case, spelt out: it runs around every cv2-computed call)
             if ms >= TUNING.qualify_ms:
                 _accelerable_cv2_ms[0] += ms
             k.cv2_total += ms
-            k.cv2_ms = ms if k.cv2_ms is None else k.cv2_ms + w * (min(ms, 4 * k.cv2_ms) - k.cv2_ms)
+            est = k.cv2_ms
+            k.cv2_ms = ms if est is None else est + TUNING.ewma * ((ms if ms < 4 * est else 4 * est) - est)
             k.cv2_n += 1
         elif engine == CUDA:
+            w = TUNING.ewma
             if k.gpu_n == 0:
                 k.first_ms = ms
             elif k.gpu_n == 1:
@@ -316,6 +332,8 @@ def run(family, key, on_device, gpu, cv2_call):
     engine = choose(family, key, on_device)
     if on_device or _mode[0] != "auto":
         return gpu() if engine == CUDA else cv2_call()
+    if _startup.state == "failed":
+        return cv2_call()   # no GPU for this process, ever: nothing will read the model
     t0 = time.perf_counter()
     result = gpu() if engine == CUDA else cv2_call()
     observe(family, key, _backend.last_call_backend(), (time.perf_counter() - t0) * 1e3)

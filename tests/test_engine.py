@@ -145,10 +145,54 @@ def test_run_attributes_the_time_to_the_engine_that_computed(fresh_engine):
     assert snap["cv2_n"] == 2 and snap["gpu_n"] == 0
 
 
+def test_a_process_without_a_gpu_computes_with_cv2_and_keeps_no_model(monkeypatch):
+    """Once the GPU is known unusable ("failed"), run() hands the call to cv2 without timing it:
+    nothing would ever read the model."""
+    old = _engine.set_engine("auto")
+    _engine.reset_model()
+    monkeypatch.setattr(_engine._startup, "state", "failed")
+    monkeypatch.setattr(_backend, "warn_fallback", lambda: None)
+    try:
+        gpu_calls = []
+        out = _engine.run("findContours", ("k",), False, lambda: gpu_calls.append(1),
+                          lambda: (_backend.record("cv2"), "c")[1])
+        assert out == "c" and not gpu_calls and _backend.last_call_backend() == "cv2"
+        assert _engine.model_snapshot() == {}
+    finally:
+        _engine.reset_model()
+        _engine.set_engine(old)
+
+
+def test_the_quick_reason_is_asked_once_while_cold(monkeypatch):
+    """A cold engine asks _backend.quick_unusable_reason() (an environment read) on its first call
+    only; a reason found there still fails the GPU at once."""
+    old = _engine.set_engine("auto")
+    asked = []
+    monkeypatch.setattr(_engine._startup, "state", "cold")
+    monkeypatch.setattr(_engine._startup, "nothing_known", False)
+    monkeypatch.setattr(_engine._startup, "begin", lambda: None)
+    monkeypatch.setattr(_backend, "gpu_probed", lambda: False)
+    monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: asked.append(1))
+    try:
+        for _ in range(3):
+            assert _engine.choose("findContours", ("k",)) == "cv2"
+        assert len(asked) == 1 and _engine.startup_state() == "cold"
+        monkeypatch.setattr(_engine._startup, "nothing_known", False)
+        monkeypatch.setattr(_backend, "quick_unusable_reason", lambda: "CVGPU_BACKEND=cv2 is set")
+        monkeypatch.setattr(_backend, "mark_unusable", lambda reason: asked.append(reason))
+        monkeypatch.setattr(_backend, "warn_fallback", lambda: None)
+        assert _engine.choose("findContours", ("k",)) == "cv2"
+        assert _engine.startup_state() == "failed" and asked[-1] == "CVGPU_BACKEND=cv2 is set"
+    finally:
+        _engine.set_engine(old)
+
+
 def test_size_buckets_are_half_octaves():
     b = _engine.size_bucket
     assert b(600 * 480) == b(640 * 480) != b(1280 * 720)
     assert b(0) == -1 and b(1) == 0
+    for n in (2, 3, 5, 1000, 307_200, 307_200, 2 ** 40 + 1):   # the memo gives what the formula gives
+        assert b(n) == int(round(2 * __import__("math").log2(n)))
 
 
 def _python(code, env_extra=None, args=("-X", "dev")):
