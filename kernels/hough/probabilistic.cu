@@ -488,6 +488,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     if (HP_SERIAL_WARP) {
         const long long window_end = T + wn;
         int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0;
+        int nlines = ctl[CTL_LINES];   // segments written (kept here: a global read a commit was a
+                                       // round trip to L2 on the serial warp's path)
         if (ncand > HP_CMAX)
             end = ctl[CTL_CMAX_K];
         for (int r = 0; r < walked; ++r) {
@@ -534,8 +536,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                             key = kv > key ? kv : key;
                         }
                     }
+                    key = hp_warp_max64(key);   // (the other order's key is the same in every lane)
                 }
-                key = hp_warp_max64(key);
                 if (key == 0)
                     continue;   // no value left at the threshold: not a trigger (it still votes)
                 if (hp_key_n(key) != wk[WALK_MAXN]) {
@@ -580,11 +582,10 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 }
             }
             if (HP_LEAD && good) {
-                const int line = ctl[CTL_LINES];
                 for (int e = 0; e < 4; ++e)
-                    lines[4LL * line + e] = wk[WALK_END + e];
-                ctl[CTL_LINES] = line + 1;
+                    lines[4LL * nlines + e] = wk[WALK_END + e];
             }
+            nlines += good ? 1 : 0;
             HP_WARP_SYNC();
             cleared += count;
             dec += good ? count : 0;
@@ -596,6 +597,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             }
         }
         if (HP_LEAD) {
+            ctl[CTL_LINES] = nlines;
             ctl[CTL_END] = end;
             ctl[CTL_CLEARED] = cleared;
             ctl[CTL_DEC] = dec;

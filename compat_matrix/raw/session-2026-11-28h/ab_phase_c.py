@@ -1,9 +1,10 @@
 """Same-process A/B of HoughLinesP's phase C correction order (issue 44; for the next device session).
 
-Arm "lane-a-pair": the loop of 3168434 (a lane a hot pair, every record), made from the current
-kernels/hough/probabilistic.cu by putting that loop back (text edit below); arm "chosen": the source
-as it is (0e5f9e3 + 240790b: the fewer steps of that and a hot pair at a time over the lanes' share
-of the records). Both are built by NVRTC (the same path), their functions swapped into cvgpu's
+Arm "lane-a-pair": the loop of 3168434 (a lane a hot pair, every record, then the warp's max),
+made from the current kernels/hough/probabilistic.cu by putting that loop back (text edit below);
+arm "chosen": the source as it is (0e5f9e3 + 240790b: the fewer steps of that and a hot pair at a
+time over the lanes' share of the records, whose key needs no warp max). The rest of phase C (the
+segment count kept in a register since the commit after 240790b) is the same in both arms. Both are built by NVRTC (the same path), their functions swapped into cvgpu's
 function cache between timings; arms alternate ABBA per row and window. Device input, CUDA events,
 median of 7 calls per turn, 4 turns per arm; every call's lines compared with cv2.HoughLinesP.
 
@@ -29,7 +30,7 @@ from cvgpu.bench.workloads import frame_edges, segments  # noqa: E402
 FAMILY = hp.FAMILY
 _orig = _kernels.kernel_source
 START = "                const int hc = st_hot_cnt[r];\n"
-END = "                key = hp_warp_max64(key);\n"
+END = "                if (key == 0)\n"
 OLD_LOOP = """                unsigned long long key = 0;
                 HP_LANE_FOR(i, st_hot_cnt[r]) {
                     const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
@@ -41,6 +42,7 @@ OLD_LOOP = """                unsigned long long key = 0;
                         key = kv > key ? kv : key;
                     }
                 }
+                key = hp_warp_max64(key);
 """
 
 
