@@ -100,6 +100,8 @@ _kernels.kernel_source = patched_source
 
 
 def trace_buffer():
+    if not TRACE:   # (the untraced build has no hp_trace: asking for it raised CUDA_ERROR_NOT_FOUND)
+        return None
     for (dev, fam, opts, coop), mod in _kernels._modules.items():
         if fam == FAMILY and coop:
             return mod.get_global("hp_trace")
