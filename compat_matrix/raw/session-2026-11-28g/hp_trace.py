@@ -69,6 +69,8 @@ __device__ __forceinline__ void hp_sub(int s, int n) {
     c0 = "    HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;\n"
     c1 = "    HP_BLOCK_SYNC();\n\n    if (HP_SERIAL_WARP) {\n"
     c2 = "        if (HP_LEAD) {\n            ctl[CTL_END] = end;"
+    if c2 not in src:   # (since 65cf13d the round's segment count is written back first)
+        c2 = "        if (HP_LEAD) {\n            ctl[CTL_LINES] = nlines;"
     for c in (c0, c1, c2):
         assert src.count(c) == 1, c
     src = src.replace(c0, "    hp_sub(-1, 0);\n" + c0)
