@@ -1,4 +1,15 @@
 #!/usr/bin/env bash
+# The carried, git-ignored inputs of a device run, remade in a new checkout (as in the run of
+# 3168434; ~5 minutes on the CPU machine):
+#   .whl/cv5contrib.tar.xz  opencv-contrib for the device's Python 3.12, unpacked and packed again:
+#     pip download -d /tmp/cv --no-deps --only-binary=:all: --python-version 3.12 \
+#       --platform manylinux_2_28_x86_64 "opencv-contrib-python-headless==5.0.0.*"
+#     mkdir /tmp/site && (cd /tmp/site && python3 -m zipfile -e /tmp/cv/*.whl .)
+#     mkdir -p .whl && tar -cJf .whl/cv5contrib.tar.xz -C /tmp/site .
+#   .whldask/  pip download -d .whldask --only-binary=:all: --python-version 3.12 \
+#       --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 dask distributed
+#   .ocv/  ../shared/ocv_harness's files and OpenCV's three kernel files (its README), built here
+#       with nvcc (sm_90) so that no call spends device time on it; shared/ is ../shared copied in.
 # opencv-contrib for the device run when it does not fit one call's carry (64 MiB with the tracked
 # tree, shared/ and .ocv/: the 47 MB archive passed it in the run of 3168434). Here, once:
 #   split -n 2 -d .whl/cv5contrib.tar.xz part && mkdir -p .whla .whlb && mv part00 .whla/ && mv part01 .whlb/
