@@ -262,17 +262,17 @@ def choose(family, key, on_device=False):
         if state == "failed":
             _backend.warn_fallback()  # once per process, at the user's line
             return CV2
-        if state == "cold" and not _startup.nothing_known:
-            # Asked once: reading the environment costs ~1.5 us, every cold call paid it (a
-            # CVGPU_BACKEND=cv2 set later is still honoured, by the start-up's probe).
-            reason = _backend.quick_unusable_reason()
-            if reason is not None:   # known without starting anything: cv2 computes, and says so once
-                _backend.mark_unusable(reason)
-                _startup.state = "failed"
-                _backend.warn_fallback()
-                return CV2
-            _startup.nothing_known = True
         if state == "cold":
+            if not _startup.nothing_known:
+                # Asked once: reading the environment costs ~1.5 us, every cold call paid it (a
+                # CVGPU_BACKEND=cv2 set later is still honoured, by the start-up's probe).
+                reason = _backend.quick_unusable_reason()
+                if reason is not None:   # known without starting anything: cv2 computes, says so once
+                    _backend.mark_unusable(reason)
+                    _startup.state = "failed"
+                    _backend.warn_fallback()
+                    return CV2
+                _startup.nothing_known = True
             if _backend.gpu_probed():
                 _startup.begin()       # the GPU was started by a forced call: ready at once
                 state = _startup.state
