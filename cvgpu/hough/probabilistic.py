@@ -78,7 +78,7 @@ TUNING = Tuning(
     stage_bytes=64 << 10,
 )
 
-STATIC_SHARED = 4 * (4096 + 3 * 2048 + 1)   # the kernel's own shared memory (HP_HASH, HP_RECORDS)
+STATIC_SHARED = 4 * (4096 + 3 * 2048)   # the kernel's own shared memory (HP_HASH, HP_RECORDS)
 STAGE_TRIG = 1024                          # HP_STAGE_TRIG
 
 _INT_MAX = (1 << 31) - 1

@@ -119,6 +119,7 @@
 #define HP_GRID_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
 #define HP_LANES(l) for (int l = 0; l < 32; ++l)
 #define HP_LANE_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
+#define HP_WARP_CHUNK_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
 #define HP_WARP_SYNC() ((void)0)
 #define HP_LEAD true
 #define HP_WARP_ID 0
@@ -131,6 +132,7 @@
 static inline unsigned hp_warp_or(unsigned v) { return v; }
 static inline int hp_warp_sum(int v) { return v; }
 static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
+static inline int hp_append(bool flag, int& base) { return flag ? base++ : base; }
 static inline void hp_grid_sync(int*) {}
 #else
 #define HP_GRID_FOR(i, n) \
@@ -138,6 +140,9 @@ static inline void hp_grid_sync(int*) {}
          i += (long long)gridDim.x * blockDim.x)
 #define HP_LANES(l) for (int l = (int)(threadIdx.x & 31u); l == (int)(threadIdx.x & 31u); l = 32)
 #define HP_LANE_FOR(i, n) for (int i = (int)(threadIdx.x & 31u); i < (int)(n); i += 32)
+// Every lane runs as many turns as lane 0 (i - lane: the chunk's start), so the body may vote.
+#define HP_WARP_CHUNK_FOR(i, n) \
+    for (int i = (int)(threadIdx.x & 31u); i - (int)(threadIdx.x & 31u) < (int)(n); i += 32)
 #define HP_WARP_SYNC() __syncwarp()
 #define HP_LEAD ((threadIdx.x & 31u) == 0)
 #define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
@@ -156,6 +161,16 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
         v = o > v ? o : v;
     }
     return v;
+}
+// A warp's lanes appending flagged items in lane order (all 32 lanes call it): this lane's slot,
+// and base moved past the warp's items in every lane. No atomic on a shared counter: 32 lanes
+// adding to one address are served one after another on the serial warp's path.
+__device__ __forceinline__ int hp_append(bool flag, int& base)
+{
+    const unsigned m = __ballot_sync(0xffffffffu, flag);
+    const int at = base + __popc(m & ((1u << (threadIdx.x & 31u)) - 1u));
+    base += __popc(m);
+    return at;
 }
 
 // Grid barrier (all blocks resident: the launch is cooperative), cooperative groups' grid.sync
@@ -396,16 +411,26 @@ __device__ __forceinline__ void hp_set_add(int* set, int px)
     }
 }
 
-// What one record of an earlier commit of the round takes from a candidate's hot pair (angle n, the
-// candidate's bin own), the candidate at turn tc: 1 if the record's point was cleared by a commit at
-// turn te and its own turn lies between te and tc (cv2 would have seen its vote, the round counted
-// it), plus 1 if the commit's line was good (its decrement); nothing unless the point shares the bin.
-__device__ __forceinline__ int hp_rec_weight(const HpSize& z, const float* cosp, const float* sinp, int px, int tr,
-                                             int te2, long long tc, int n, int own)
+// What one record of an earlier commit of the round takes from a candidate's hot pair, the
+// candidate at turn tc: 1 if the record's point was cleared by a commit at turn te and its own turn
+// lies between te and tc (cv2 would have seen its vote, the round counted it), plus 1 if the
+// commit's line was good (its decrement); nothing unless the point shares the pair's bin. A record
+// is kept ready for this: x; y with the good bit in bit 31; t = its turn if after te, else INT_MAX
+// (so t < tc is both conditions). The pair: its angle's cos / sin and its rho index ro (its bin less
+// n x numrho + (numrho - 1) / 2): hp_bin(...) == bin exactly when v is in hp_bin's range and
+// cvRound(v) == ro, as the bin is in the accumulator.
+__device__ __forceinline__ int hp_rec_weight(int x, int yg, int t, long long tc, float cn, float sn, int ro)
 {
-    const int te = te2 >> 1;
-    const int weight = (tr > te && tr < tc) + (te2 & 1);
-    return weight && hp_bin(z, cosp, sinp, px % z.width, px / z.width, n) == own ? weight : 0;
+    const int weight = (t < tc) + (int)((unsigned)yg >> 31);
+    if (!weight)
+        return 0;
+    const float v = f32_add(f32_mul((float)x, cn), f32_mul((float)(yg & 0x7fffffff), sn));
+    return v > -1073741824.0f && v < 1073741824.0f && __float2int_rn(v) == ro ? weight : 0;
+}
+
+__device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
+{
+    return (int)((long long)bin - (long long)n * z.numrho - z.half);
 }
 
 // Block 0: the round's candidates in turn order (see the header, C). First every thread of the block
@@ -416,8 +441,8 @@ __device__ __forceinline__ int hp_rec_weight(const HpSize& z, const float* cosp,
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
                           const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
                           int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
-                          int* set, int* rec_px, int* rec_tr, int* rec_te, int* rec_count, int* stage,
-                          int stage_slots, int stage_hot)
+                          int* set, int* rec_x, int* rec_yg, int* rec_t, int* stage, int stage_slots,
+                          int stage_hot)
 {
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
@@ -440,8 +465,6 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         st_cos[i] = tab_cos[i];
         st_sin[i] = tab_sin[i];
     }
-    if (HP_THREAD0)
-        *rec_count = 0;
     HP_BLOCK_SYNC();
     HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = z.special ? 0 : hot_cnt[st_walk[r * WALK_WORDS + WALK_K]];
     HP_BLOCK_SYNC();
@@ -515,10 +538,11 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 unsigned long long key = 0;
                 if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
                     for (int i = 0; i < hc; ++i) {
-                        const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
+                        const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
+                        const float cn = cosp[n], sn = sinp[n];
                         int d = 0;
                         HP_LANE_FOR(e, nrec)
-                            d += hp_rec_weight(z, cosp, sinp, rec_px[e], rec_tr[e], rec_te[e], tc, n, own);
+                            d += hp_rec_weight(rec_x[e], rec_yg[e], rec_t[e], tc, cn, sn, ro);
                         const int v = h[HOT_WORDS * i + 1] - hp_warp_sum(d);
                         if (v >= z.threshold) {
                             const unsigned long long kv = hp_key(v, n);
@@ -527,10 +551,11 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                     }
                 } else {
                     HP_LANE_FOR(i, hc) {
-                        const int n = h[HOT_WORDS * i], own = h[HOT_WORDS * i + 2];
+                        const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
+                        const float cn = cosp[n], sn = sinp[n];
                         int v = h[HOT_WORDS * i + 1];
                         for (int e = 0; e < nrec; ++e)
-                            v -= hp_rec_weight(z, cosp, sinp, rec_px[e], rec_tr[e], rec_te[e], tc, n, own);
+                            v -= hp_rec_weight(rec_x[e], rec_yg[e], rec_t[e], tc, cn, sn, ro);
                         if (v >= z.threshold) {
                             const unsigned long long kv = hp_key(v, n);
                             key = kv > key ? kv : key;
@@ -561,24 +586,25 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 end = k;
                 break;
             }
-            // Commit: cv2's trigger at turn tc.
-            HP_LANE_FOR(i, count) {
-                if (!full)
-                    hp_set_add(set, px[i]);
-                commit_list[cleared + i] = px[i];
-                if (good)
-                    commit_list[dec_base + dec + i] = px[i];
-                if (tr[i] > T && tr[i] <= window_end)
-                    cleared_by[tr[i] - T - 1] = (int)tc;
-                if (!full && (good || (tr[i] > tc && tr[i] <= window_end))) {
-#ifdef HOUGH_P_HOST
-                    const int e = (*rec_count)++;
-#else
-                    const int e = atomicAdd(rec_count, 1);
-#endif
-                    rec_px[e] = px[i];
-                    rec_tr[e] = tr[i];
-                    rec_te[e] = (int)(tc * 2 + good);
+            // Commit: cv2's trigger at turn tc. Its records are appended in pixel order.
+            HP_WARP_CHUNK_FOR(i, count) {
+                const bool in = i < count;
+                const int p = in ? px[i] : 0, t = in ? tr[i] : 0;
+                const bool rec = in && !full && (good || (t > tc && t <= window_end));
+                const int e = hp_append(rec, nrec);
+                if (in) {
+                    if (!full)
+                        hp_set_add(set, p);
+                    commit_list[cleared + i] = p;
+                    if (good)
+                        commit_list[dec_base + dec + i] = p;
+                    if (t > T && t <= window_end)
+                        cleared_by[t - T - 1] = (int)tc;
+                }
+                if (rec) {
+                    rec_x[e] = p % z.width;
+                    rec_yg[e] = (int)((unsigned)(p / z.width) | (good ? 0x80000000u : 0u));
+                    rec_t[e] = t > tc ? t : HP_INT_MAX;
                 }
             }
             if (HP_LEAD && good) {
@@ -590,7 +616,6 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             cleared += count;
             dec += good ? count : 0;
             commits += 1;
-            nrec = *rec_count;
             if (full) {
                 end = k + 1;   // a first commit larger than the buffers: alone in its round
                 break;
@@ -615,8 +640,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                        const unsigned long long* chunk_states, int* targets, int* slots, unsigned long long* reserve,
                        int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
-                       int* commit_list, int* lines, int* ctl, int* set, int* rec_px, int* rec_tr, int* rec_te,
-                       int* rec_count, int* stage, int stage_slots, int stage_hot)
+                       int* commit_list, int* lines, int* ctl, int* set, int* rec_x, int* rec_yg, int* rec_t,
+                       int* stage, int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
     // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
@@ -803,8 +828,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         // C: block 0 stages the round's candidates, one warp commits in turn order
         if (HP_PHASE_C_BLOCK)
             hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
-                      commit_list, dec_base, lines, ctl, set, rec_px, rec_tr, rec_te, rec_count, stage, stage_slots,
-                      stage_hot);
+                      commit_list, dec_base, lines, ctl, set, rec_x, rec_yg, rec_t, stage, stage_slots, stage_hot);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -854,8 +878,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     extern __shared__ int stage[];   // phase C's staging: sized by the host (stage_ints)
 #endif
     __shared__ int set[HP_HASH];
-    __shared__ int rec_px[HP_RECORDS], rec_tr[HP_RECORDS], rec_te[HP_RECORDS];
-    __shared__ int rec_count;
+    __shared__ int rec_x[HP_RECORDS], rec_yg[HP_RECORDS], rec_t[HP_RECORDS];
     HpSize z;
     z.n_points = n_points;
     z.width = width;
@@ -872,8 +895,8 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.wrap = wrap;
     z.cells = cells;
     hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
-           hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_px, rec_tr,
-           rec_te, &rec_count, stage, stage_slots, stage_hot);
+           hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_x, rec_yg,
+           rec_t, stage, stage_slots, stage_hot);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap
