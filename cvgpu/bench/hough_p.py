@@ -80,6 +80,7 @@ def bench_hough_p(quick=False, variants=False, progress=None):
             results.append(timing_row(base, cv2_t, t_d, "device", exact_d))
             if variants:
                 for label, values in (("window-1024", dict(window=1024, window_large=1024)),
+                                      ("window-512", dict(window=512, window_large=512)),
                                       ("window-256", dict(window=256, window_large=256)),
                                       ("window-64", dict(window=64, window_large=64)),
                                       ("blocks-2", dict(blocks_per_sm=2))):
