@@ -79,7 +79,8 @@ TUNING = Tuning(
     stage_bytes=64 << 10,
 )
 
-STATIC_SHARED = 4 * (4096 + 3 * 2048)   # the kernel's own shared memory (HP_HASH, HP_RECORDS)
+# hough_p_main's own shared memory: HP_HASH keys and ranks, the records, the masks and offsets
+STATIC_SHARED = 4 * (4096 + 3 * 2048) + 4096 + 8 * 2 * CMAX + 4 * (4 + 3 * CMAX)
 STAGE_TRIG = 1024                          # HP_STAGE_TRIG
 
 _INT_MAX = (1 << 31) - 1

@@ -32,16 +32,18 @@
 //     B  the first HP_CMAX candidates walk on the round's mask (one warp each, 32 steps a load);
 //        the mask-1 pixels they read are the pixels their second walk clears (past an end the
 //        first walk only reads zeros), kept with their turns;
-//     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and cleared
-//        pixels into shared memory (as far as the host sized it), then one warp takes the
-//        candidates in turn order from there: skipped if an earlier commit of the round
-//        cleared its pixel (cv2 never sees it); hot values corrected per earlier commit (-1 per
-//        cleared point sharing the bin with a turn between the commit's and its own: it would
-//        have voted; -1 per point of a good line sharing the bin: its decrement); dropped if none
-//        stays >= threshold; the round ends at it if its maximum moved to another angle, if one of
-//        its pixels was cleared by an earlier commit, or if the buffers are full (a round may end
-//        at any trigger: everything before it is settled); else it is committed: cv2's trigger at
-//        that turn (its segment written if good);
+//     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and walked
+//        pixels into shared memory (as far as the host sized it), and meets the walks' pixel sets
+//        in a map (the ranks whose pixels fit HP_RECORDS): per candidate, the earlier ranks holding
+//        its point (skip) and any of its pixels (hit). Then one warp takes the candidates in turn
+//        order: skipped if a committed rank holds its point (cv2 never sees it); hot values
+//        corrected per earlier commit (-1 per cleared point sharing the bin with a turn between
+//        the commit's and its own: it would have voted; -1 per point of a good line sharing the
+//        bin: its decrement); dropped if none stays >= threshold; the round ends at it if its
+//        maximum moved to another angle or a committed rank holds one of its pixels (a round may
+//        end at any candidate: everything before it is settled), and after the ranks the map
+//        holds; else it is committed: cv2's trigger at that turn. The block then writes the
+//        commits' cleared pixels, segments and cleared_by;
 //     D  cleared pixels leave the mask, good lines' pixels are subtracted at every angle, and the
 //        votes cv2 never casts are taken back (window points at or after the round's end, or
 //        cleared by an earlier commit of the round). T moves to just before the round's end; the
@@ -59,13 +61,13 @@
 // Races: every phase writes either distinct locations (per window pair, per candidate rank, per
 // cleared pixel: the committed candidates' pixels are disjoint, a shared one is a conflict) or
 // through atomics; phases are separated by a grid barrier (hp_grid_sync, all blocks resident:
-// cooperative launch). Phase C is block 0 (its staging) then one warp; the other blocks wait at
-// the next barrier.
+// cooperative launch). Phase C is block 0 (its staging, the map, the writes) and one warp (the
+// decisions); the other blocks wait at the next barrier.
 //
 // Cost: (2 x reservation rounds + 5 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
 // rounds' parallel work (about W x numangle votes, reads and takebacks each), and phase C's serial
-// step per candidate (shared memory only). compat_matrix/HISTORY.md has the counts on the
-// benchmark's workloads.
+// step per candidate (shared memory only: two mask tests, the corrections, the records).
+// compat_matrix/HISTORY.md has the counts on the benchmark's workloads.
 //
 // Host build (tests/hough/test_hough_p_kernel_host.py): with HOUGH_P_HOST one host thread plays the
 // whole grid (every "for each item" loop runs all items, a warp's lanes run one after another,
@@ -76,8 +78,8 @@
 #define HP_WMAX 1024          // window capacity (A2's candidate words: 32 x 32 bits)
 #define HP_WMIN 32            // smallest window after a round that ended early
 #define HP_CMAX 64            // candidates walked per round (tests/models: CMAX)
-#define HP_RECORDS 2048       // pixels phase C remembers as cleared, and corrections it keeps
-#define HP_HASH 4096          // open-addressing set of cleared pixels (load <= 1/2)
+#define HP_RECORDS 2048       // walked pixels phase C's map takes, and corrections it keeps
+#define HP_HASH 4096          // open-addressing map of the walked pixels (load <= 1/2)
 #define HP_PERM_MAX 1000      // reservation rounds counted (O(log N): ~40 for 10^5 points)
 #define HP_HOST_STAGE_INTS (1 << 20)  // the host build's staging array
 #define HP_MWC_A 4164903690ull
@@ -381,34 +383,61 @@ __device__ void hp_candidate_words(const unsigned long long* best, int wn, unsig
 
 // ---------------------------------------------------------------- phase C: the commits
 
-__device__ __forceinline__ bool hp_set_has(const int* set, int px)
-{
-    unsigned h = ((unsigned)px * 2654435761u) & (HP_HASH - 1);
-    for (;;) {
-        const int v = set[h];
-        if (v == 0)
-            return false;
-        if (v == px + 1)
-            return true;
-        h = (h + 1) & (HP_HASH - 1);
-    }
-}
-
-__device__ __forceinline__ void hp_set_add(int* set, int px)
+// The map of the round's walked pixels: open addressing (load <= 1/2), a key px + 1 per entry and
+// the rank of the walk that holds it; a pixel two walks hold has two entries.
+__device__ __forceinline__ void hp_map_add(int* set, unsigned char* set_rank, int px, int rank)
 {
     unsigned h = ((unsigned)px * 2654435761u) & (HP_HASH - 1);
     for (;;) {
 #ifdef HOUGH_P_HOST
-        const int old = set[h];
-        if (old == 0)
+        const bool won = set[h] == 0;
+        if (won)
             set[h] = px + 1;
 #else
-        const int old = atomicCAS(set + h, 0, px + 1);
+        const bool won = atomicCAS(set + h, 0, px + 1) == 0;
 #endif
-        if (old == 0 || old == px + 1)
+        if (won) {
+            set_rank[h] = (unsigned char)rank;
             return;
+        }
         h = (h + 1) & (HP_HASH - 1);
     }
+}
+
+// The ranks whose walks hold pixel px (bit r: rank r), once every add is done.
+__device__ __forceinline__ unsigned long long hp_map_ranks(const int* set, const unsigned char* set_rank, int px)
+{
+    unsigned long long m = 0;
+    for (unsigned h = ((unsigned)px * 2654435761u) & (HP_HASH - 1);; h = (h + 1) & (HP_HASH - 1)) {
+        const int v = set[h];
+        if (v == 0)
+            return m;
+        if (v == px + 1)
+            m |= 1ull << set_rank[h];
+    }
+}
+
+__device__ __forceinline__ void hp_or64(unsigned long long* a, unsigned long long v)
+{
+#ifdef HOUGH_P_HOST
+    *a |= v;
+#else
+    atomicOr(a, v);
+#endif
+}
+
+// The rank r with off[r] <= e < off[r + 1] (off ascending, off[0] = 0, e < off[walked]).
+__device__ __forceinline__ int hp_rank_of(const int* off, int walked, int e)
+{
+    int lo = 0, hi = walked;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (off[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 // What one record of an earlier commit of the round takes from a candidate's hot pair, the
@@ -433,16 +462,26 @@ __device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
     return (int)((long long)bin - (long long)n * z.numrho - z.half);
 }
 
-// Block 0: the round's candidates in turn order (see the header, C). First every thread of the block
-// copies what the candidates' steps read into shared memory (walk words, hot pairs, the cleared
-// pixels with their turns, the trig table), as far as `stage` holds them; then one warp takes the
-// candidates one after another from there (a candidate beyond the staged part reads global memory).
-// Results: the ctl words END, CLEARED, DEC, the segments, commit_list and cleared_by.
+// Block 0: the round's candidates in turn order (see the header, C).
+//  1. Every thread of the block copies what the candidates' steps read into shared memory (walk
+//     words, hot pairs, the walked pixels with their turns, the trig table), as far as `stage`
+//     holds them (a rank that does not fit whole reads global memory).
+//  2. The walks' pixel sets meet in a map, in parallel: the ranks 0 .. nins - 1 whose pixels fit
+//     HP_RECORDS go in, and for every rank r <= nins and each of its pixels the earlier ranks holding
+//     it are looked up: skip[r] (the ranks holding r's own point: a commit of one clears it before
+//     its turn) and hit[r] (those holding any of its pixels: a commit of one cleared a pixel r's
+//     walk read). So rank nins + 1 and later are not decided this round: it ends there at the latest.
+//  3. One warp decides the candidates in turn: skipped if a committed rank is in skip[r]; hot values
+//     corrected by the records of the commits before it; dropped, or the round ends (maximum moved,
+//     a committed rank in hit[r]); else committed (its records appended where a later rank reads
+//     them, its offsets in the round's lists noted).
+//  4. The block writes the commits' cleared pixels, their decrement lists, cleared_by and segments.
+// Results: the ctl words END, CLEARED, DEC, LINES, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
                           const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
                           int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
-                          int* set, int* rec_x, int* rec_yg, int* rec_t, int* stage, int stage_slots,
-                          int stage_hot)
+                          int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
+                          int* rec_yg, int* rec_t, int* stage, int stage_slots, int stage_hot)
 {
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
@@ -458,13 +497,22 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     int* st_hot = st_tr + stage_slots;                      // stage_hot x HOT_WORDS
     const float* cosp = trig_n ? st_cos : tab_cos;
     const float* sinp = trig_n ? st_sin : tab_sin;
+    unsigned long long* skip = masks;                       // HP_CMAX
+    unsigned long long* hit = masks + HP_CMAX;              // HP_CMAX
+    int* clr_off = meta + 4;                                // HP_CMAX: a commit's place in the lists
+    int* dec_off = clr_off + HP_CMAX;
+    int* line_off = dec_off + HP_CMAX;
 
+    // 1. staging
     HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;
+    HP_BLOCK_FOR(i, 2 * HP_CMAX) masks[i] = 0;
     HP_BLOCK_FOR(i, (long long)walked * WALK_WORDS) st_walk[i] = walk[i];
     HP_BLOCK_FOR(i, trig_n) {
         st_cos[i] = tab_cos[i];
         st_sin[i] = tab_sin[i];
     }
+    if (HP_THREAD0)
+        meta[0] = 0;
     HP_BLOCK_SYNC();
     HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = z.special ? 0 : hot_cnt[st_walk[r * WALK_WORDS + WALK_K]];
     HP_BLOCK_SYNC();
@@ -480,59 +528,74 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     const int slots_in = st_slot_off[walked] < stage_slots ? st_slot_off[walked] : stage_slots;
     const int hot_in = st_hot_off[walked] < stage_hot ? st_hot_off[walked] : stage_hot;
     HP_BLOCK_FOR(e, slots_in) {
-        int lo = 0, hi = walked;   // the rank r with st_slot_off[r] <= e < st_slot_off[r + 1]
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) >> 1;
-            if (st_slot_off[mid] <= e)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        const long long at = (long long)lo * slot_cap + (e - st_slot_off[lo]);
+        const int r = hp_rank_of(st_slot_off, walked, (int)e);
+        const long long at = (long long)r * slot_cap + (e - st_slot_off[r]);
         st_px[e] = slot_px[at];
         st_tr[e] = slot_tr[at];
     }
     HP_BLOCK_FOR(e, hot_in) {
-        int lo = 0, hi = walked;
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) >> 1;
-            if (st_hot_off[mid] <= e)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        const int k = st_walk[lo * WALK_WORDS + WALK_K];
-        const int* h = hot + HOT_WORDS * ((long long)k * z.numangle + (e - st_hot_off[lo]));
+        const int r = hp_rank_of(st_hot_off, walked, (int)e);
+        const int k = st_walk[r * WALK_WORDS + WALK_K];
+        const int* h = hot + HOT_WORDS * ((long long)k * z.numangle + (e - st_hot_off[r]));
         for (int w = 0; w < HOT_WORDS; ++w)
             st_hot[HOT_WORDS * e + w] = h[w];
     }
+    // nins: the ranks whose pixels together fit HP_RECORDS (st_slot_off ascends: one r qualifies)
+    HP_BLOCK_FOR(r, walked) {
+        if (st_slot_off[r + 1] <= HP_RECORDS && (r + 1 == walked || st_slot_off[r + 2] > HP_RECORDS))
+            meta[0] = (int)r + 1;
+    }
     HP_BLOCK_SYNC();
 
+    // 2. the walks' pixel sets
+    const int nins = meta[0];
+    const int lim = nins < walked ? nins + 1 : walked;   // ranks decided this round at most
+    HP_BLOCK_FOR(e, st_slot_off[nins]) {
+        const int r = hp_rank_of(st_slot_off, walked, (int)e);
+        const int px = st_slot_off[r + 1] <= stage_slots ? st_px[e]
+                                                         : slot_px[(long long)r * slot_cap + (e - st_slot_off[r])];
+        hp_map_add(set, set_rank, px, r);
+    }
+    HP_BLOCK_SYNC();
+    HP_BLOCK_FOR(e, st_slot_off[lim]) {
+        const int r = hp_rank_of(st_slot_off, walked, (int)e);
+        if (r == 0)
+            continue;
+        const int j = (int)e - st_slot_off[r];
+        const int px = st_slot_off[r + 1] <= stage_slots ? st_px[e] : slot_px[(long long)r * slot_cap + j];
+        const unsigned long long m = hp_map_ranks(set, set_rank, px) & ((1ull << r) - 1ull);
+        if (m) {
+            hp_or64(hit + r, m);
+            if (j == 0)
+                skip[r] = m;   // (the walk's first pixel is the point itself)
+        }
+    }
+    HP_BLOCK_SYNC();
+
+    // 3. the decisions
     if (HP_SERIAL_WARP) {
         const long long window_end = T + wn;
-        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0;
-        int nlines = ctl[CTL_LINES];   // segments written (kept here: a global read a commit was a
-                                       // round trip to L2 on the serial warp's path)
+        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0, nlines = 0;
+        unsigned long long done = 0;   // committed ranks
         if (ncand > HP_CMAX)
             end = ctl[CTL_CMAX_K];
-        for (int r = 0; r < walked; ++r) {
+        if (lim < walked)
+            end = st_walk[lim * WALK_WORDS + WALK_K];
+        for (int r = 0; r < lim; ++r) {
             const int* wk = st_walk + r * WALK_WORDS;
             const int k = wk[WALK_K], count = wk[WALK_COUNT], good = wk[WALK_GOOD];
             const long long tc = T + 1 + k;
-            const bool slots_staged = st_slot_off[r + 1] <= stage_slots;
-            const int* px = slots_staged ? st_px + st_slot_off[r] : slot_px + (long long)r * slot_cap;
-            const int* tr = slots_staged ? st_tr + st_slot_off[r] : slot_tr + (long long)r * slot_cap;
-            if (hp_set_has(set, px[0]))
+            if (skip[r] & done)
                 continue;   // cleared before its turn: it neither votes nor triggers
-            if (!z.special) {
+            if (!z.special && nrec) {
                 const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
                 // The corrections: hot pairs x records. A lane a hot pair walks every record; a hot
                 // pair at a time with the lanes splitting the records adds a warp sum a pair (one
                 // redux instruction and the pair's shared loads: counted as one record step, which
-                // is a bin evaluation with an integer division, whose latencies one warp alone on
-                // its SM does not hide). Either order gives the same sums; the warp takes the one
-                // with fewer steps (a photograph's candidates have 1-4 hot pairs on average:
+                // is a bin evaluation whose latencies one warp alone on its SM does not hide).
+                // Either order gives the same sums; the warp takes the one with fewer steps (a
+                // photograph's candidates have 1-4 hot pairs on average:
                 // raw/session-2026-11-28h/hp_phase_c_steps.py).
                 const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
@@ -570,66 +633,76 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                     break;
                 }
             }
-            unsigned hit = 0;
-            int keep = 0;
-            HP_LANE_FOR(i, count) {
-                hit |= (unsigned)hp_set_has(set, px[i]);
-                keep += good || (tr[i] > tc && tr[i] <= window_end);
-            }
-            if (hp_warp_or(hit)) {
+            // (with no records every hot value stands: the candidate's maximum is its walk's)
+            if (hit[r] & done) {
                 end = k;   // its walk read a pixel an earlier commit cleared
                 break;
             }
-            keep = hp_warp_sum(keep);
-            const bool full = cleared + count > HP_RECORDS || nrec + keep > HP_RECORDS;
-            if (full && commits > 0) {
-                end = k;
-                break;
-            }
-            // Commit: cv2's trigger at turn tc. Its records are appended in pixel order.
-            HP_WARP_CHUNK_FOR(i, count) {
-                const bool in = i < count;
-                const int p = in ? px[i] : 0, t = in ? tr[i] : 0;
-                const bool rec = in && !full && (good || (t > tc && t <= window_end));
-                const int e = hp_append(rec, nrec);
-                if (in) {
-                    if (!full)
-                        hp_set_add(set, p);
-                    commit_list[cleared + i] = p;
-                    if (good)
-                        commit_list[dec_base + dec + i] = p;
-                    if (t > T && t <= window_end)
-                        cleared_by[t - T - 1] = (int)tc;
+            // Commit: cv2's trigger at turn tc. Its records (in pixel order), where a later rank of
+            // the round reads them (r + 1 < lim: r < nins, so nrec stays <= HP_RECORDS).
+            if (r + 1 < lim && !z.special) {
+                const bool staged = st_slot_off[r + 1] <= stage_slots;
+                const int* px = staged ? st_px + st_slot_off[r] : slot_px + (long long)r * slot_cap;
+                const int* tr = staged ? st_tr + st_slot_off[r] : slot_tr + (long long)r * slot_cap;
+                HP_WARP_CHUNK_FOR(i, count) {
+                    const bool in = i < count;
+                    const int p = in ? px[i] : 0, t = in ? tr[i] : 0;
+                    const bool rec = in && (good || (t > tc && t <= window_end));
+                    const int e = hp_append(rec, nrec);
+                    if (rec) {
+                        rec_x[e] = p % z.width;
+                        rec_yg[e] = (int)((unsigned)(p / z.width) | (good ? 0x80000000u : 0u));
+                        rec_t[e] = t > tc ? t : HP_INT_MAX;
+                    }
                 }
-                if (rec) {
-                    rec_x[e] = p % z.width;
-                    rec_yg[e] = (int)((unsigned)(p / z.width) | (good ? 0x80000000u : 0u));
-                    rec_t[e] = t > tc ? t : HP_INT_MAX;
-                }
+                HP_WARP_SYNC();
             }
-            if (HP_LEAD && good) {
-                for (int e = 0; e < 4; ++e)
-                    lines[4LL * nlines + e] = wk[WALK_END + e];
+            if (HP_LEAD) {
+                clr_off[r] = cleared;
+                dec_off[r] = dec;
+                line_off[r] = nlines;
             }
-            nlines += good ? 1 : 0;
-            HP_WARP_SYNC();
+            done |= 1ull << r;
             cleared += count;
             dec += good ? count : 0;
+            nlines += good ? 1 : 0;
             commits += 1;
-            if (full) {
-                end = k + 1;   // a first commit larger than the buffers: alone in its round
-                break;
-            }
         }
         if (HP_LEAD) {
-            ctl[CTL_LINES] = nlines;
+            meta[1] = (int)(unsigned)done;
+            meta[2] = (int)(unsigned)(done >> 32);
+            meta[3] = ctl[CTL_LINES];
+            ctl[CTL_LINES] += nlines;
             ctl[CTL_END] = end;
             ctl[CTL_CLEARED] = cleared;
             ctl[CTL_DEC] = dec;
             ctl[CTL_COMMITS] += commits;
             ctl[CTL_CANDIDATES] += ncand;
         }
-        HP_WARP_SYNC();
+    }
+    HP_BLOCK_SYNC();
+
+    // 4. the commits' writes (a pixel is in one commit at most: a shared one ends the round)
+    const unsigned long long done = (unsigned long long)(unsigned)meta[1] | ((unsigned long long)(unsigned)meta[2] << 32);
+    const long long window_end = T + wn;
+    HP_BLOCK_FOR(e, st_slot_off[lim]) {
+        const int r = hp_rank_of(st_slot_off, walked, (int)e);
+        if (!((done >> r) & 1ull))
+            continue;
+        const int j = (int)e - st_slot_off[r];
+        const bool staged = st_slot_off[r + 1] <= stage_slots;
+        const long long at = (long long)r * slot_cap + j;
+        const int px = staged ? st_px[e] : slot_px[at], t = staged ? st_tr[e] : slot_tr[at];
+        commit_list[clr_off[r] + j] = px;
+        if (st_walk[r * WALK_WORDS + WALK_GOOD])
+            commit_list[dec_base + dec_off[r] + j] = px;
+        if (t > T && t <= window_end)
+            cleared_by[t - T - 1] = (int)(T + 1 + st_walk[r * WALK_WORDS + WALK_K]);
+    }
+    HP_BLOCK_FOR(i, 4 * lim) {
+        const int r = (int)(i >> 2);
+        if (((done >> r) & 1ull) && st_walk[r * WALK_WORDS + WALK_GOOD])
+            lines[4LL * (meta[3] + line_off[r]) + (i & 3)] = st_walk[r * WALK_WORDS + WALK_END + (i & 3)];
     }
     HP_BLOCK_SYNC();
 }
@@ -640,8 +713,9 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                        const unsigned long long* chunk_states, int* targets, int* slots, unsigned long long* reserve,
                        int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
-                       int* commit_list, int* lines, int* ctl, int* set, int* rec_x, int* rec_yg, int* rec_t,
-                       int* stage, int stage_slots, int stage_hot)
+                       int* commit_list, int* lines, int* ctl, int* set, unsigned char* set_rank,
+                       unsigned long long* masks, int* meta, int* rec_x, int* rec_yg, int* rec_t, int* stage,
+                       int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
     // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
@@ -828,7 +902,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         // C: block 0 stages the round's candidates, one warp commits in turn order
         if (HP_PHASE_C_BLOCK)
             hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
-                      commit_list, dec_base, lines, ctl, set, rec_x, rec_yg, rec_t, stage, stage_slots, stage_hot);
+                      commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_yg, rec_t, stage,
+                      stage_slots, stage_hot);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -878,6 +953,9 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     extern __shared__ int stage[];   // phase C's staging: sized by the host (stage_ints)
 #endif
     __shared__ int set[HP_HASH];
+    __shared__ unsigned char set_rank[HP_HASH];
+    __shared__ unsigned long long masks[2 * HP_CMAX];
+    __shared__ int meta[4 + 3 * HP_CMAX];
     __shared__ int rec_x[HP_RECORDS], rec_yg[HP_RECORDS], rec_t[HP_RECORDS];
     HpSize z;
     z.n_points = n_points;
@@ -895,8 +973,8 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.wrap = wrap;
     z.cells = cells;
     hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
-           hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, rec_x, rec_yg,
-           rec_t, stage, stage_slots, stage_hot);
+           hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, set_rank,
+           masks, meta, rec_x, rec_yg, rec_t, stage, stage_slots, stage_hot);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap

@@ -61,10 +61,25 @@ SCALARS = {"int": (np.int32, ctypes.c_int32), "long long": (np.int64, ctypes.c_i
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
+    return _build(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def lib_small_map(tmp_path_factory):
+    """The host build with phase C's map and records cut to 24 pixels (HP_HASH 64): most rounds
+    then end after the ranks the map holds, and a first walk longer than that is decided alone."""
+    return _build(tmp_path_factory, {"#define HP_RECORDS 2048 ": "#define HP_RECORDS 24 ",
+                                     "#define HP_HASH 4096 ": "#define HP_HASH 64 "})
+
+
+def _build(tmp_path_factory, edits=None):
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         pytest.skip("no C++ compiler for the host build of kernels/hough/probabilistic.cu")
     src = (_kernels._source_dirs()[1] / "hough" / "probabilistic.cu").read_text()
+    for a, b in (edits or {}).items():
+        assert a in src, a
+        src = src.replace(a, b)
     d = tmp_path_factory.mktemp("hough_p_host")
     cpp, so = d / "hp.cpp", d / "hp.so"
     cpp.write_text(PRELUDE + src)
@@ -189,6 +204,17 @@ def test_window_sizes(lib, window, forward, stage):
         for threshold, mll, mlg in ((30, 20, 5), (5, 0, 0)):
             assert same(host_lines(lib, img, 1, math.pi / 180, threshold, mll, mlg),
                         cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg))
+
+
+def test_small_map(lib, lib_small_map):
+    """Rounds cut by phase C's map (ranks whose walks' pixels fit HP_RECORDS) give cv2's lines."""
+    img = photo_edges("camera", 180, 240)
+    for threshold, mll, mlg in ((30, 20, 5), (5, 0, 0), (12, 40, 3)):
+        full, small = {}, {}
+        ref = cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg)
+        assert same(host_lines(lib, img, 1, math.pi / 180, threshold, mll, mlg, full), ref)
+        assert same(host_lines(lib_small_map, img, 1, math.pi / 180, threshold, mll, mlg, small), ref)
+        assert small["rounds"] > full["rounds"], (small, full)
 
 
 def test_wrap_mode(lib):

@@ -44,10 +44,11 @@ Why it equals cv2 (the kernel header says the same, shorter):
        commit's and the candidate's (it would have voted, it does not), -1 per cleared point of a
        good line sharing the bin (its decrement). None left >= threshold: no trigger (it still
        votes). Its first maximum moved to another angle, or one of its walk's mask-1 pixels was
-       cleared by an earlier commit, or a buffer is full: the round ends at its turn (an end at
-       any trigger is exact: everything before it is settled). Else it is cv2's trigger at that
-       turn: committed (segment if good). A first commit too large for the buffers commits alone
-       and ends the round after it.
+       cleared by an earlier commit: the round ends at its turn (an end at any candidate is
+       exact: everything before it is settled). Else it is cv2's trigger at that turn: committed
+       (segment if good). The candidates decided are ranks 0 .. nins, nins the walked ranks whose
+       pixels together fit the records (the kernel meets the walks' pixel sets in a map of that
+       size before deciding); the round ends at rank nins + 1 at the latest.
    D.  Cleared pixels leave the mask; good lines' pixels are subtracted at every angle; the votes
        of live window points that cv2 does not cast are taken back: at or after the round's end,
        or cleared by an earlier commit of the round. T moves to just before the round's end.
@@ -280,12 +281,26 @@ def phase_c(st, T, pts, live, hot, best, walks, stats, check, traced):
     cleared = {}      # pixel -> turn of the commit that cleared it (this round)
     records = []      # (point, turn, commit turn, good) of cleared points that can correct a value
     commits = []
+    # The kernel decides ranks 0 .. nins (nins: the walked ranks whose pixels together fit the
+    # records, its map of the walks' pixels); the round ends at the next rank at the latest.
+    ranks = [k for k in range(len(pts)) if best[k] is not None and k in walks]
+    nins, total = 0, 0
+    for k in ranks:
+        total += len(walks[k][2])
+        if total > st.records:
+            break
+        nins += 1
+    rank = -1
     for k in range(len(pts)):
         if best[k] is None:
             continue
         tc = T + 1 + k
         if k not in walks:
             stats.ends["cmax"] += 1
+            return k, commits, cleared, traced
+        rank += 1
+        if rank > nins:
+            stats.ends["full"] += 1
             return k, commits, cleared, traced
         ends, good, clist = walks[k]
         if clist[0][0] in cleared:
@@ -313,10 +328,6 @@ def phase_c(st, T, pts, live, hot, best, walks, stats, check, traced):
             stats.ends["pixel"] += 1
             return k, commits, cleared, traced
         keep = [(at, tr) for at, tr in clist if good or tc < tr <= window_end]
-        full = len(cleared) + len(clist) > st.records or len(records) + len(keep) > st.records
-        if full and commits:
-            stats.ends["full"] += 1
-            return k, commits, cleared, traced
         if check is not None:
             ev = check[traced]
             traced += 1
@@ -330,10 +341,6 @@ def phase_c(st, T, pts, live, hot, best, walks, stats, check, traced):
         for at, tr in keep:
             records.append((int(s.index[at]), tr, tc, good))
         commits.append((k, ends, good, clist))
-        if full:
-            # (a first commit larger than the buffers: committed alone, the round ends after it)
-            stats.ends["full"] += 1
-            return k + 1, commits, cleared, traced
     return len(pts), commits, cleared, traced
 
 

@@ -71,12 +71,20 @@ __device__ __forceinline__ void hp_sub(int s, int n) {
     c2 = "        if (HP_LEAD) {\n            ctl[CTL_END] = end;"
     if c2 not in src:   # (since 65cf13d the round's segment count is written back first)
         c2 = "        if (HP_LEAD) {\n            ctl[CTL_LINES] = nlines;"
-    for c in (c0, c1, c2):
+    loop, c3 = "        for (int r = 0; r < walked; ++r) {\n", None
+    if "    // 3. the decisions\n" in src:   # (since phase C's map of the walks' pixels, 2026-11-29:
+        c1 = "    HP_BLOCK_SYNC();\n\n    // 3. the decisions\n    if (HP_SERIAL_WARP) {\n"   # staging and
+        c2 = "        if (HP_LEAD) {\n            meta[1] = (int)(unsigned)done;"                # map in slot
+        loop = "        for (int r = 0; r < lim; ++r) {\n"                                           # 11, the
+        c3 = "    HP_BLOCK_SYNC();\n}\n\n// ---------------------------------------------------------------- the persistent kernel"
+    for c in (c0, c1, c2, loop) + ((c3,) if c3 else ()):                                            # writes 13)
         assert src.count(c) == 1, c
     src = src.replace(c0, "    hp_sub(-1, 0);\n" + c0)
-    src = src.replace(c1, "    HP_BLOCK_SYNC();\n    hp_sub(11, 0);\n\n    if (HP_SERIAL_WARP) {\n        int seen_ = 0;\n")
-    src = src.replace("        for (int r = 0; r < walked; ++r) {\n            const int* wk = st_walk + r * WALK_WORDS;",
-                      "        for (int r = 0; r < walked; ++r) {\n            ++seen_;\n            const int* wk = st_walk + r * WALK_WORDS;", 1)
+    src = src.replace(c1, c1.replace("    if (HP_SERIAL_WARP) {\n",
+                                     "    hp_sub(11, 0);\n    if (HP_SERIAL_WARP) {\n        int seen_ = 0;\n"))
+    src = src.replace(loop, loop + "            ++seen_;\n", 1)
+    if c3:
+        src = src.replace(c3, c3.replace("    HP_BLOCK_SYNC();\n}", "    HP_BLOCK_SYNC();\n    hp_sub(13, 0);\n}"))
     src = src.replace(c2, "        hp_sub(12, seen_);\n" + c2)
     at_c = src.index("__device__ void hp_commit(")
     src = src[:at_c] + head + sub + src[at_c:]
@@ -125,7 +133,7 @@ def rows():
 def one(name, img, thr, window):
     d = cp.asarray(img)
     ref = cv2.HoughLinesP(img, 1, math.pi / 180, thr, None, 50, 10)
-    with hp.TUNING.override(window=window):
+    with hp.TUNING.override(window=window, window_large=window):   # (4K rows at W too since 2026-11-29)
         got = cvgpu.HoughLinesP(d, 1, math.pi / 180, thr, None, 50, 10)
         same = (ref is None and (got is None or got.size == 0)) or (
             ref is not None and got is not None and np.array_equal(cp.asnumpy(got).reshape(-1, 4), ref.reshape(-1, 4)))
@@ -152,6 +160,7 @@ def one(name, img, thr, window):
             row["phase_n"] = {p: int(h[32 + i]) for i, p in enumerate(PHASES)}
             row["C_staging_us"], row["C_loop_us"] = float(h[11]) / 1e3, float(h[12]) / 1e3
             row["C_candidates_seen"] = int(h[16])
+            row["C_writes_us"] = float(h[13]) / 1e3
             row["stats"] = st
     return row
 

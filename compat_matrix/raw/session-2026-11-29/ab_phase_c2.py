@@ -12,6 +12,10 @@ turns of 5 calls per (arm, window). Device input, CUDA events, every call's line
 cv2.HoughLinesP (rho 1, 1 degree, minLineLength 50, maxLineGap 10).
 
     HP_BASE=.dev/hp_base.cu CVGPU_ENGINE=cuda python3 compat_matrix/raw/session-2026-11-29/ab_phase_c2.py > ab2.jsonl
+
+Call C ran it again with HP_BASE = bf1c497's kernel (the records change: its static shared memory
+in HP_BASE_STATIC), the arm "new" being phase C's map of the walks' pixels, and HP_SWEEP (arm:window
+pairs) "new:512,new:1024".
 """
 import json
 import math
@@ -35,7 +39,7 @@ _orig = _kernels.kernel_source
 CUR = open(os.path.join(os.path.dirname(hp.__file__), "..", "..", "kernels", "hough", "probabilistic.cu")).read()
 BASE = open(os.environ.get("HP_BASE", ".dev/hp_base.cu")).read()
 ARMS = {"base": 64, "new": 64, "new-c128": 128}
-STATIC = {"base": 4 * (4096 + 3 * 2048 + 1)}
+STATIC = {"base": int(os.environ.get("HP_BASE_STATIC", 4 * (4096 + 3 * 2048 + 1)))}
 
 
 def source(arm):
@@ -96,11 +100,13 @@ def turn(d, thr, ref, calls):
 
 def main():
     assert "#define HP_CMAX 64 " in CUR
-    for arm in ARMS:   # build each once, outside the timings
+    sweep = [("new", 128), ("new", 512), ("new", 1024), ("new-c128", 256), ("new-c128", 512), ("new-c128", 1024)]
+    if os.environ.get("HP_SWEEP"):
+        sweep = [(a, int(w)) for a, w in (x.split(":") for x in os.environ["HP_SWEEP"].split(","))]
+    for arm in sorted({"base", "new"} | {a for a, _ in sweep}):   # build each once, outside the timings
         use(arm)
         cvgpu.HoughLinesP(cp.asarray(segments(256, 256, 2000)), 1, math.pi / 180, 50, None, 50, 10)
         remember(arm)
-    sweep = [("new", 128), ("new", 512), ("new", 1024), ("new-c128", 256), ("new-c128", 512), ("new-c128", 1024)]
     for name, img, thr in rows():
         d = cp.asarray(img)
         r = cv2.HoughLinesP(img, 1, math.pi / 180, thr, None, 50, 10)
