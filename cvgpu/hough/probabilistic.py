@@ -60,11 +60,11 @@ TUNING = Tuning(
     # Turns per exact round at most (<= WINDOW_MAX): more turns, fewer rounds (each a few grid
     # barriers), but more speculative votes taken back when a round ends early. Images below
     # large_pixels take ``window`` (rows: hough-p photo 640x480 to 1920x1080), larger ones
-    # ``window_large`` (rows: hough-p photo 3840x2160, segments 1024x1024), as the sweep of
-    # raw/session-2026-11-29/ab_phase_c2.py chose (HISTORY, "HoughLinesP windows after phase C").
+    # ``window_large`` (rows: hough-p photo 3840x2160), as the sweeps of
+    # raw/session-2026-11-29/ab_phase_c2.py chose (HISTORY, "HoughLinesP phase C on an H200").
     window=256,
     window_large=512,
-    large_pixels=1_000_000,
+    large_pixels=4_000_000,
     # (window points x angles) per round at most: the window shrinks for fine theta (scratch
     # rbin / hot lists are window x numangle).
     window_pairs=1 << 20,
