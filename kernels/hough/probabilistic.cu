@@ -78,6 +78,7 @@
 #define HP_WMAX 1024          // window capacity (A2's candidate words: 32 x 32 bits)
 #define HP_WMIN 32            // smallest window after a round that ended early
 #define HP_CMAX 64            // candidates walked per round (tests/models: CMAX)
+#define HP_WALK_CHUNKS 4      // 32-step chunks a walk reads at once
 #define HP_RECORDS 2048       // walked pixels phase C's map takes, and corrections it keeps
 #define HP_HASH 4096          // open-addressing map of the walked pixels (load <= 1/2)
 #define HP_PERM_MAX 1000      // reservation rounds counted (O(log N): ~40 for 10^5 points)
@@ -286,6 +287,45 @@ __device__ __forceinline__ int hp_ctz(unsigned v)
 #endif
 }
 
+__device__ __forceinline__ int hp_clz(unsigned v)   // v != 0
+{
+#ifdef HOUGH_P_HOST
+    return __builtin_clz(v);
+#else
+    return __clz(v);
+#endif
+}
+
+// Where cv2's walk stops in a chunk of 32 steps (bit l: step s0 + l in the image, its pixel in the
+// mask): at the first step out of the image, or at the first mask-0 step whose run of mask-0 steps
+// since the last mask-1 one (gap of them carried in from the chunks before) passes line_gap; 32 when
+// it goes on, gap then carried out. One pass per run of mask-0 steps, not per step.
+__device__ __forceinline__ int hp_chunk_stop(unsigned inb, unsigned live, int line_gap, int& gap)
+{
+    const int oob = inb == 0xffffffffu ? 32 : hp_ctz(~inb);
+    const unsigned zeros = ~live & (oob == 32 ? 0xffffffffu : (1u << oob) - 1u);
+    int p = 0;
+    while (p < oob) {
+        const unsigned rest = p == 0 ? zeros : zeros >> p;
+        if (rest == 0)
+            break;
+        const int a = p + hp_ctz(rest);    // the next mask-0 step
+        if (a > p)
+            gap = 0;                       // mask-1 steps between
+        const unsigned run = ~(zeros >> a);
+        const int len = run == 0 ? 32 - a : hp_ctz(run);   // mask-0 steps from a on
+        if ((long long)gap + len > line_gap)   // the step whose run passes line_gap (gap <= line_gap,
+            return a + (line_gap > gap ? line_gap - gap : 0);   // or 0 for a negative line_gap)
+        gap += len;
+        p = a + len;
+    }
+    if (oob < 32)
+        return oob;
+    if (live)
+        gap = hp_clz(live);   // the mask-0 steps after the chunk's last mask-1 one
+    return 32;
+}
+
 // ---------------------------------------------------------------- phase B: one candidate's walk
 
 // The warp's walk of candidate rank r (window index k, turn of the point tk): cv2's first walk in
@@ -303,47 +343,68 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
     for (int dir = 0; dir < 2; ++dir) {
         int gap = 0;
         long long end_step = 0;
-        for (long long s0 = 0;; s0 += 32) {
-            unsigned inb = 0, live = 0;
+        bool stopped = false;
+        for (long long s0 = 0; !stopped; s0 += 32 * HP_WALK_CHUNKS) {
+            // The mask under HP_WALK_CHUNKS x 32 steps at once (loads in flight together; past the
+            // walk's stop they are only read), then the chunks in order.
+            unsigned inb[HP_WALK_CHUNKS], live[HP_WALK_CHUNKS], take[HP_WALK_CHUNKS];
+#pragma unroll
+            for (int c = 0; c < HP_WALK_CHUNKS; ++c)
+                inb[c] = live[c] = take[c] = 0;
             HP_LANES(l) {
-                int j1, i1;
-                hp_step(w, dir, s0 + l, j1, i1);
-                const bool in = j1 >= 0 && j1 < z.width && i1 >= 0 && i1 < z.height;
-                inb |= (unsigned)in << l;
-                live |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
-            }
-            inb = hp_warp_or(inb);
-            live = hp_warp_or(live);
-            int stop = 32;
-            for (int l = 0; l < 32; ++l) {
-                if (!((inb >> l) & 1u)) {
-                    stop = l;
-                    break;
-                }
-                if ((live >> l) & 1u) {
-                    gap = 0;
-                    end_step = s0 + l;
-                } else if (++gap > z.line_gap) {
-                    stop = l;
-                    break;
-                }
-            }
-            unsigned take = stop == 32 ? live : live & ((1u << stop) - 1u);
-            if (dir == 1 && s0 == 0)
-                take &= ~1u;   // the point itself: cleared by direction 0
-            HP_LANES(l) {
-                if ((take >> l) & 1u) {
+#pragma unroll
+                for (int c = 0; c < HP_WALK_CHUNKS; ++c) {
                     int j1, i1;
-                    hp_step(w, dir, s0 + l, j1, i1);
-                    const long long px = (long long)i1 * z.width + j1;
-                    const int at = count + hp_popc(take & ((1u << l) - 1u));
-                    slot_px[(long long)r * slot_cap + at] = (int)px;
-                    slot_tr[(long long)r * slot_cap + at] = pix_turn[px];
+                    hp_step(w, dir, s0 + 32 * c + l, j1, i1);
+                    const bool in = j1 >= 0 && j1 < z.width && i1 >= 0 && i1 < z.height;
+                    inb[c] |= (unsigned)in << l;
+                    live[c] |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
                 }
             }
-            count += hp_popc(take);
-            if (stop < 32)
-                break;
+            int chunks = HP_WALK_CHUNKS;
+#pragma unroll
+            for (int c = 0; c < HP_WALK_CHUNKS; ++c) {
+                if (stopped)
+                    break;
+                const unsigned in_c = hp_warp_or(inb[c]), live_c = hp_warp_or(live[c]);
+                const int stop = hp_chunk_stop(in_c, live_c, z.line_gap, gap);
+                const unsigned before = stop == 32 ? 0xffffffffu : (1u << stop) - 1u;
+                if (live_c & before)
+                    end_step = s0 + 32 * c + 31 - hp_clz(live_c & before);
+                take[c] = live_c & before;
+                if (stop < 32) {
+                    stopped = true;
+                    chunks = c + 1;
+                }
+            }
+            if (dir == 1 && s0 == 0)
+                take[0] &= ~1u;   // the point itself: cleared by direction 0
+            HP_LANES(l) {
+                int tr[HP_WALK_CHUNKS];
+                long long px[HP_WALK_CHUNKS];
+#pragma unroll
+                for (int c = 0; c < HP_WALK_CHUNKS; ++c) {   // (the turns' loads first, then the stores)
+                    if (c < chunks && ((take[c] >> l) & 1u)) {
+                        int j1, i1;
+                        hp_step(w, dir, s0 + 32 * c + l, j1, i1);
+                        px[c] = (long long)i1 * z.width + j1;
+                        tr[c] = pix_turn[px[c]];
+                    }
+                }
+                int at = count;
+#pragma unroll
+                for (int c = 0; c < HP_WALK_CHUNKS; ++c) {
+                    if (c < chunks && ((take[c] >> l) & 1u)) {
+                        const int mine = at + hp_popc(take[c] & ((1u << l) - 1u));
+                        slot_px[(long long)r * slot_cap + mine] = (int)px[c];
+                        slot_tr[(long long)r * slot_cap + mine] = tr[c];
+                    }
+                    at += hp_popc(take[c]);
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < HP_WALK_CHUNKS; ++c)
+                count += c < chunks ? hp_popc(take[c]) : 0;
         }
         hp_step(w, dir, end_step, ends[2 * dir], ends[2 * dir + 1]);
     }
