@@ -80,7 +80,7 @@ TUNING = Tuning(
 )
 
 # hough_p_main's own shared memory: HP_HASH keys and ranks, the records, the masks and offsets
-STATIC_SHARED = 4 * (4096 + 3 * 2048) + 4096 + 8 * 2 * CMAX + 4 * (4 + 3 * CMAX)
+STATIC_SHARED = 4 * (4096 + 3 * 2048) + 4096 + 2048 + 8 * 2 * CMAX + 4 * (8 + 3 * CMAX + 1 + THREADS // 32)
 STAGE_TRIG = 1024                          # HP_STAGE_TRIG
 
 _INT_MAX = (1 << 31) - 1

@@ -122,7 +122,6 @@
 #define HP_GRID_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
 #define HP_LANES(l) for (int l = 0; l < 32; ++l)
 #define HP_LANE_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
-#define HP_WARP_CHUNK_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
 #define HP_WARP_SYNC() ((void)0)
 #define HP_LEAD true
 #define HP_WARP_ID 0
@@ -135,7 +134,6 @@
 static inline unsigned hp_warp_or(unsigned v) { return v; }
 static inline int hp_warp_sum(int v) { return v; }
 static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
-static inline int hp_append(bool flag, int& base) { return flag ? base++ : base; }
 static inline void hp_grid_sync(int*) {}
 #else
 #define HP_GRID_FOR(i, n) \
@@ -143,9 +141,6 @@ static inline void hp_grid_sync(int*) {}
          i += (long long)gridDim.x * blockDim.x)
 #define HP_LANES(l) for (int l = (int)(threadIdx.x & 31u); l == (int)(threadIdx.x & 31u); l = 32)
 #define HP_LANE_FOR(i, n) for (int i = (int)(threadIdx.x & 31u); i < (int)(n); i += 32)
-// Every lane runs as many turns as lane 0 (i - lane: the chunk's start), so the body may vote.
-#define HP_WARP_CHUNK_FOR(i, n) \
-    for (int i = (int)(threadIdx.x & 31u); i - (int)(threadIdx.x & 31u) < (int)(n); i += 32)
 #define HP_WARP_SYNC() __syncwarp()
 #define HP_LEAD ((threadIdx.x & 31u) == 0)
 #define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
@@ -164,16 +159,6 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
         v = o > v ? o : v;
     }
     return v;
-}
-// A warp's lanes appending flagged items in lane order (all 32 lanes call it): this lane's slot,
-// and base moved past the warp's items in every lane. No atomic on a shared counter: 32 lanes
-// adding to one address are served one after another on the serial warp's path.
-__device__ __forceinline__ int hp_append(bool flag, int& base)
-{
-    const unsigned m = __ballot_sync(0xffffffffu, flag);
-    const int at = base + __popc(m & ((1u << (threadIdx.x & 31u)) - 1u));
-    base += __popc(m);
-    return at;
 }
 
 // Grid barrier (all blocks resident: the launch is cooperative), cooperative groups' grid.sync
@@ -275,6 +260,15 @@ __device__ __forceinline__ int hp_popc(unsigned v)
     return __builtin_popcount(v);
 #else
     return __popc(v);
+#endif
+}
+
+__device__ __forceinline__ int hp_popc64(unsigned long long v)
+{
+#ifdef HOUGH_P_HOST
+    return __builtin_popcountll(v);
+#else
+    return __popcll(v);
 #endif
 }
 
@@ -501,20 +495,21 @@ __device__ __forceinline__ int hp_rank_of(const int* off, int walked, int e)
     return lo;
 }
 
-// What one record of an earlier commit of the round takes from a candidate's hot pair, the
-// candidate at turn tc: 1 if the record's point was cleared by a commit at turn te and its own turn
-// lies between te and tc (cv2 would have seen its vote, the round counted it), plus 1 if the
-// commit's line was good (its decrement); nothing unless the point shares the pair's bin. A record
-// is kept ready for this: x; y with the good bit in bit 31; t = its turn if after te, else INT_MAX
-// (so t < tc is both conditions). The pair: its angle's cos / sin and its rho index ro (its bin less
-// n x numrho + (numrho - 1) / 2): hp_bin(...) == bin exactly when v is in hp_bin's range and
-// cvRound(v) == ro, as the bin is in the accumulator.
-__device__ __forceinline__ int hp_rec_weight(int x, int yg, int t, long long tc, float cn, float sn, int ro)
+// What one record takes from a candidate's hot pair, the candidate at turn tc: nothing unless the
+// record's rank has committed (bit of done) and its point shares the pair's bin; else 1 if the
+// point's own turn lies between the commit's turn te and tc (cv2 would have seen its vote, the
+// round counted it), plus 1 if the commit's line was good (its decrement). A record is kept ready
+// for this: x, y; t = its turn if after te, else INT_MAX (so t < tc is both conditions); meta = its
+// rank | good << 6. The pair: its angle's cos / sin and its rho index ro (its bin less n x numrho +
+// (numrho - 1) / 2): hp_bin(...) == bin exactly when v is in hp_bin's range and cvRound(v) == ro,
+// as the bin is in the accumulator.
+__device__ __forceinline__ int hp_rec_weight(int x, int y, int t, unsigned meta, unsigned long long done, long long tc,
+                                             float cn, float sn, int ro)
 {
-    const int weight = (t < tc) + (int)((unsigned)yg >> 31);
+    const int weight = ((done >> (meta & 63u)) & 1ull) ? (t < tc) + (int)(meta >> 6) : 0;
     if (!weight)
         return 0;
-    const float v = f32_add(f32_mul((float)x, cn), f32_mul((float)(yg & 0x7fffffff), sn));
+    const float v = f32_add(f32_mul((float)x, cn), f32_mul((float)y, sn));
     return v > -1073741824.0f && v < 1073741824.0f && __float2int_rn(v) == ro ? weight : 0;
 }
 
@@ -542,7 +537,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                           const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
                           int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
                           int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
-                          int* rec_yg, int* rec_t, int* stage, int stage_slots, int stage_hot)
+                          int* rec_y, int* rec_t, unsigned char* rec_meta, int* stage, int stage_slots,
+                          int stage_hot)
 {
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
@@ -560,9 +556,10 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     const float* sinp = trig_n ? st_sin : tab_sin;
     unsigned long long* skip = masks;                       // HP_CMAX
     unsigned long long* hit = masks + HP_CMAX;              // HP_CMAX
-    int* clr_off = meta + 4;                                // HP_CMAX: a commit's place in the lists
-    int* dec_off = clr_off + HP_CMAX;
-    int* line_off = dec_off + HP_CMAX;
+    int* clr_off = meta + 8;                                // HP_CMAX: a commit's place in the lists
+    int* dec_off = clr_off + HP_CMAX;                       // HP_CMAX
+    int* koff = dec_off + HP_CMAX;                          // HP_CMAX + 1: the records of the ranks before
+    int* wtot = koff + HP_CMAX + 1;                         // HP_THREADS / 32: the records' scan
 
     // 1. staging
     HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;
@@ -632,12 +629,69 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         }
     }
     HP_BLOCK_SYNC();
+    // The records: the pixels of ranks < nins whose loss a later candidate's hot values count once
+    // their rank commits (a good line's every pixel: its decrement; else those whose turns follow
+    // the commit's in the window: their votes), in rank and pixel order; koff[r]: those of the
+    // ranks before r. (nins ranks hold at most HP_RECORDS pixels.)
+    {
+        const long long window_end = T + wn;
+        const int P = z.special ? 0 : st_slot_off[nins];
+        int base = 0;
+#ifdef HOUGH_P_HOST
+        for (int e = 0; e < P; ++e) {
+#else
+        for (int e0 = 0; e0 < P; e0 += HP_THREADS) {   // (every thread runs every turn: the scan)
+            const int e = e0 + (int)threadIdx.x;
+#endif
+            bool kp = false;
+            int r = 0, j = -1, px = 0, t = 0;
+            if (e < P) {
+                r = hp_rank_of(st_slot_off, walked, e);
+                j = e - st_slot_off[r];
+                const bool staged = st_slot_off[r + 1] <= stage_slots;
+                px = staged ? st_px[e] : slot_px[(long long)r * slot_cap + j];
+                t = staged ? st_tr[e] : slot_tr[(long long)r * slot_cap + j];
+                const long long te = T + 1 + st_walk[r * WALK_WORDS + WALK_K];
+                kp = st_walk[r * WALK_WORDS + WALK_GOOD] || (t > te && t <= window_end);
+                t = t > te ? t : HP_INT_MAX;
+            }
+#ifdef HOUGH_P_HOST
+            const int at = base;
+            base += kp;
+#else
+            const unsigned m = __ballot_sync(0xffffffffu, kp);
+            const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
+            if (lane == 0)
+                wtot[warp] = __popc(m);
+            __syncthreads();
+            int at = base + __popc(m & ((1u << lane) - 1u)), total = 0;
+            for (int w = 0; w < HP_THREADS / 32; ++w) {
+                at += w < warp ? wtot[w] : 0;
+                total += wtot[w];
+            }
+            base += total;
+#endif
+            if (j == 0)
+                koff[r] = at;
+            if (kp) {
+                rec_x[at] = px % z.width;
+                rec_y[at] = px / z.width;
+                rec_t[at] = t;
+                rec_meta[at] = (unsigned char)(r | (st_walk[r * WALK_WORDS + WALK_GOOD] ? 64 : 0));
+            }
+#ifndef HOUGH_P_HOST
+            __syncthreads();   // (wtot is the next turn's)
+#endif
+        }
+        if (HP_THREAD0)
+            koff[nins] = base;
+    }
+    HP_BLOCK_SYNC();
 
     // 3. the decisions
     if (HP_SERIAL_WARP) {
-        const long long window_end = T + wn;
-        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0, nlines = 0;
-        unsigned long long done = 0;   // committed ranks
+        int end = wn, cleared = 0, dec = 0, commits = 0, nlines = 0;
+        unsigned long long done = 0, done_good = 0;   // committed ranks, those with a segment
         if (ncand > HP_CMAX)
             end = ctl[CTL_CMAX_K];
         if (lim < walked)
@@ -648,7 +702,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             const long long tc = T + 1 + k;
             if (skip[r] & done)
                 continue;   // cleared before its turn: it neither votes nor triggers
-            if (!z.special && nrec) {
+            const int nrec = z.special || !done ? 0 : koff[r];   // records of the ranks before r
+            if (nrec) {
                 const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
                 // The corrections: hot pairs x records. A lane a hot pair walks every record; a hot
@@ -666,7 +721,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                         const float cn = cosp[n], sn = sinp[n];
                         int d = 0;
                         HP_LANE_FOR(e, nrec)
-                            d += hp_rec_weight(rec_x[e], rec_yg[e], rec_t[e], tc, cn, sn, ro);
+                            d += hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], done, tc, cn, sn, ro);
                         const int v = h[HOT_WORDS * i + 1] - hp_warp_sum(d);
                         if (v >= z.threshold) {
                             const unsigned long long kv = hp_key(v, n);
@@ -679,7 +734,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                         const float cn = cosp[n], sn = sinp[n];
                         int v = h[HOT_WORDS * i + 1];
                         for (int e = 0; e < nrec; ++e)
-                            v -= hp_rec_weight(rec_x[e], rec_yg[e], rec_t[e], tc, cn, sn, ro);
+                            v -= hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], done, tc, cn, sn, ro);
                         if (v >= z.threshold) {
                             const unsigned long long kv = hp_key(v, n);
                             key = kv > key ? kv : key;
@@ -694,36 +749,18 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                     break;
                 }
             }
-            // (with no records every hot value stands: the candidate's maximum is its walk's)
+            // (with no records of a commit every hot value stands: the maximum is its walk's)
             if (hit[r] & done) {
                 end = k;   // its walk read a pixel an earlier commit cleared
                 break;
             }
-            // Commit: cv2's trigger at turn tc. Its records (in pixel order), where a later rank of
-            // the round reads them (r + 1 < lim: r < nins, so nrec stays <= HP_RECORDS).
-            if (r + 1 < lim && !z.special) {
-                const bool staged = st_slot_off[r + 1] <= stage_slots;
-                const int* px = staged ? st_px + st_slot_off[r] : slot_px + (long long)r * slot_cap;
-                const int* tr = staged ? st_tr + st_slot_off[r] : slot_tr + (long long)r * slot_cap;
-                HP_WARP_CHUNK_FOR(i, count) {
-                    const bool in = i < count;
-                    const int p = in ? px[i] : 0, t = in ? tr[i] : 0;
-                    const bool rec = in && (good || (t > tc && t <= window_end));
-                    const int e = hp_append(rec, nrec);
-                    if (rec) {
-                        rec_x[e] = p % z.width;
-                        rec_yg[e] = (int)((unsigned)(p / z.width) | (good ? 0x80000000u : 0u));
-                        rec_t[e] = t > tc ? t : HP_INT_MAX;
-                    }
-                }
-                HP_WARP_SYNC();
-            }
+            // Commit: cv2's trigger at turn tc (its records count from now on).
             if (HP_LEAD) {
                 clr_off[r] = cleared;
                 dec_off[r] = dec;
-                line_off[r] = nlines;
             }
             done |= 1ull << r;
+            done_good |= good ? 1ull << r : 0ull;
             cleared += count;
             dec += good ? count : 0;
             nlines += good ? 1 : 0;
@@ -733,6 +770,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             meta[1] = (int)(unsigned)done;
             meta[2] = (int)(unsigned)(done >> 32);
             meta[3] = ctl[CTL_LINES];
+            meta[4] = (int)(unsigned)done_good;
+            meta[5] = (int)(unsigned)(done_good >> 32);
             ctl[CTL_LINES] += nlines;
             ctl[CTL_END] = end;
             ctl[CTL_CLEARED] = cleared;
@@ -760,10 +799,13 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         if (t > T && t <= window_end)
             cleared_by[t - T - 1] = (int)(T + 1 + st_walk[r * WALK_WORDS + WALK_K]);
     }
+    const unsigned long long done_good = (unsigned long long)(unsigned)meta[4] |
+                                         ((unsigned long long)(unsigned)meta[5] << 32);
     HP_BLOCK_FOR(i, 4 * lim) {
         const int r = (int)(i >> 2);
-        if (((done >> r) & 1ull) && st_walk[r * WALK_WORDS + WALK_GOOD])
-            lines[4LL * (meta[3] + line_off[r]) + (i & 3)] = st_walk[r * WALK_WORDS + WALK_END + (i & 3)];
+        if ((done_good >> r) & 1ull)
+            lines[4LL * (meta[3] + hp_popc64(done_good & ((1ull << r) - 1ull))) + (i & 3)] =
+                st_walk[r * WALK_WORDS + WALK_END + (i & 3)];
     }
     HP_BLOCK_SYNC();
 }
@@ -775,8 +817,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                        int* pix_turn, unsigned char* mask, int* acc, int* rbin, int* hot, int* hot_cnt,
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
                        int* commit_list, int* lines, int* ctl, int* set, unsigned char* set_rank,
-                       unsigned long long* masks, int* meta, int* rec_x, int* rec_yg, int* rec_t, int* stage,
-                       int stage_slots, int stage_hot)
+                       unsigned long long* masks, int* meta, int* rec_x, int* rec_y, int* rec_t,
+                       unsigned char* rec_meta, int* stage, int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
     // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
@@ -963,8 +1005,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         // C: block 0 stages the round's candidates, one warp commits in turn order
         if (HP_PHASE_C_BLOCK)
             hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
-                      commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_yg, rec_t, stage,
-                      stage_slots, stage_hot);
+                      commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_y, rec_t, rec_meta,
+                      stage, stage_slots, stage_hot);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -1016,8 +1058,9 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     __shared__ int set[HP_HASH];
     __shared__ unsigned char set_rank[HP_HASH];
     __shared__ unsigned long long masks[2 * HP_CMAX];
-    __shared__ int meta[4 + 3 * HP_CMAX];
-    __shared__ int rec_x[HP_RECORDS], rec_yg[HP_RECORDS], rec_t[HP_RECORDS];
+    __shared__ int meta[8 + 3 * HP_CMAX + 1 + HP_THREADS / 32];
+    __shared__ int rec_x[HP_RECORDS], rec_y[HP_RECORDS], rec_t[HP_RECORDS];
+    __shared__ unsigned char rec_meta[HP_RECORDS];
     HpSize z;
     z.n_points = n_points;
     z.width = width;
@@ -1035,7 +1078,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.cells = cells;
     hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
            hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, set_rank,
-           masks, meta, rec_x, rec_yg, rec_t, stage, stage_slots, stage_hot);
+           masks, meta, rec_x, rec_y, rec_t, rec_meta, stage, stage_slots, stage_hot);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap

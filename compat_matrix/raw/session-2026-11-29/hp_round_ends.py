@@ -23,8 +23,8 @@ from cvgpu.hough import probabilistic as hp
 
 REASONS = ["window", "cmax", "map", "angle", "pixel"]
 EDITS = {
-    "        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0, nlines = 0;\n":
-        "        int end = wn, cleared = 0, dec = 0, commits = 0, nrec = 0, nlines = 0, why = 0;\n",
+    "        int end = wn, cleared = 0, dec = 0, commits = 0, nlines = 0;\n":   # (2576f2e: ", nrec = 0")
+        "        int end = wn, cleared = 0, dec = 0, commits = 0, nlines = 0, why = 0;\n",
     "            end = ctl[CTL_CMAX_K];\n        if (lim < walked)\n            end = st_walk[lim * WALK_WORDS + WALK_K];\n":
         "            end = ctl[CTL_CMAX_K], why = 1;\n        if (lim < walked)\n"
         "            end = st_walk[lim * WALK_WORDS + WALK_K], why = 2;\n",
