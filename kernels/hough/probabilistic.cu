@@ -35,7 +35,8 @@
 //     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and walked
 //        pixels into shared memory (as far as the host sized it), and meets the walks' pixel sets
 //        in a map (the ranks whose pixels fit HP_RECORDS): per candidate, the earlier ranks holding
-//        its point (skip) and any of its pixels (hit). Then one warp takes the candidates in turn
+//        its point (skip) and any of its pixels (hit); and lists, per rank, the pixels whose loss
+//        can correct a later hot value (its records). Then one warp takes the candidates in turn
 //        order: skipped if a committed rank holds its point (cv2 never sees it); hot values
 //        corrected per earlier commit (-1 per cleared point sharing the bin with a turn between
 //        the commit's and its own: it would have voted; -1 per point of a good line sharing the
@@ -66,7 +67,7 @@
 //
 // Cost: (2 x reservation rounds + 5 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
 // rounds' parallel work (about W x numangle votes, reads and takebacks each), and phase C's serial
-// step per candidate (shared memory only: two mask tests, the corrections, the records).
+// step per candidate (shared memory only: two mask tests and the corrections).
 // compat_matrix/HISTORY.md has the counts on the benchmark's workloads.
 //
 // Host build (tests/hough/test_hough_p_kernel_host.py): with HOUGH_P_HOST one host thread plays the
@@ -527,10 +528,12 @@ __device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
 //     it are looked up: skip[r] (the ranks holding r's own point: a commit of one clears it before
 //     its turn) and hit[r] (those holding any of its pixels: a commit of one cleared a pixel r's
 //     walk read). So rank nins + 1 and later are not decided this round: it ends there at the latest.
+//     The records of ranks 0 .. nins - 1 follow, in rank order (a block-wide scan), each counted
+//     by the decisions once its rank has committed.
 //  3. One warp decides the candidates in turn: skipped if a committed rank is in skip[r]; hot values
-//     corrected by the records of the commits before it; dropped, or the round ends (maximum moved,
-//     a committed rank in hit[r]); else committed (its records appended where a later rank reads
-//     them, its offsets in the round's lists noted).
+//     corrected by the records of the committed ranks before it; dropped, or the round ends
+//     (maximum moved, a committed rank in hit[r]); else committed (its offsets in the round's
+//     lists noted).
 //  4. The block writes the commits' cleared pixels, their decrement lists, cleared_by and segments.
 // Results: the ctl words END, CLEARED, DEC, LINES, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
