@@ -15,7 +15,9 @@ cv2.HoughLinesP (rho 1, 1 degree, minLineLength 50, maxLineGap 10).
 
 Call C ran it again with HP_BASE = bf1c497's kernel (the records change: its static shared memory
 in HP_BASE_STATIC), the arm "new" being phase C's map of the walks' pixels, and HP_SWEEP (arm:window
-pairs) "new:512,new:1024".
+pairs) "new:512,new:1024". Call D: HP_BASE = 43a99d9's kernel (the map), HP_MID = 2576f2e's (the
+walks, arm "mid", HP_MID_STATIC), "new" = a63bfd4's (the records made by the block); the three in
+the order base, mid, new, new, mid, base, twice.
 """
 import json
 import math
@@ -38,8 +40,10 @@ FAMILY = hp.FAMILY
 _orig = _kernels.kernel_source
 CUR = open(os.path.join(os.path.dirname(hp.__file__), "..", "..", "kernels", "hough", "probabilistic.cu")).read()
 BASE = open(os.environ.get("HP_BASE", ".dev/hp_base.cu")).read()
-ARMS = {"base": 64, "new": 64, "new-c128": 128}
-STATIC = {"base": int(os.environ.get("HP_BASE_STATIC", 4 * (4096 + 3 * 2048 + 1)))}
+MID = open(os.environ["HP_MID"]).read() if os.environ.get("HP_MID") else None
+ARMS = {"base": 64, "mid": 64, "new": 64, "new-c128": 128}
+STATIC = {"base": int(os.environ.get("HP_BASE_STATIC", 4 * (4096 + 3 * 2048 + 1))),
+          "mid": int(os.environ.get("HP_MID_STATIC", 0))}
 
 
 def source(arm):
@@ -47,6 +51,8 @@ def source(arm):
     assert CUR in src
     if arm == "base":
         return src.replace(CUR, BASE)
+    if arm == "mid":
+        return src.replace(CUR, MID)
     if arm == "new-c128":
         return src.replace("#define HP_CMAX 64 ", "#define HP_CMAX 128 ")
     return src
@@ -103,7 +109,8 @@ def main():
     sweep = [("new", 128), ("new", 512), ("new", 1024), ("new-c128", 256), ("new-c128", 512), ("new-c128", 1024)]
     if os.environ.get("HP_SWEEP"):
         sweep = [(a, int(w)) for a, w in (x.split(":") for x in os.environ["HP_SWEEP"].split(","))]
-    for arm in sorted({"base", "new"} | {a for a, _ in sweep}):   # build each once, outside the timings
+    ab = ("base", "mid", "new") if MID else ("base", "new")
+    for arm in sorted(set(ab) | {a for a, _ in sweep}):   # build each once, outside the timings
         use(arm)
         cvgpu.HoughLinesP(cp.asarray(segments(256, 256, 2000)), 1, math.pi / 180, 50, None, 50, 10)
         remember(arm)
@@ -111,16 +118,16 @@ def main():
         d = cp.asarray(img)
         r = cv2.HoughLinesP(img, 1, math.pi / 180, thr, None, 50, 10)
         ref = np.zeros((0, 4), np.int32) if r is None else r.reshape(-1, 4)
-        res = {"base": [], "new": []}
+        res = {a: [] for a in ab}
         same = True
         with hp.TUNING.override(window=256, window_large=256):
-            for arm in ("base", "new", "new", "base") * 2:
+            for arm in (ab + ab[::-1]) * 2:
                 use(arm)
                 ms, ok = turn(d, thr, ref, 7)
                 res[arm].append(ms)
                 same = same and ok
-        row = dict(row=name, lines=int(len(ref)), same=bool(same), base_ms=float(np.median(res["base"])),
-                   new_ms=float(np.median(res["new"])))
+        row = dict(row=name, lines=int(len(ref)), same=bool(same))
+        row.update({"%s_ms" % a: float(np.median(res[a])) for a in ab})
         row["ratio"] = row["base_ms"] / row["new_ms"]
         for arm, w in sweep:
             with hp.TUNING.override(window=w, window_large=w):

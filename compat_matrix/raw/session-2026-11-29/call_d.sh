@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Fourth device call of the ninth session (issue 44): 43a99d9 (phase C's map, .dev/hp_base.cu),
+# 2576f2e (the walks, .dev/hp_mid.cu) and a63bfd4 (the records made by the block) side by side, the
+# window 512 again, the trace, the GPU suites (ci profile), the hough-p bench rows, and
+# HoughLinesP's properties at the device profile for the time left. Carry .dev.
+#   OUT=$OUT bash compat_matrix/raw/session-2026-11-29/call_d.sh
+set -u
+python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/pip.log" 2>&1
+S=compat_matrix/raw
+( HP_BASE=.dev/hp_base.cu HP_BASE_STATIC=46864 HP_MID=.dev/hp_mid.cu HP_MID_STATIC=46864 HP_SWEEP=new:512 \
+    CVGPU_ENGINE=cuda timeout 200 python3 $S/session-2026-11-29/ab_phase_c2.py > "$OUT/ab-phase-c4.jsonl" 2> "$OUT/err.txt"
+  echo "ab rc $?" >> "$OUT/rc.txt" )
+( CVGPU_ENGINE=cuda timeout 60 python3 $S/session-2026-11-28g/hp_trace.py 256 512 \
+    > "$OUT/hp-trace.jsonl" 2>> "$OUT/err.txt"; echo "trace rc $?" >> "$OUT/rc.txt" )
+( timeout 90 python3 -m pytest -q -m gpu tests/hough tests/test_engine.py tests/test_no_jit.py tests/test_device_ops.py \
+    -n 12 -p no:cacheprovider > "$OUT/pytest-gpu.log" 2>&1; echo "pytest rc $?" >> "$OUT/rc.txt" )
+( timeout 90 python3 -m cvgpu bench --only hough-p --no-progress --json "$OUT/bench-hough-p.json" \
+    > "$OUT/bench-hough-p.txt" 2>&1; echo "bench rc $?" >> "$OUT/rc.txt" )
+( HYPOTHESIS_PROFILE=device CVGPU_PROPERTY_SHARDS=32 timeout ${P_TIMEOUT:-100} python3 -m pytest -q -m gpu \
+    tests/hough/test_hough_lines_p.py tests/hough/test_hough_lines_p_hardening.py -n 14 -p no:cacheprovider \
+    > "$OUT/pytest-hough-p-device.log" 2>&1; echo "pytest-device rc $?" >> "$OUT/rc.txt" )
+cat "$OUT/rc.txt"
