@@ -17,7 +17,8 @@ Call C ran it again with HP_BASE = bf1c497's kernel (the records change: its sta
 in HP_BASE_STATIC), the arm "new" being phase C's map of the walks' pixels, and HP_SWEEP (arm:window
 pairs) "new:512,new:1024". Call D: HP_BASE = 43a99d9's kernel (the map), HP_MID = 2576f2e's (the
 walks, arm "mid", HP_MID_STATIC), "new" = a63bfd4's (the records made by the block); the three in
-the order base, mid, new, new, mid, base, twice.
+the order base, mid, new, new, mid, base, twice. Call E: HP_AB (the arms of the ABBA turns) and the
+arms "walk8" / "walk16" (the source with HP_WALK_CHUNKS 8 / 16) in the sweep.
 """
 import json
 import math
@@ -41,7 +42,7 @@ _orig = _kernels.kernel_source
 CUR = open(os.path.join(os.path.dirname(hp.__file__), "..", "..", "kernels", "hough", "probabilistic.cu")).read()
 BASE = open(os.environ.get("HP_BASE", ".dev/hp_base.cu")).read()
 MID = open(os.environ["HP_MID"]).read() if os.environ.get("HP_MID") else None
-ARMS = {"base": 64, "mid": 64, "new": 64, "new-c128": 128}
+ARMS = {"base": 64, "mid": 64, "new": 64, "new-c128": 128, "walk8": 64, "walk16": 64}
 STATIC = {"base": int(os.environ.get("HP_BASE_STATIC", 4 * (4096 + 3 * 2048 + 1))),
           "mid": int(os.environ.get("HP_MID_STATIC", 0))}
 
@@ -53,6 +54,8 @@ def source(arm):
         return src.replace(CUR, BASE)
     if arm == "mid":
         return src.replace(CUR, MID)
+    if arm.startswith("walk"):
+        return src.replace("#define HP_WALK_CHUNKS 4 ", "#define HP_WALK_CHUNKS %s " % arm[4:])
     if arm == "new-c128":
         return src.replace("#define HP_CMAX 64 ", "#define HP_CMAX 128 ")
     return src
@@ -105,11 +108,13 @@ def turn(d, thr, ref, calls):
 
 
 def main():
-    assert "#define HP_CMAX 64 " in CUR
+    assert "#define HP_CMAX 64 " in CUR and "#define HP_WALK_CHUNKS 4 " in CUR
     sweep = [("new", 128), ("new", 512), ("new", 1024), ("new-c128", 256), ("new-c128", 512), ("new-c128", 1024)]
     if os.environ.get("HP_SWEEP"):
         sweep = [(a, int(w)) for a, w in (x.split(":") for x in os.environ["HP_SWEEP"].split(","))]
     ab = ("base", "mid", "new") if MID else ("base", "new")
+    if os.environ.get("HP_AB"):
+        ab = tuple(os.environ["HP_AB"].split(","))
     for arm in sorted(set(ab) | {a for a, _ in sweep}):   # build each once, outside the timings
         use(arm)
         cvgpu.HoughLinesP(cp.asarray(segments(256, 256, 2000)), 1, math.pi / 180, 50, None, 50, 10)
@@ -128,7 +133,8 @@ def main():
                 same = same and ok
         row = dict(row=name, lines=int(len(ref)), same=bool(same))
         row.update({"%s_ms" % a: float(np.median(res[a])) for a in ab})
-        row["ratio"] = row["base_ms"] / row["new_ms"]
+        if "base_ms" in row and "new_ms" in row:
+            row["ratio"] = row["base_ms"] / row["new_ms"]
         for arm, w in sweep:
             with hp.TUNING.override(window=w, window_large=w):
                 use(arm)
