@@ -79,7 +79,7 @@
 #define HP_WMAX 1024          // window capacity (A2's candidate words: 32 x 32 bits)
 #define HP_WMIN 32            // smallest window after a round that ended early
 #define HP_CMAX 64            // candidates walked per round (tests/models: CMAX)
-#define HP_WALK_CHUNKS 4      // 32-step chunks a walk reads at once
+#define HP_WALK_CHUNKS 16     // 32-step chunks a walk reads at once (HISTORY: call E, walk16)
 #define HP_RECORDS 2048       // walked pixels phase C's map takes, and corrections it keeps
 #define HP_HASH 4096          // open-addressing map of the walked pixels (load <= 1/2)
 #define HP_PERM_MAX 1000      // reservation rounds counted (O(log N): ~40 for 10^5 points)

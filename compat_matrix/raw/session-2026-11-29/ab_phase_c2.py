@@ -23,6 +23,7 @@ arms "walk8" / "walk16" (the source with HP_WALK_CHUNKS 8 / 16) in the sweep.
 import json
 import math
 import os
+import re
 import sys
 
 os.environ.setdefault("CVGPU_ENGINE", "cuda")
@@ -55,7 +56,7 @@ def source(arm):
     if arm == "mid":
         return src.replace(CUR, MID)
     if arm.startswith("walk"):
-        return src.replace("#define HP_WALK_CHUNKS 4 ", "#define HP_WALK_CHUNKS %s " % arm[4:])
+        return re.sub(r"#define HP_WALK_CHUNKS \d+ ", "#define HP_WALK_CHUNKS %s " % arm[4:], src)
     if arm == "new-c128":
         return src.replace("#define HP_CMAX 64 ", "#define HP_CMAX 128 ")
     return src
@@ -108,7 +109,7 @@ def turn(d, thr, ref, calls):
 
 
 def main():
-    assert "#define HP_CMAX 64 " in CUR and "#define HP_WALK_CHUNKS 4 " in CUR
+    assert "#define HP_CMAX 64 " in CUR
     sweep = [("new", 128), ("new", 512), ("new", 1024), ("new-c128", 256), ("new-c128", 512), ("new-c128", 1024)]
     if os.environ.get("HP_SWEEP"):
         sweep = [(a, int(w)) for a, w in (x.split(":") for x in os.environ["HP_SWEEP"].split(","))]
