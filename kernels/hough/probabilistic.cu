@@ -577,13 +577,38 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     HP_BLOCK_SYNC();
     HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = z.special ? 0 : hot_cnt[st_walk[r * WALK_WORDS + WALK_K]];
     HP_BLOCK_SYNC();
-    if (HP_THREAD0) {
-        st_slot_off[0] = st_hot_off[0] = 0;
-        for (int r = 0; r < walked; ++r) {
-            st_slot_off[r + 1] = st_slot_off[r] + st_walk[r * WALK_WORDS + WALK_COUNT];
-            st_hot_off[r + 1] = st_hot_off[r] + st_hot_cnt[r];
-        }
+#ifdef HOUGH_P_HOST
+    st_slot_off[0] = st_hot_off[0] = 0;
+    for (int r = 0; r < walked; ++r) {
+        st_slot_off[r + 1] = st_slot_off[r] + st_walk[r * WALK_WORDS + WALK_COUNT];
+        st_hot_off[r + 1] = st_hot_off[r] + st_hot_cnt[r];
     }
+#else
+    static_assert(HP_CMAX == 64, "the offsets' scan takes two ranks a lane");
+    if (threadIdx.x < 32) {   // the offsets: warp 0's inclusive scans, ranks lane and 32 + lane
+        const int lane = (int)threadIdx.x;
+        int c0 = lane < walked ? st_walk[lane * WALK_WORDS + WALK_COUNT] : 0;
+        int c1 = lane + 32 < walked ? st_walk[(lane + 32) * WALK_WORDS + WALK_COUNT] : 0;
+        int h0 = lane < walked ? st_hot_cnt[lane] : 0, h1 = lane + 32 < walked ? st_hot_cnt[lane + 32] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int a = __shfl_up_sync(0xffffffffu, c0, d), b = __shfl_up_sync(0xffffffffu, c1, d);
+            const int e = __shfl_up_sync(0xffffffffu, h0, d), f = __shfl_up_sync(0xffffffffu, h1, d);
+            if (lane >= d) {
+                c0 += a;
+                c1 += b;
+                h0 += e;
+                h1 += f;
+            }
+        }
+        const int ct = __shfl_sync(0xffffffffu, c0, 31), ht = __shfl_sync(0xffffffffu, h0, 31);
+        st_slot_off[lane + 1] = c0;
+        st_slot_off[lane + 33] = ct + c1;
+        st_hot_off[lane + 1] = h0;
+        st_hot_off[lane + 33] = ht + h1;
+        if (lane == 0)
+            st_slot_off[0] = st_hot_off[0] = 0;
+    }
+#endif
     HP_BLOCK_SYNC();
     // (entries of a rank that does not fit whole are copied in part and not used)
     const int slots_in = st_slot_off[walked] < stage_slots ? st_slot_off[walked] : stage_slots;
