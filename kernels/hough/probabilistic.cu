@@ -294,34 +294,30 @@ __device__ __forceinline__ int hp_clz(unsigned v)   // v != 0
 // Where cv2's walk stops in a chunk of 32 steps (bit l: step s0 + l in the image, its pixel in the
 // mask): at the first step out of the image, or at the first mask-0 step whose run of mask-0 steps
 // since the last mask-1 one (gap of them carried in from the chunks before) passes line_gap; 32 when
-// it goes on, gap then carried out. The chunk's first run continues the carried one; any later run
-// stops the walk at its (line_gap + 1)-th step, found for all runs at once by shifting and ANDing
-// (bit i left set: steps i .. i + line_gap are all mask-0) in O(log line_gap) word operations.
+// it goes on, gap then carried out. One pass per run of mask-0 steps, not per step.
 __device__ __forceinline__ int hp_chunk_stop(unsigned inb, unsigned live, int line_gap, int& gap)
 {
-    line_gap = line_gap < 0 ? 0 : line_gap;   // (cv2's ++gap > line_gap: any negative acts as 0)
     const int oob = inb == 0xffffffffu ? 32 : hp_ctz(~inb);
     const unsigned zeros = ~live & (oob == 32 ? 0xffffffffu : (1u << oob) - 1u);
-    const int lead = zeros == 0xffffffffu ? 32 : hp_ctz(~zeros);   // the first run (from step 0)
-    if ((long long)gap + lead > line_gap)
-        return line_gap - gap;   // (the carried gap never passes line_gap)
-    int stop = oob;
-    if (line_gap < 32) {   // (a later run is at most 31 steps: none longer than line_gap >= 32 fits)
-        const int run = line_gap + 1;
-        unsigned x = zeros;   // (the first run is shorter than run: none of its bits stays)
-        for (int have = 1; have < run;) {
-            const int step = have < run - have ? have : run - have;
-            x &= x >> step;
-            have += step;
-        }
-        if (x) {
-            const int at = hp_ctz(x) + line_gap;
-            stop = at < stop ? at : stop;
-        }
+    int p = 0;
+    while (p < oob) {
+        const unsigned rest = p == 0 ? zeros : zeros >> p;
+        if (rest == 0)
+            break;
+        const int a = p + hp_ctz(rest);    // the next mask-0 step
+        if (a > p)
+            gap = 0;                       // mask-1 steps between
+        const unsigned run = ~(zeros >> a);
+        const int len = run == 0 ? 32 - a : hp_ctz(run);   // mask-0 steps from a on
+        if ((long long)gap + len > line_gap)   // the step whose run passes line_gap (gap <= line_gap,
+            return a + (line_gap > gap ? line_gap - gap : 0);   // or 0 for a negative line_gap)
+        gap += len;
+        p = a + len;
     }
-    if (stop < 32)
-        return stop;
-    gap = live ? hp_clz(live) : gap + 32;   // the mask-0 steps after the chunk's last mask-1 one
+    if (oob < 32)
+        return oob;
+    if (live)
+        gap = hp_clz(live);   // the mask-0 steps after the chunk's last mask-1 one
     return 32;
 }
 
