@@ -86,8 +86,37 @@ __device__ __forceinline__ void hp_sub(int s, int n) {
     if c3:
         src = src.replace(c3, c3.replace("    HP_BLOCK_SYNC();\n}", "    HP_BLOCK_SYNC();\n    hp_sub(13, 0);\n}"))
     src = src.replace(c2, "        hp_sub(12, seen_);\n" + c2)
-    at_c = src.index("__device__ void hp_commit(")
-    src = src[:at_c] + head + sub + src[at_c:]
+    # Inside phase B (2026-11-29; block 0's thread 0 is lane 0 of warp 0, the walker of rank 0), from
+    # a clock of their own (hp_trace[59]): the candidate words (slot 14), warp 0's walks after them
+    # (15), and in rank 0's walk its setup (17: the loads it waits on), direction 0 (18) and
+    # direction 1 (19); slot 20 counts rank 0's walked pixels. The rest of B is the wait for the
+    # longest walk and the barrier.
+    bsub = r"""
+__device__ __forceinline__ void hp_bsub(int s, int dep) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now) : "r"(dep));
+        if (s >= 0) hp_trace[s] += now - hp_trace[59];
+        hp_trace[59] = now;
+    }
+}
+"""
+    b0 = "        if (HP_WARP_ID < HP_CMAX) {\n"
+    b1 = "            hp_candidate_words(best, wn, words);\n"
+    b2 = "            if (HP_WARP_ID == 0 && HP_LEAD)\n                ctl[CTL_NCAND] = rank;\n"
+    w0 = "    const HpWalk w = hp_walk_setup(tab_cos, tab_sin, q.x, q.y, hp_key_n(best[k]));\n"
+    w1 = "        hp_step(w, dir, end_step, ends[2 * dir], ends[2 * dir + 1]);\n"
+    w2 = "    if (HP_LEAD) {\n        int* o = walk + (long long)r * WALK_WORDS;\n"
+    if all(src.count(b) == 1 for b in (b0, b1, b2, w0, w1, w2)):
+        src = src.replace(b0, "        hp_bsub(-1, 0);\n" + b0).replace(b1, b1 + "            hp_bsub(14, (int)words[0]);\n")
+        src = src.replace(b2, "            hp_bsub(15, rank);\n" + b2)
+        src = src.replace(w0, w0 + "    if (r == 0) hp_bsub(17, w.x0 ^ w.y0 ^ w.dx0 ^ w.dy0);\n")
+        src = src.replace(w1, w1 + "        if (r == 0) hp_bsub(18 + dir, count);\n")
+        src = src.replace(w2, "    if (r == 0 && blockIdx.x == 0 && threadIdx.x == 0) hp_trace[20] += count;\n" + w2)
+    else:
+        bsub = ""
+    at_c = src.index("__device__ void hp_walk(")
+    src = src[:at_c] + head + sub + bsub + src[at_c:]
     head = ""
     # the marks go into hp_run only (the kernel's definition of hp_grid_sync is not a call site)
     body_at = src.index("__device__ void hp_run(")
@@ -161,6 +190,10 @@ def one(name, img, thr, window):
             row["C_staging_us"], row["C_loop_us"] = float(h[11]) / 1e3, float(h[12]) / 1e3
             row["C_candidates_seen"] = int(h[16])
             row["C_writes_us"] = float(h[13]) / 1e3
+            row["B_words_us"], row["B_warp0_us"] = float(h[14]) / 1e3, float(h[15]) / 1e3
+            row["B_walk0_setup_us"], row["B_walk0_dir0_us"], row["B_walk0_dir1_us"] = (
+                float(h[17]) / 1e3, float(h[18]) / 1e3, float(h[19]) / 1e3)
+            row["B_walk0_pixels"] = int(h[20])
             row["stats"] = st
     return row
 
