@@ -29,7 +29,8 @@
 //        that angle). Values >= threshold are the point's hot pairs; the largest (smallest angle
 //        on ties: cv2's "max_val < val" scan) is its speculative max_n. Points with one are the
 //        candidates (a superset of the triggers: clearing and decrements only lower values);
-//     B  the first HP_CMAX candidates walk on the round's mask (one warp each, 32 steps a load);
+//     B  the first HP_CMAX candidates walk on the round's mask (one warp each, HP_WALK_CHUNKS x 32
+//        steps a load);
 //        the mask-1 pixels they read are the pixels their second walk clears (past an end the
 //        first walk only reads zeros), kept with their turns;
 //     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and walked
