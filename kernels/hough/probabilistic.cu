@@ -28,9 +28,11 @@
 //        after that point's vote: acc - (later live window points voting into the same bin at
 //        that angle). Values >= threshold are the point's hot pairs; the largest (smallest angle
 //        on ties: cv2's "max_val < val" scan) is its speculative max_n. Points with one are the
-//        candidates (a superset of the triggers: clearing and decrements only lower values);
-//     B  the first HP_CMAX candidates walk on the round's mask (one warp each, HP_WALK_CHUNKS x 32
-//        steps a load);
+//        candidates (a superset of the triggers: clearing and decrements only lower values),
+//        marked in a bit word per 32 window points by their first hot pair;
+//     B  the first HP_CMAX candidates walk on the round's mask (one warp each, one a block, a
+//        warp finding its rank's point from the words by popcounts; HP_WALK_CHUNKS x 32 steps a
+//        load);
 //        the mask-1 pixels they read are the pixels their second walk clears (past an end the
 //        first walk only reads zeros), kept with their turns;
 //     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and walked
@@ -91,8 +93,8 @@
 // ctl words (zeroed by the host before the launch)
 #define CTL_LINES 0       // segments written
 #define CTL_ERROR 1       // 1: a bin outside the accumulator (cv2 undefined), 2: too many permutation rounds
-#define CTL_BAR_COUNT 2   // grid barrier: arrivals
-#define CTL_BAR_GEN 3     // grid barrier: generation
+#define CTL_BAR_COUNT 2   // grid barrier: arrivals, all barriers of the launch
+                          // (word 3: unused)
 #define CTL_FF 4          // tag of the fast-forward chunk that reached the threshold
 #define CTL_END 5         // phase C: window index where the round ends
 #define CTL_NCAND 6       // phase B: candidates of the round
@@ -106,7 +108,9 @@
 #define CTL_COMMITS 14
 #define CTL_CANDIDATES 15
 #define CTL_PERM 16       // pending swaps per reservation round (HP_PERM_MAX words)
-#define CTL_WORDS (CTL_PERM + HP_PERM_MAX + 1)
+#define CTL_CAND (CTL_PERM + HP_PERM_MAX + 1)   // A2 -> B: bit c of word w set when window point
+                                                //   32 w + c is a candidate (HP_WMAX / 32 words)
+#define CTL_WORDS (CTL_CAND + HP_WMAX / 32)
 
 // walk words per candidate rank
 #define WALK_K 0
@@ -128,6 +132,8 @@
 #define HP_LEAD true
 #define HP_WARP_ID 0
 #define HP_NWARPS 1
+#define HP_WALKER 0
+#define HP_WALKERS 1
 #define HP_PHASE_C_BLOCK true
 #define HP_BLOCK_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
 #define HP_BLOCK_SYNC() ((void)0)
@@ -147,6 +153,11 @@ static inline void hp_grid_sync(int*) {}
 #define HP_LEAD ((threadIdx.x & 31u) == 0)
 #define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
 #define HP_NWARPS ((int)((gridDim.x * blockDim.x) >> 5))
+// Phase B's walkers: rank r walks on warp r / gridDim.x of block r % gridDim.x, one walk a block
+// while the ranks are fewer than the blocks (on the warps of blocks 0..7 they were slower: HISTORY,
+// tenth session, arm "spread").
+#define HP_WALKER ((int)(threadIdx.x >> 5) * (int)gridDim.x + (int)blockIdx.x)
+#define HP_WALKERS HP_NWARPS
 #define HP_PHASE_C_BLOCK (blockIdx.x == 0)
 #define HP_BLOCK_FOR(i, n) for (long long i = threadIdx.x; i < (long long)(n); i += blockDim.x)
 #define HP_BLOCK_SYNC() __syncthreads()
@@ -163,26 +174,26 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
     return v;
 }
 
-// Grid barrier (all blocks resident: the launch is cooperative), cooperative groups' grid.sync
-// pattern: a release (fence, then the arrival's atomic), a volatile spin on the generation, an
-// acquire fence, then the block's barrier; so every write before it, in any block, is visible to
-// every read after it (PTX memory model: fence-fence synchronization through the generation word).
+// Grid barrier (all blocks resident: the launch is cooperative) on one count that only grows: after
+// the block's barrier, thread 0 adds 1 with release semantics and spins with acquire loads until
+// the count reaches the next multiple of the grid above its own arrival's old value. The release
+// (cumulative over what the block's barrier ordered before it) and the acquire make every write
+// before the barrier, in any block, visible to every read after it (PTX memory model), as the
+// shape of cooperative groups' grid.sync with its fences, reset and generation word did; that one
+// was slower on every HoughLinesP row (compat_matrix/HISTORY.md, tenth session, arm "bar").
+// The count starts at 0 each launch (ctl is zeroed) and stays far below 2^31 (a call's barriers
+// times the grid).
 __device__ void hp_grid_sync(int* ctl)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile int* gen = ctl + CTL_BAR_GEN;
-        const int g = *gen;
-        __threadfence();
-        if (atomicAdd(ctl + CTL_BAR_COUNT, 1) == (int)gridDim.x - 1) {
-            ctl[CTL_BAR_COUNT] = 0;
-            __threadfence();
-            atomicAdd(ctl + CTL_BAR_GEN, 1);
-        } else {
-            while (*gen == g) {
-            }
-        }
-        __threadfence();
+        int* count = ctl + CTL_BAR_COUNT;
+        int old, v;
+        asm volatile("atom.add.release.gpu.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+        const int target = (old / (int)gridDim.x + 1) * (int)gridDim.x;
+        do {
+            asm volatile("ld.acquire.gpu.s32 %0, [%1];" : "=r"(v) : "l"(count) : "memory");
+        } while (v < target);
     }
     __syncthreads();
 }
@@ -417,24 +428,47 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
     HP_WARP_SYNC();
 }
 
-// Bit c of words[w] set when window point 32 * w + c is a candidate (the same in every lane).
-__device__ void hp_candidate_words(const unsigned long long* best, int wn, unsigned* words)
+// The round's candidates from A2's words (ctl[CTL_CAND + w], bit c: window point 32 w + c; the
+// words past the window hold an earlier round's bits and are not read): their count, and the window
+// index of rank r (-1 when r >= the count), the same in every lane.
+__device__ __forceinline__ int hp_candidate_k(const int* ctl, int wn, int r, int* ncand)
 {
+    const int nw = (wn + 31) >> 5;
 #ifdef HOUGH_P_HOST
-    for (int w = 0; w < HP_WMAX / 32; ++w) {
-        words[w] = 0;
-        for (int l = 0; l < 32; ++l)
-            words[w] |= (unsigned)(32 * w + l < wn && best[32 * w + l] != 0) << l;
+    int seen = 0, k = -1;
+    for (int w = 0; w < nw; ++w) {
+        const unsigned word = (unsigned)ctl[CTL_CAND + w];
+        const int pc = hp_popc(word);
+        if (k < 0 && r < seen + pc) {
+            unsigned m = word;
+            for (int j = r - seen; j > 0; --j)
+                m &= m - 1u;
+            k = 32 * w + hp_ctz(m);
+        }
+        seen += pc;
     }
+    *ncand = seen;
+    return k;
 #else
     const int lane = (int)(threadIdx.x & 31u);
-    unsigned mine = 0;
+    const unsigned word = lane < nw ? (unsigned)__ldcg(ctl + CTL_CAND + lane) : 0u;
+    const int pc = __popc(word);
+    int incl = pc;
 #pragma unroll
-    for (int w = 0; w < HP_WMAX / 32; ++w)
-        mine |= (unsigned)(32 * w + lane < wn && best[32 * w + lane] != 0) << w;
-#pragma unroll
-    for (int w = 0; w < HP_WMAX / 32; ++w)
-        words[w] = __ballot_sync(0xffffffffu, (mine >> w) & 1u);
+    for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d)
+            incl += o;
+    }
+    *ncand = __shfl_sync(0xffffffffu, incl, 31);
+    const unsigned at = __ballot_sync(0xffffffffu, r >= incl - pc && r < incl);
+    if (at == 0)
+        return -1;
+    const int w = __ffs((int)at) - 1;
+    const unsigned m = __shfl_sync(0xffffffffu, word, w);
+    const int j = r - __shfl_sync(0xffffffffu, incl - pc, w);   // the j-th set bit of m
+    const unsigned bit = __ballot_sync(0xffffffffu, ((m >> lane) & 1u) && __popc(m & ((1u << lane) - 1u)) == j);
+    return 32 * w + __ffs((int)bit) - 1;
 #endif
 }
 
@@ -960,6 +994,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 best[k] = 0;
                 hot_cnt[k] = 0;
                 cleared_by[k] = HP_INT_MAX;
+                if ((k & 31) == 0)
+                    ctl[CTL_CAND + (k >> 5)] = 0;
             }
             const int2 q = xy[slots[N - 1 - (T + 1 + k)]];
             int b = -1;
@@ -982,8 +1018,10 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
             if (b < 0)
                 continue;
             if (z.special) {
-                if (n == 0)
+                if (n == 0) {
                     best[k] = hp_key(z.max_start, 0);   // every live point triggers at angle 0
+                    atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
+                }
                 continue;
             }
             const int a = acc[b];
@@ -1006,29 +1044,29 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 h[1] = v;
                 h[2] = b;
                 atomicMax(best + k, hp_key(v, n));
+                if (at == 0)   // its first hot pair makes it a candidate
+                    atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
             }
         }
         hp_grid_sync(ctl);
-        // B: the first HP_CMAX candidates walk, one warp each
-        if (HP_WARP_ID < HP_CMAX) {
-            unsigned words[HP_WMAX / 32];
-            hp_candidate_words(best, wn, words);
-            int rank = 0;
-            for (int w = 0; w < HP_WMAX / 32; ++w) {
-                unsigned m = words[w];
-                while (m) {
-                    const int k = 32 * w + hp_ctz(m);
-                    m &= m - 1u;
-                    if (rank < HP_CMAX && rank % HP_NWARPS == HP_WARP_ID)
-                        hp_walk(z, tab_cos, tab_sin, xy, slots, mask, pix_turn, best, T, rank, k, walk, slot_px,
-                                slot_tr, slot_cap);
-                    if (rank == HP_CMAX && HP_WARP_ID == 0 && HP_LEAD)
-                        ctl[CTL_CMAX_K] = k;
-                    ++rank;
+        // B: the first HP_CMAX candidates walk, one warp each (HP_WALKER)
+        if (HP_WALKER < HP_CMAX) {
+            int ncand = 0;
+            for (int r = HP_WALKER; r < HP_CMAX; r += HP_WALKERS) {
+                const int k = hp_candidate_k(ctl, wn, r, &ncand);
+                if (k < 0)
+                    break;
+                hp_walk(z, tab_cos, tab_sin, xy, slots, mask, pix_turn, best, T, r, k, walk, slot_px, slot_tr,
+                        slot_cap);
+            }
+            if (HP_WALKER == 0) {   // (ncand is the same in every lane: the branch is the warp's)
+                const int kc = ncand > HP_CMAX ? hp_candidate_k(ctl, wn, HP_CMAX, &ncand) : -1;
+                if (HP_LEAD) {
+                    ctl[CTL_NCAND] = ncand;
+                    if (kc >= 0)
+                        ctl[CTL_CMAX_K] = kc;
                 }
             }
-            if (HP_WARP_ID == 0 && HP_LEAD)
-                ctl[CTL_NCAND] = rank;
         }
         hp_grid_sync(ctl);
         // C: block 0 stages the round's candidates, one warp commits in turn order

@@ -49,6 +49,7 @@ static inline float __fdiv_rn(float a, float b) { return a / b; }
 static inline int __float2int_rn(float v) { return (int)std::nearbyint(v); }
 static inline int atomicAdd(int* a, int v) { int o = *a; *a = o + v; return o; }
 static inline int atomicSub(int* a, int v) { int o = *a; *a = o - v; return o; }
+static inline unsigned atomicOr(unsigned* a, unsigned v) { unsigned o = *a; *a = o | v; return o; }
 static inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v)
 { unsigned long long o = *a; if (v > o) *a = v; return o; }
 """

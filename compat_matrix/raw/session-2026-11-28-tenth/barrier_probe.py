@@ -122,7 +122,7 @@ def main():
     def run(fn, iters, store):
         ctl.fill(0)
         s.record()
-        fn((sms,), (256,), (ctl, cp.int32(iters), buf, cp.int32(store)), enable_cooperative_groups=True)
+        fn((sms,), (256,), (ctl, cp.int32(iters), buf, cp.int32(store)))
         e.record()
         e.synchronize()
         return cp.cuda.get_elapsed_time(s, e) * 1e3
