@@ -137,6 +137,8 @@
 #define HP_PHASE_C_BLOCK true
 #define HP_BLOCK_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
 #define HP_BLOCK_SYNC() ((void)0)
+#define HP_BLOCK_WARP 0
+#define HP_BLOCK_WARPS 1
 #define HP_THREAD0 true
 #define HP_SERIAL_WARP true
 static inline unsigned hp_warp_or(unsigned v) { return v; }
@@ -161,6 +163,8 @@ static inline void hp_grid_sync(int*) {}
 #define HP_PHASE_C_BLOCK (blockIdx.x == 0)
 #define HP_BLOCK_FOR(i, n) for (long long i = threadIdx.x; i < (long long)(n); i += blockDim.x)
 #define HP_BLOCK_SYNC() __syncthreads()
+#define HP_BLOCK_WARP ((int)(threadIdx.x >> 5))
+#define HP_BLOCK_WARPS ((int)(blockDim.x >> 5))
 #define HP_THREAD0 (threadIdx.x == 0)
 #define HP_SERIAL_WARP (threadIdx.x < 32)
 __device__ __forceinline__ unsigned hp_warp_or(unsigned v) { return __reduce_or_sync(0xffffffffu, v); }
@@ -576,7 +580,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                           int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
                           int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
                           int* rec_y, int* rec_t, unsigned char* rec_meta, int* stage, int stage_slots,
-                          int stage_hot)
+                          int stage_hot, int corr_cap)
 {
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
@@ -590,6 +594,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     int* st_px = (int*)(st_sin + trig_n);                   // stage_slots
     int* st_tr = st_px + stage_slots;                       // stage_slots
     int* st_hot = st_tr + stage_slots;                      // stage_hot x HOT_WORDS
+    int* corr = st_hot + HOT_WORDS * stage_hot;             // corr_cap x HP_CMAX: step 2b
     const float* cosp = trig_n ? st_cos : tab_cos;
     const float* sinp = trig_n ? st_sin : tab_sin;
     unsigned long long* skip = masks;                       // HP_CMAX
@@ -751,6 +756,37 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     }
     HP_BLOCK_SYNC();
 
+    // 2b. The corrections table: corr[p x HP_CMAX + q], what the records of rank q take from staged
+    // hot pair p (of a later rank r, candidate at turn tc) should q commit: hp_rec_weight with q's
+    // bit set, summed (a record's rank is its meta's low bits). The serial warp then sums the
+    // committed ranks' entries of a pair instead of walking their records; those sums are what the
+    // records give, as each record's weight depends on done only through its own rank's bit. Every
+    // warp of the block fills it (a warp a pair, lanes over the records), off the serial path,
+    // where the serial warp alone took 0.4-0.7 us a candidate walking them (HISTORY, tenth
+    // session). The ranks before lim whose pairs fit the staging and corr_cap (a prefix: up to
+    // pair tab_end) use it; the others walk the records below.
+    int tab_end = 0;
+    if (!z.special) {
+        const int cap = corr_cap < stage_hot ? corr_cap : stage_hot;
+        tab_end = st_hot_off[lim] <= cap ? st_hot_off[lim] : st_hot_off[hp_rank_of(st_hot_off, lim, cap)];
+    }
+    HP_BLOCK_FOR(i, (long long)tab_end * HP_CMAX) corr[i] = 0;
+    HP_BLOCK_SYNC();
+    for (int p = HP_BLOCK_WARP; p < tab_end; p += HP_BLOCK_WARPS) {
+        const int r = hp_rank_of(st_hot_off, walked, p);
+        const int nrec = koff[r];
+        const int n = st_hot[HOT_WORDS * p], ro = hp_rho_index(z, n, st_hot[HOT_WORDS * p + 2]);
+        const float cn = cosp[n], sn = sinp[n];
+        const long long tc = T + 1 + st_walk[r * WALK_WORDS + WALK_K];
+        int* c = corr + (long long)p * HP_CMAX;
+        HP_LANE_FOR(e, nrec) {
+            const int w = hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], ~0ull, tc, cn, sn, ro);
+            if (w)
+                atomicAdd(c + (rec_meta[e] & 63u), w);
+        }
+    }
+    HP_BLOCK_SYNC();
+
     // 3. the decisions
     if (HP_SERIAL_WARP) {
         int end = wn, cleared = 0, dec = 0, commits = 0, nlines = 0;
@@ -778,7 +814,19 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 // raw/session-2026-11-28h/hp_phase_c_steps.py).
                 const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
-                if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
+                if (st_hot_off[r + 1] <= tab_end) {   // the table (2b): a warp sum a pair
+                    for (int i = 0; i < hc; ++i) {
+                        const int* c = corr + (long long)(st_hot_off[r] + i) * HP_CMAX;
+                        int d = 0;
+                        HP_LANE_FOR(q, r)
+                            d += ((done >> q) & 1ull) ? c[q] : 0;
+                        const int v = h[HOT_WORDS * i + 1] - hp_warp_sum(d);
+                        if (v >= z.threshold) {
+                            const unsigned long long kv = hp_key(v, h[HOT_WORDS * i]);
+                            key = kv > key ? kv : key;
+                        }
+                    }
+                } else if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
                     for (int i = 0; i < hc; ++i) {
                         const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
                         const float cn = cosp[n], sn = sinp[n];
@@ -881,7 +929,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
                        int* commit_list, int* lines, int* ctl, int* set, unsigned char* set_rank,
                        unsigned long long* masks, int* meta, int* rec_x, int* rec_y, int* rec_t,
-                       unsigned char* rec_meta, int* stage, int stage_slots, int stage_hot)
+                       unsigned char* rec_meta, int* stage, int stage_slots, int stage_hot, int corr_cap)
 {
     const long long N = z.n_points;
     // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
@@ -1073,7 +1121,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         if (HP_PHASE_C_BLOCK)
             hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
                       commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_y, rec_t, rec_meta,
-                      stage, stage_slots, stage_hot);
+                      stage, stage_slots, stage_hot, corr_cap);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -1108,14 +1156,15 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
 // table; the sizes; the chunk states of the draws (cvgpu/hough/probabilistic.py: chunk_states);
 // scratch as sized by the host; lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve, acc
 // and mask (height x width bytes) must be zero. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 3) + 2 + 2 * trig_n +
-// 2 * stage_slots + HOT_WORDS * stage_hot) ints, trig_n = numangle up to HP_STAGE_TRIG, else 0.
+// 2 * stage_slots + HOT_WORDS * stage_hot + HP_CMAX * corr_cap) ints, trig_n = numangle up to
+// HP_STAGE_TRIG, else 0.
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     const int* __restrict__ pix, int2* xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
     const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int threshold, int line_length,
     int line_gap, int window, int forward, int wrap, const unsigned long long* __restrict__ chunk_states,
     int* targets, int* slots, unsigned long long* reserve, int* pix_turn, unsigned char* mask, int* acc, int* rbin,
     int* hot, int* hot_cnt, unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr,
-    int slot_cap, int* commit_list, int* lines, int* ctl, int stage_slots, int stage_hot)
+    int slot_cap, int* commit_list, int* lines, int* ctl, int stage_slots, int stage_hot, int corr_cap)
 {
 #ifdef HOUGH_P_HOST
     static int stage[HP_HOST_STAGE_INTS];
@@ -1145,7 +1194,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.cells = cells;
     hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
            hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, set_rank,
-           masks, meta, rec_x, rec_y, rec_t, rec_meta, stage, stage_slots, stage_hot);
+           masks, meta, rec_x, rec_y, rec_t, rec_meta, stage, stage_slots, stage_hot, corr_cap);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap

@@ -6,6 +6,9 @@ Arms (HP_ARMS, comma-separated; "+" composes patches, "cur" is the source as it 
           target from the arrival's own old value)
   spread  phase B's walkers one warp a block (rank r on warp r / grid of block r % grid) instead of
           ranks 0..63 on the warps of blocks 0..7
+  notab   (call 3, on 8793aed + the table) phase C's corrections table off: every candidate walks
+          its earlier ranks' records as before
+An arm "name@W" runs at window W (else 256).
 All built by NVRTC, swapped into cvgpu's cache between timings, window 256 everywhere (as
 session-2026-11-29/ab_phase_c2.py), ABBA over the arms twice, 7 calls a turn, CUDA events, device
 input, every call's lines compared with cv2.HoughLinesP (rho 1, 1 degree, minLineLength 50,
@@ -65,12 +68,18 @@ def patch_spread(src):
     return src.replace(a, "        if (%s < HP_CMAX) {\n" % me).replace(b, "rank == " + me)
 
 
-PATCHES = {"bar": patch_bar, "spread": patch_spread}
+def patch_notab(src):
+    a = "    int tab_end = 0;\n    if (!z.special) {"
+    assert src.count(a) == 1
+    return src.replace(a, "    int tab_end = 0;\n    if (false) {")
+
+
+PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab}
 
 
 def source(arm):
     src = _orig(FAMILY)
-    for p in arm.split("+"):
+    for p in arm.split("@")[0].split("+"):
         if p != "cur":
             src = PATCHES[p](src)
     return src
@@ -127,8 +136,9 @@ def main():
         ref = np.zeros((0, 4), np.int32) if r is None else r.reshape(-1, 4)
         res = {a: [] for a in arms}
         same = {a: True for a in arms}
-        with hp.TUNING.override(window=256, window_large=256):
-            for arm in (arms + arms[::-1]) * 2:
+        for arm in (arms + arms[::-1]) * 2:
+            w = int(arm.split("@")[1]) if "@" in arm else 256
+            with hp.TUNING.override(window=w, window_large=w):
                 use(arm)
                 ms, ok = turn(d, thr, ref, 7)
                 res[arm].append(ms)
