@@ -328,10 +328,10 @@ def window_size(numangle, wrap, pixels):
 
 def stage_layout(numangle, stage_bytes, corr_bytes=0):
     """(stage_slots, stage_hot, corr_cap, dynamic shared bytes) of hough_p_main's phase C staging: a
-    fixed part (walk words, counts, offsets, the trig table up to STAGE_TRIG angles), then the
+    fixed part (aff's masks, walk words, counts, offsets, the trig table up to STAGE_TRIG angles), then the
     cleared pixels with their turns (2 ints each) and the hot pairs (3 ints each) sharing what is
     left of ``stage_bytes``; then ``corr_bytes`` of the corrections table (CMAX ints a pair)."""
-    fixed = CMAX * (WALK_WORDS + 3) + 2 + (2 * numangle if numangle <= STAGE_TRIG else 0)
+    fixed = CMAX * (WALK_WORDS + 5) + 2 + (2 * numangle if numangle <= STAGE_TRIG else 0)
     left = max(0, stage_bytes // 4 - fixed)
     slots = left // 3
     hot = (left - 2 * slots) // 3

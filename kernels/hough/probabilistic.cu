@@ -585,7 +585,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
     const int trig_n = z.numangle <= HP_STAGE_TRIG ? z.numangle : 0;
-    int* st_walk = stage;                                   // HP_CMAX x WALK_WORDS
+    unsigned long long* aff = (unsigned long long*)stage;   // HP_CMAX: step 2b
+    int* st_walk = stage + 2 * HP_CMAX;                     // HP_CMAX x WALK_WORDS
     int* st_hot_cnt = st_walk + HP_CMAX * WALK_WORDS;       // HP_CMAX
     int* st_slot_off = st_hot_cnt + HP_CMAX;                // HP_CMAX + 1
     int* st_hot_off = st_slot_off + HP_CMAX + 1;            // HP_CMAX + 1
@@ -607,6 +608,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     // 1. staging
     HP_BLOCK_FOR(i, HP_HASH) set[i] = 0;
     HP_BLOCK_FOR(i, 2 * HP_CMAX) masks[i] = 0;
+    HP_BLOCK_FOR(i, HP_CMAX) aff[i] = 0;
     HP_BLOCK_FOR(i, (long long)walked * WALK_WORDS) st_walk[i] = walk[i];
     HP_BLOCK_FOR(i, trig_n) {
         st_cos[i] = tab_cos[i];
@@ -757,64 +759,76 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     HP_BLOCK_SYNC();
 
     // 2b. The corrections table: corr[p x HP_CMAX + q], what the records of rank q take from staged
-    // hot pair p (of a later rank r, candidate at turn tc) should q commit: hp_rec_weight with q's
-    // bit set, summed (a record's rank is its meta's low bits). The serial warp then sums the
-    // committed ranks' entries of a pair instead of walking their records; those sums are what the
-    // records give, as each record's weight depends on done only through its own rank's bit. Every
-    // warp of the block fills it (a warp a pair, lanes over the records), off the serial path,
-    // where the serial warp alone took 0.4-0.7 us a candidate walking them (HISTORY, tenth
-    // session). The ranks before lim whose pairs fit the staging and corr_cap (a prefix: up to
-    // pair tab_end) use it; the others walk the records below.
+    // hot pair p (of a later rank r, candidate at turn tc) should q commit (hp_rec_weight with q's
+    // bit set, summed: a record's weight depends on done only through its own rank's bit), and
+    // aff[r], the ranks q with any such entry for r's pairs. A thread a (pair, rank) entry, over
+    // that rank's records; most are ruled out first by the ends of q's walk: every pixel of a walk
+    // lies on cv2's fixed-point line between its two ends, each coordinate within one pixel of the
+    // exact line (16.16 steps, no wrap below 32768 pixels a side), so its rho at angle n is within
+    // 2 (|cos| + |sin|) of the range of its ends' (plus the float32 sums' rounding: 1 more). The
+    // ranks before lim whose pairs fit the staging and corr_cap (a prefix: up to pair tab_end) use
+    // it; the others walk the records in the serial part as before.
     int tab_end = 0;
     if (!z.special) {
         const int cap = corr_cap < stage_hot ? corr_cap : stage_hot;
         tab_end = st_hot_off[lim] <= cap ? st_hot_off[lim] : st_hot_off[hp_rank_of(st_hot_off, lim, cap)];
     }
-    HP_BLOCK_FOR(i, (long long)tab_end * HP_CMAX) corr[i] = 0;
-    HP_BLOCK_SYNC();
-    for (int p = HP_BLOCK_WARP; p < tab_end; p += HP_BLOCK_WARPS) {
+    const bool by_ends = z.width < 32768 && z.height < 32768;
+    HP_BLOCK_FOR(i, (long long)tab_end * HP_CMAX) {
+        const int p = (int)(i / HP_CMAX), q = (int)(i % HP_CMAX);
         const int r = hp_rank_of(st_hot_off, walked, p);
-        const int nrec = koff[r];
-        const int n = st_hot[HOT_WORDS * p], ro = hp_rho_index(z, n, st_hot[HOT_WORDS * p + 2]);
-        const float cn = cosp[n], sn = sinp[n];
-        const long long tc = T + 1 + st_walk[r * WALK_WORDS + WALK_K];
-        int* c = corr + (long long)p * HP_CMAX;
-        HP_LANE_FOR(e, nrec) {
-            const int w = hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], ~0ull, tc, cn, sn, ro);
-            if (w)
-                atomicAdd(c + (rec_meta[e] & 63u), w);
+        int sum = 0;
+        if (q < r) {
+            const int n = st_hot[HOT_WORDS * p], ro = hp_rho_index(z, n, st_hot[HOT_WORDS * p + 2]);
+            const float cn = cosp[n], sn = sinp[n];
+            bool near = true;
+            if (by_ends) {
+                const int* ends = st_walk + q * WALK_WORDS + WALK_END;
+                const float v0 = f32_add(f32_mul((float)ends[0], cn), f32_mul((float)ends[1], sn));
+                const float v1 = f32_add(f32_mul((float)ends[2], cn), f32_mul((float)ends[3], sn));
+                const float m = 2.0f * (fabsf(cn) + fabsf(sn)) + 1.5f;
+                near = (float)ro >= (v0 < v1 ? v0 : v1) - m && (float)ro <= (v0 < v1 ? v1 : v0) + m;
+            }
+            if (near) {
+                const long long tc = T + 1 + st_walk[r * WALK_WORDS + WALK_K];
+                for (int e = koff[q]; e < koff[q + 1]; ++e)
+                    sum += hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], ~0ull, tc, cn, sn, ro);
+            }
         }
+        corr[i] = sum;
+        if (sum)
+            hp_or64(aff + r, 1ull << q);
     }
     HP_BLOCK_SYNC();
 
     // 3. the decisions
     if (HP_SERIAL_WARP) {
-        int end = wn, cleared = 0, dec = 0, commits = 0, nlines = 0;
-        unsigned long long done = 0, done_good = 0;   // committed ranks, those with a segment
+        // Per candidate only what depends on the commits before it (done) is serial: its skip and
+        // hit masks, and its hot values' corrections where a committed rank's records reach its
+        // bins (aff, 2b; every rank for one beyond the table); the commits' offsets follow from
+        // done after the loop.
+        int end = wn;
+        unsigned long long done = 0;   // committed ranks
         if (ncand > HP_CMAX)
             end = ctl[CTL_CMAX_K];
         if (lim < walked)
             end = st_walk[lim * WALK_WORDS + WALK_K];
         for (int r = 0; r < lim; ++r) {
-            const int* wk = st_walk + r * WALK_WORDS;
-            const int k = wk[WALK_K], count = wk[WALK_COUNT], good = wk[WALK_GOOD];
-            const long long tc = T + 1 + k;
-            if (skip[r] & done)
+            const unsigned long long sk = skip[r], ht = hit[r];
+            const bool tabled = st_hot_off[r + 1] <= tab_end;
+            const unsigned long long af = z.special ? 0ull : tabled ? aff[r] : ~0ull;
+            if (sk & done)
                 continue;   // cleared before its turn: it neither votes nor triggers
-            const int nrec = z.special || !done ? 0 : koff[r];   // records of the ranks before r
-            if (nrec) {
+            if (af & done) {
+                const int* wk = st_walk + r * WALK_WORDS;
+                const int k = wk[WALK_K];
+                const long long tc = T + 1 + k;
+                const int nrec = koff[r];   // records of the ranks before r
                 const int* h = st_hot_off[r + 1] <= stage_hot ? st_hot + HOT_WORDS * st_hot_off[r]
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
-                // The corrections: hot pairs x records. A lane a hot pair walks every record; a hot
-                // pair at a time with the lanes splitting the records adds a warp sum a pair (one
-                // redux instruction and the pair's shared loads: counted as one record step, which
-                // is a bin evaluation whose latencies one warp alone on its SM does not hide).
-                // Either order gives the same sums; the warp takes the one with fewer steps (a
-                // photograph's candidates have 1-4 hot pairs on average:
-                // raw/session-2026-11-28h/hp_phase_c_steps.py).
                 const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
-                if (st_hot_off[r + 1] <= tab_end) {   // the table (2b): a warp sum a pair
+                if (tabled) {   // the table (2b): a warp sum a pair
                     for (int i = 0; i < hc; ++i) {
                         const int* c = corr + (long long)(st_hot_off[r] + i) * HP_CMAX;
                         int d = 0;
@@ -826,7 +840,14 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                             key = kv > key ? kv : key;
                         }
                     }
-                } else if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
+                } else if (nrec && (long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
+                    // The corrections: hot pairs x records. A lane a hot pair walks every record;
+                    // a hot pair at a time with the lanes splitting the records adds a warp sum a
+                    // pair (one redux instruction and the pair's shared loads: counted as one
+                    // record step, which is a bin evaluation whose latencies one warp alone on its
+                    // SM does not hide). Either order gives the same sums; the warp takes the one
+                    // with fewer steps (a photograph's candidates have 1-4 hot pairs on average:
+                    // raw/session-2026-11-28h/hp_phase_c_steps.py).
                     for (int i = 0; i < hc; ++i) {
                         const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
                         const float cn = cosp[n], sn = sinp[n];
@@ -839,7 +860,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                             key = kv > key ? kv : key;
                         }
                     }
-                } else {
+                } else if (nrec) {
                     HP_LANE_FOR(i, hc) {
                         const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
                         const float cn = cosp[n], sn = sinp[n];
@@ -853,41 +874,79 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                     }
                     key = hp_warp_max64(key);   // (the other order's key is the same in every lane)
                 }
-                if (key == 0)
-                    continue;   // no value left at the threshold: not a trigger (it still votes)
-                if (hp_key_n(key) != wk[WALK_MAXN]) {
-                    end = k;   // its maximum moved: its walk would differ
-                    break;
+                if (tabled || nrec) {   // (no records of a commit: every hot value stands)
+                    if (key == 0)
+                        continue;   // no value left at the threshold: not a trigger (it still votes)
+                    if (hp_key_n(key) != wk[WALK_MAXN]) {
+                        end = k;   // its maximum moved: its walk would differ
+                        break;
+                    }
                 }
             }
-            // (with no records of a commit every hot value stands: the maximum is its walk's)
-            if (hit[r] & done) {
-                end = k;   // its walk read a pixel an earlier commit cleared
+            // (where no committed rank reaches its bins every hot value stands: the maximum is its
+            // walk's)
+            if (ht & done) {
+                end = st_walk[r * WALK_WORDS + WALK_K];   // its walk read a pixel an earlier commit cleared
                 break;
             }
-            // Commit: cv2's trigger at turn tc (its records count from now on).
-            if (HP_LEAD) {
-                clr_off[r] = cleared;
-                dec_off[r] = dec;
-            }
-            done |= 1ull << r;
-            done_good |= good ? 1ull << r : 0ull;
-            cleared += count;
-            dec += good ? count : 0;
-            nlines += good ? 1 : 0;
-            commits += 1;
+            done |= 1ull << r;   // commit: cv2's trigger at turn T + 1 + k
         }
+        // The commits' places in the cleared and decrement lists (ranks in order), and the counts.
+        unsigned long long good_mask = 0;
+        int cleared = 0, dec = 0;
+#ifdef HOUGH_P_HOST
+        for (int q = 0; q < lim; ++q) {
+            const int* wk = st_walk + q * WALK_WORDS;
+            if (!((done >> q) & 1ull))
+                continue;
+            clr_off[q] = cleared;
+            dec_off[q] = dec;
+            cleared += wk[WALK_COUNT];
+            dec += wk[WALK_GOOD] ? wk[WALK_COUNT] : 0;
+            good_mask |= wk[WALK_GOOD] ? 1ull << q : 0ull;
+        }
+#else
+        {
+            const int lane = (int)threadIdx.x;
+            int c[2], g[2];
+            for (int h2 = 0; h2 < 2; ++h2) {
+                const int r = lane + 32 * h2;
+                const bool in = r < lim && ((done >> r) & 1ull);
+                c[h2] = in ? st_walk[r * WALK_WORDS + WALK_COUNT] : 0;
+                g[h2] = in && st_walk[r * WALK_WORDS + WALK_GOOD] ? c[h2] : 0;
+                good_mask |= (unsigned long long)__ballot_sync(0xffffffffu, in && st_walk[r * WALK_WORDS + WALK_GOOD])
+                             << (32 * h2);
+            }
+            int ci[2] = {c[0], c[1]}, gi[2] = {g[0], g[1]};
+            for (int d = 1; d < 32; d <<= 1) {
+                for (int h2 = 0; h2 < 2; ++h2) {
+                    const int a = __shfl_up_sync(0xffffffffu, ci[h2], d), b = __shfl_up_sync(0xffffffffu, gi[h2], d);
+                    if (lane >= d) {
+                        ci[h2] += a;
+                        gi[h2] += b;
+                    }
+                }
+            }
+            const int ct = __shfl_sync(0xffffffffu, ci[0], 31), gt = __shfl_sync(0xffffffffu, gi[0], 31);
+            clr_off[lane] = ci[0] - c[0];
+            dec_off[lane] = gi[0] - g[0];
+            clr_off[lane + 32] = ct + ci[1] - c[1];
+            dec_off[lane + 32] = gt + gi[1] - g[1];
+            cleared = ct + __shfl_sync(0xffffffffu, ci[1], 31);
+            dec = gt + __shfl_sync(0xffffffffu, gi[1], 31);
+        }
+#endif
         if (HP_LEAD) {
             meta[1] = (int)(unsigned)done;
             meta[2] = (int)(unsigned)(done >> 32);
             meta[3] = ctl[CTL_LINES];
-            meta[4] = (int)(unsigned)done_good;
-            meta[5] = (int)(unsigned)(done_good >> 32);
-            ctl[CTL_LINES] += nlines;
+            meta[4] = (int)(unsigned)good_mask;
+            meta[5] = (int)(unsigned)(good_mask >> 32);
+            ctl[CTL_LINES] += hp_popc64(good_mask);
             ctl[CTL_END] = end;
             ctl[CTL_CLEARED] = cleared;
             ctl[CTL_DEC] = dec;
-            ctl[CTL_COMMITS] += commits;
+            ctl[CTL_COMMITS] += hp_popc64(done);
             ctl[CTL_CANDIDATES] += ncand;
         }
     }
@@ -1155,7 +1214,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
 // Arguments: the edge pixels' row-major indices, ascending (cv2's point order); cv2's float32 trig
 // table; the sizes; the chunk states of the draws (cvgpu/hough/probabilistic.py: chunk_states);
 // scratch as sized by the host; lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve, acc
-// and mask (height x width bytes) must be zero. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 3) + 2 + 2 * trig_n +
+// and mask (height x width bytes) must be zero. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 5) + 2 + 2 * trig_n +
 // 2 * stage_slots + HOT_WORDS * stage_hot + HP_CMAX * corr_cap) ints, trig_n = numangle up to
 // HP_STAGE_TRIG, else 0.
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(

@@ -8,6 +8,7 @@ Arms (HP_ARMS, comma-separated; "+" composes patches, "cur" is the source as it 
           ranks 0..63 on the warps of blocks 0..7
   notab   (call 3, on 8793aed + the table) phase C's corrections table off: every candidate walks
           its earlier ranks' records as before
+  base    (call 4) the kernel in the file HP_BASE (8793aed's: .dev/hp_base.cu, carried)
 An arm "name@W" runs at window W (else 256).
 All built by NVRTC, swapped into cvgpu's cache between timings, window 256 everywhere (as
 session-2026-11-29/ab_phase_c2.py), ABBA over the arms twice, 7 calls a turn, CUDA events, device
@@ -79,6 +80,10 @@ PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab}
 
 def source(arm):
     src = _orig(FAMILY)
+    if arm.split("@")[0] == "base":
+        cur = open(os.path.join(os.path.dirname(hp.__file__), "..", "..", "kernels", "hough", "probabilistic.cu")).read()
+        assert cur in src
+        return src.replace(cur, open(os.environ.get("HP_BASE", ".dev/hp_base.cu")).read())
     for p in arm.split("@")[0].split("+"):
         if p != "cur":
             src = PATCHES[p](src)
@@ -86,6 +91,16 @@ def source(arm):
 
 
 ARM = ["cur"]
+_launch_args = hp.launch_args
+
+
+def launch_args(*a, **k):
+    """The base arm's kernel (8793aed) takes no corr_cap: its argument tuple without it."""
+    args, shared, lines, ctl = _launch_args(*a, **k)
+    return (args[:-1] if ARM[0].split("@")[0] == "base" else args), shared, lines, ctl
+
+
+hp.launch_args = launch_args
 _kernels.kernel_source = lambda family: source(ARM[0]) if family == FAMILY else _orig(family)
 _cache = {}
 
