@@ -77,10 +77,6 @@ TUNING = Tuning(
     # beside the kernel's 40 KB static): candidates beyond it read global memory in the serial part
     # (bench rows: hough-p photo 1920x1080, threshold 50).
     stage_bytes=64 << 10,
-    # Dynamic shared memory for phase C's corrections table beside it (256 bytes a staged hot pair):
-    # a round's candidates whose pairs are beyond it walk their earlier ranks' records in the serial
-    # part (bench rows: hough-p photo 1920x1080, threshold 50; HISTORY, tenth session).
-    corr_bytes=64 << 10,
 )
 
 # hough_p_main's own shared memory: HP_HASH keys and ranks, the records, the masks and offsets
@@ -326,27 +322,24 @@ def window_size(numangle, wrap, pixels):
     return int(max(1, min(window, WINDOW_MAX, TUNING.window_pairs // max(1, numangle))))
 
 
-def stage_layout(numangle, stage_bytes, corr_bytes=0):
-    """(stage_slots, stage_hot, corr_cap, dynamic shared bytes) of hough_p_main's phase C staging: a
-    fixed part (aff's masks, walk words, counts, offsets, the trig table up to STAGE_TRIG angles), then the
-    cleared pixels with their turns (2 ints each) and the hot pairs (3 ints each) sharing what is
-    left of ``stage_bytes``; then ``corr_bytes`` of the corrections table (CMAX ints a pair)."""
+def stage_layout(numangle, stage_bytes):
+    """(stage_slots, stage_hot, dynamic shared bytes) of hough_p_main's phase C staging: a fixed part
+    (the ranks' aff masks, walk words, counts, offsets, the trig table up to STAGE_TRIG angles),
+    then the cleared pixels with their turns (2 ints each) and the hot pairs (3 ints each) sharing
+    what is left."""
     fixed = CMAX * (WALK_WORDS + 5) + 2 + (2 * numangle if numangle <= STAGE_TRIG else 0)
     left = max(0, stage_bytes // 4 - fixed)
     slots = left // 3
     hot = (left - 2 * slots) // 3
-    corr = max(0, corr_bytes) // (4 * CMAX)
-    return slots, hot, corr, 4 * (fixed + 2 * slots + 3 * hot + CMAX * corr)
+    return slots, hot, 4 * (fixed + 2 * slots + 3 * hot)
 
 
 def launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold, line_length, line_gap,
-                wrap, states, stage_bytes, corr_bytes=None):
+                wrap, states, stage_bytes):
     """(argument tuple of hough_p_main (kernels/hough/probabilistic.cu) with its scratch, dynamic
-    shared bytes, lines, ctl): ``cp`` is CuPy (or the host tests' numpy stand-in). ``corr_bytes``:
-    TUNING.corr_bytes when None."""
+    shared bytes, lines, ctl): ``cp`` is CuPy (or the host tests' numpy stand-in)."""
     window = window_size(numangle, wrap, rows * cols)
-    corr_bytes = TUNING.corr_bytes if corr_bytes is None else corr_bytes
-    stage_slots, stage_hot, corr_cap, shared = stage_layout(numangle, stage_bytes, corr_bytes)
+    stage_slots, stage_hot, shared = stage_layout(numangle, stage_bytes)
     slot_cap = 2 * max(rows, cols) + 2
     cells = numangle * numrho
     i32 = cp.int32
@@ -371,7 +364,7 @@ def launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thre
             cp.empty(CMAX * slot_cap, dtype=i32),         # slot_tr
             np.int32(slot_cap),
             cp.empty(2 * CMAX * slot_cap, dtype=i32),     # commit_list
-            lines, ctl, np.int32(stage_slots), np.int32(stage_hot), np.int32(corr_cap))
+            lines, ctl, np.int32(stage_slots), np.int32(stage_hot))
     return args, shared, lines, ctl
 
 
@@ -424,11 +417,9 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
             TUNING.ran("wrap")
     states = _device_chunk_states(cp, -(-n // DRAW_CHUNK))
     _, max_shared = _kernels.device_properties()
-    room = max(0, max_shared - STATIC_SHARED - 1024)
-    stage_bytes = min(TUNING.stage_bytes, room)
-    corr_bytes = min(TUNING.corr_bytes, room - stage_layout(numangle, stage_bytes)[3])
+    stage_bytes = max(0, min(TUNING.stage_bytes, max_shared - STATIC_SHARED - 1024))
     args, shared, lines, ctl = launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
-                                           line_length, line_gap, wrap, states, stage_bytes, corr_bytes)
+                                           line_length, line_gap, wrap, states, stage_bytes)
     fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True, max_dynamic_shared=shared)
     fn((_grid(fn, shared),), (THREADS,), args, shared_mem=shared)
     head = ctl.get()

@@ -143,6 +143,7 @@
 #define HP_SERIAL_WARP true
 static inline unsigned hp_warp_or(unsigned v) { return v; }
 static inline int hp_warp_sum(int v) { return v; }
+static inline unsigned long long hp_warp_or64(unsigned long long v) { return v; }
 static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
 static inline void hp_grid_sync(int*) {}
 #else
@@ -169,6 +170,11 @@ static inline void hp_grid_sync(int*) {}
 #define HP_SERIAL_WARP (threadIdx.x < 32)
 __device__ __forceinline__ unsigned hp_warp_or(unsigned v) { return __reduce_or_sync(0xffffffffu, v); }
 __device__ __forceinline__ int hp_warp_sum(int v) { return __reduce_add_sync(0xffffffffu, v); }
+__device__ __forceinline__ unsigned long long hp_warp_or64(unsigned long long v)
+{
+    return (unsigned long long)__reduce_or_sync(0xffffffffu, (unsigned)v) |
+           (unsigned long long)__reduce_or_sync(0xffffffffu, (unsigned)(v >> 32)) << 32;
+}
 __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v)
 {
     for (int d = 16; d > 0; d >>= 1) {
@@ -295,6 +301,15 @@ __device__ __forceinline__ int hp_ctz(unsigned v)
     return __builtin_ctz(v);
 #else
     return __ffs((int)v) - 1;
+#endif
+}
+
+__device__ __forceinline__ int hp_ctz64(unsigned long long v)   // v != 0
+{
+#ifdef HOUGH_P_HOST
+    return __builtin_ctzll(v);
+#else
+    return __ffsll((long long)v) - 1;
 #endif
 }
 
@@ -580,7 +595,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                           int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
                           int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
                           int* rec_y, int* rec_t, unsigned char* rec_meta, int* stage, int stage_slots,
-                          int stage_hot, int corr_cap)
+                          int stage_hot)
 {
     const int ncand = ctl[CTL_NCAND];
     const int walked = ncand < HP_CMAX ? ncand : HP_CMAX;
@@ -595,7 +610,6 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     int* st_px = (int*)(st_sin + trig_n);                   // stage_slots
     int* st_tr = st_px + stage_slots;                       // stage_slots
     int* st_hot = st_tr + stage_slots;                      // stage_hot x HOT_WORDS
-    int* corr = st_hot + HOT_WORDS * stage_hot;             // corr_cap x HP_CMAX: step 2b
     const float* cosp = trig_n ? st_cos : tab_cos;
     const float* sinp = trig_n ? st_sin : tab_sin;
     unsigned long long* skip = masks;                       // HP_CMAX
@@ -758,46 +772,50 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     }
     HP_BLOCK_SYNC();
 
-    // 2b. The corrections table: corr[p x HP_CMAX + q], what the records of rank q take from staged
-    // hot pair p (of a later rank r, candidate at turn tc) should q commit (hp_rec_weight with q's
-    // bit set, summed: a record's weight depends on done only through its own rank's bit), and
-    // aff[r], the ranks q with any such entry for r's pairs. A thread a (pair, rank) entry, over
-    // that rank's records; most are ruled out first by the ends of q's walk: every pixel of a walk
-    // lies on cv2's fixed-point line between its two ends, each coordinate within one pixel of the
-    // exact line (16.16 steps, no wrap below 32768 pixels a side), so its rho at angle n is within
-    // 2 (|cos| + |sin|) of the range of its ends' (plus the float32 sums' rounding: 1 more). The
-    // ranks before lim whose pairs fit the staging and corr_cap (a prefix: up to pair tab_end) use
-    // it; the others walk the records in the serial part as before.
-    int tab_end = 0;
+    // 2b. aff[r]: the ranks q < r whose records reach candidate r's best hot pair (its walk's
+    // angle max_n, at the point's own bin) with a nonzero weight should q commit (hp_rec_weight
+    // with q's bit set). Only a correction of that pair can change r's decision: the others only
+    // lower values below it. A warp a candidate, its lanes the ranks: most are ruled out by the
+    // ends of q's walk first (every pixel of a walk lies on cv2's fixed-point line between its two
+    // ends, each coordinate within one pixel of the exact line: 16.16 steps, no wrap below 32768
+    // pixels a side; so its rho at angle n is within 2 (|cos| + |sin|) of the range of the ends',
+    // plus the float32 sums' rounding: 1 more), then the warp reads the near ranks' records.
     if (!z.special) {
-        const int cap = corr_cap < stage_hot ? corr_cap : stage_hot;
-        tab_end = st_hot_off[lim] <= cap ? st_hot_off[lim] : st_hot_off[hp_rank_of(st_hot_off, lim, cap)];
-    }
-    const bool by_ends = z.width < 32768 && z.height < 32768;
-    HP_BLOCK_FOR(i, (long long)tab_end * HP_CMAX) {
-        const int p = (int)(i / HP_CMAX), q = (int)(i % HP_CMAX);
-        const int r = hp_rank_of(st_hot_off, walked, p);
-        int sum = 0;
-        if (q < r) {
-            const int n = st_hot[HOT_WORDS * p], ro = hp_rho_index(z, n, st_hot[HOT_WORDS * p + 2]);
+        const bool by_ends = z.width < 32768 && z.height < 32768;
+        for (int r = 1 + HP_BLOCK_WARP; r < lim; r += HP_BLOCK_WARPS) {
+            const int* wk = st_walk + r * WALK_WORDS;
+            const int n = wk[WALK_MAXN];
+            const int px0 = st_slot_off[r + 1] <= stage_slots ? st_px[st_slot_off[r]] : slot_px[(long long)r * slot_cap];
+            const int ro = hp_rho_index(z, n, hp_bin(z, cosp, sinp, px0 % z.width, px0 / z.width, n));
             const float cn = cosp[n], sn = sinp[n];
-            bool near = true;
-            if (by_ends) {
-                const int* ends = st_walk + q * WALK_WORDS + WALK_END;
-                const float v0 = f32_add(f32_mul((float)ends[0], cn), f32_mul((float)ends[1], sn));
-                const float v1 = f32_add(f32_mul((float)ends[2], cn), f32_mul((float)ends[3], sn));
-                const float m = 2.0f * (fabsf(cn) + fabsf(sn)) + 1.5f;
-                near = (float)ro >= (v0 < v1 ? v0 : v1) - m && (float)ro <= (v0 < v1 ? v1 : v0) + m;
+            const float m = 2.0f * (fabsf(cn) + fabsf(sn)) + 1.5f;
+            const long long tc = T + 1 + wk[WALK_K];
+            unsigned long long near = 0;
+            HP_LANE_FOR(q, r) {
+                bool in = koff[q + 1] > koff[q];
+                if (in && by_ends) {
+                    const int* ends = st_walk + q * WALK_WORDS + WALK_END;
+                    const float v0 = f32_add(f32_mul((float)ends[0], cn), f32_mul((float)ends[1], sn));
+                    const float v1 = f32_add(f32_mul((float)ends[2], cn), f32_mul((float)ends[3], sn));
+                    in = (float)ro >= (v0 < v1 ? v0 : v1) - m && (float)ro <= (v0 < v1 ? v1 : v0) + m;
+                }
+                near |= in ? 1ull << q : 0ull;
             }
-            if (near) {
-                const long long tc = T + 1 + st_walk[r * WALK_WORDS + WALK_K];
-                for (int e = koff[q]; e < koff[q + 1]; ++e)
-                    sum += hp_rec_weight(rec_x[e], rec_y[e], rec_t[e], rec_meta[e], ~0ull, tc, cn, sn, ro);
+            near = hp_warp_or64(near);
+            unsigned long long reach = 0;
+            while (near) {
+                const int q = hp_ctz64(near);
+                near &= near - 1ull;
+                int any = 0;
+                HP_LANE_FOR(e, koff[q + 1] - koff[q]) {
+                    const int f = koff[q] + e;
+                    any |= hp_rec_weight(rec_x[f], rec_y[f], rec_t[f], rec_meta[f], ~0ull, tc, cn, sn, ro);
+                }
+                reach |= hp_warp_or((unsigned)any) ? 1ull << q : 0ull;
             }
+            if (HP_LEAD)
+                aff[r] = reach;
         }
-        corr[i] = sum;
-        if (sum)
-            hp_or64(aff + r, 1ull << q);
     }
     HP_BLOCK_SYNC();
 
@@ -805,8 +823,8 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     if (HP_SERIAL_WARP) {
         // Per candidate only what depends on the commits before it (done) is serial: its skip and
         // hit masks, and its hot values' corrections where a committed rank's records reach its
-        // bins (aff, 2b; every rank for one beyond the table); the commits' offsets follow from
-        // done after the loop.
+        // best pair (aff, 2b; else every hot value that could pass it stands); the commits'
+        // offsets follow from done after the loop.
         int end = wn;
         unsigned long long done = 0;   // committed ranks
         if (ncand > HP_CMAX)
@@ -815,8 +833,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
             end = st_walk[lim * WALK_WORDS + WALK_K];
         for (int r = 0; r < lim; ++r) {
             const unsigned long long sk = skip[r], ht = hit[r];
-            const bool tabled = st_hot_off[r + 1] <= tab_end;
-            const unsigned long long af = z.special ? 0ull : tabled ? aff[r] : ~0ull;
+            const unsigned long long af = z.special ? 0ull : aff[r];
             if (sk & done)
                 continue;   // cleared before its turn: it neither votes nor triggers
             if (af & done) {
@@ -828,19 +845,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                                                               : hot + HOT_WORDS * ((long long)k * z.numangle);
                 const int hc = st_hot_cnt[r];
                 unsigned long long key = 0;
-                if (tabled) {   // the table (2b): a warp sum a pair
-                    for (int i = 0; i < hc; ++i) {
-                        const int* c = corr + (long long)(st_hot_off[r] + i) * HP_CMAX;
-                        int d = 0;
-                        HP_LANE_FOR(q, r)
-                            d += ((done >> q) & 1ull) ? c[q] : 0;
-                        const int v = h[HOT_WORDS * i + 1] - hp_warp_sum(d);
-                        if (v >= z.threshold) {
-                            const unsigned long long kv = hp_key(v, h[HOT_WORDS * i]);
-                            key = kv > key ? kv : key;
-                        }
-                    }
-                } else if (nrec && (long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
+                if ((long long)hc * ((nrec + 31) / 32 + 1) < (long long)((hc + 31) / 32) * nrec) {
                     // The corrections: hot pairs x records. A lane a hot pair walks every record;
                     // a hot pair at a time with the lanes splitting the records adds a warp sum a
                     // pair (one redux instruction and the pair's shared loads: counted as one
@@ -860,7 +865,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                             key = kv > key ? kv : key;
                         }
                     }
-                } else if (nrec) {
+                } else {
                     HP_LANE_FOR(i, hc) {
                         const int n = h[HOT_WORDS * i], ro = hp_rho_index(z, n, h[HOT_WORDS * i + 2]);
                         const float cn = cosp[n], sn = sinp[n];
@@ -874,17 +879,14 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                     }
                     key = hp_warp_max64(key);   // (the other order's key is the same in every lane)
                 }
-                if (tabled || nrec) {   // (no records of a commit: every hot value stands)
-                    if (key == 0)
-                        continue;   // no value left at the threshold: not a trigger (it still votes)
-                    if (hp_key_n(key) != wk[WALK_MAXN]) {
-                        end = k;   // its maximum moved: its walk would differ
-                        break;
-                    }
+                if (key == 0)
+                    continue;   // no value left at the threshold: not a trigger (it still votes)
+                if (hp_key_n(key) != wk[WALK_MAXN]) {
+                    end = k;   // its maximum moved: its walk would differ
+                    break;
                 }
             }
-            // (where no committed rank reaches its bins every hot value stands: the maximum is its
-            // walk's)
+            // (where no committed rank reaches its best pair, the maximum is its walk's)
             if (ht & done) {
                 end = st_walk[r * WALK_WORDS + WALK_K];   // its walk read a pixel an earlier commit cleared
                 break;
@@ -988,7 +990,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                        unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr, int slot_cap,
                        int* commit_list, int* lines, int* ctl, int* set, unsigned char* set_rank,
                        unsigned long long* masks, int* meta, int* rec_x, int* rec_y, int* rec_t,
-                       unsigned char* rec_meta, int* stage, int stage_slots, int stage_hot, int corr_cap)
+                       unsigned char* rec_meta, int* stage, int stage_slots, int stage_hot)
 {
     const long long N = z.n_points;
     // 0. the points (x, y) from their pixel indices (row-major: cv2's order), and the mask.
@@ -1180,7 +1182,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         if (HP_PHASE_C_BLOCK)
             hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
                       commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_y, rec_t, rec_meta,
-                      stage, stage_slots, stage_hot, corr_cap);
+                      stage, stage_slots, stage_hot);
         hp_grid_sync(ctl);
         // D: mask, decrements, votes cv2 does not cast
         const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
@@ -1215,15 +1217,14 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
 // table; the sizes; the chunk states of the draws (cvgpu/hough/probabilistic.py: chunk_states);
 // scratch as sized by the host; lines: 4 ints per segment; ctl: CTL_WORDS ints, zero. reserve, acc
 // and mask (height x width bytes) must be zero. Dynamic shared memory: (HP_CMAX * (WALK_WORDS + 5) + 2 + 2 * trig_n +
-// 2 * stage_slots + HOT_WORDS * stage_hot + HP_CMAX * corr_cap) ints, trig_n = numangle up to
-// HP_STAGE_TRIG, else 0.
+// 2 * stage_slots + HOT_WORDS * stage_hot) ints, trig_n = numangle up to HP_STAGE_TRIG, else 0.
 extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     const int* __restrict__ pix, int2* xy, int n_points, int width, int height, const float* __restrict__ tab_cos,
     const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int threshold, int line_length,
     int line_gap, int window, int forward, int wrap, const unsigned long long* __restrict__ chunk_states,
     int* targets, int* slots, unsigned long long* reserve, int* pix_turn, unsigned char* mask, int* acc, int* rbin,
     int* hot, int* hot_cnt, unsigned long long* best, int* cleared_by, int* walk, int* slot_px, int* slot_tr,
-    int slot_cap, int* commit_list, int* lines, int* ctl, int stage_slots, int stage_hot, int corr_cap)
+    int slot_cap, int* commit_list, int* lines, int* ctl, int stage_slots, int stage_hot)
 {
 #ifdef HOUGH_P_HOST
     static int stage[HP_HOST_STAGE_INTS];
@@ -1253,7 +1254,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     z.cells = cells;
     hp_run(z, pix, xy, tab_cos, tab_sin, forward, chunk_states, targets, slots, reserve, pix_turn, mask, acc, rbin, hot,
            hot_cnt, best, cleared_by, walk, slot_px, slot_tr, slot_cap, commit_list, lines, ctl, set, set_rank,
-           masks, meta, rec_x, rec_y, rec_t, rec_meta, stage, stage_slots, stage_hot, corr_cap);
+           masks, meta, rec_x, rec_y, rec_t, rec_meta, stage, stage_slots, stage_hot);
 }
 
 // Points whose bins leave the accumulator (flags[0]: cv2 undefined) or their row (flags[1]: wrap

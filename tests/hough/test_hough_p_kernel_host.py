@@ -195,15 +195,13 @@ def test_photographs(lib, name, threshold, mll, mlg):
     assert same(ours, cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg)), stats
 
 
-@pytest.mark.parametrize("window,forward,stage,corr", [(1, 0, 0, 0), (7, 64, 64 << 10, 64 << 10), (64, 0, 4096, 64 << 10),
-                                                       (1024, 4096, 0, 64 << 10), (1024, 4096, 6000, 64 << 10),
-                                                       (1024, 4096, 64 << 10, 64 << 10), (256, 4096, 64 << 10, 0),
-                                                       (256, 4096, 64 << 10, 3 * 256)])
-def test_window_sizes(lib, window, forward, stage, corr):
-    """Forced windows, staging and corrections-table sizes (0: every candidate reads global memory,
-    or walks the records; a few KB, or three pairs' table: some staged or tabled, some not)."""
+@pytest.mark.parametrize("window,forward,stage", [(1, 0, 0), (7, 64, 64 << 10), (64, 0, 4096), (1024, 4096, 0),
+                                                  (1024, 4096, 6000), (1024, 4096, 64 << 10)])
+def test_window_sizes(lib, window, forward, stage):
+    """Forced windows and staging sizes (0: every candidate reads global memory; a few KB: some
+    staged, some not)."""
     img = photo_edges("camera", 180, 240)
-    with hp.TUNING.override(window=window, forward=forward, stage_bytes=stage, corr_bytes=corr):
+    with hp.TUNING.override(window=window, forward=forward, stage_bytes=stage):
         for threshold, mll, mlg in ((30, 20, 5), (5, 0, 0)):
             assert same(host_lines(lib, img, 1, math.pi / 180, threshold, mll, mlg),
                         cv2_lines(img, 1, math.pi / 180, threshold, mll, mlg))

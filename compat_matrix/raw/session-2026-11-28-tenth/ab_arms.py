@@ -6,8 +6,9 @@ Arms (HP_ARMS, comma-separated; "+" composes patches, "cur" is the source as it 
           target from the arrival's own old value)
   spread  phase B's walkers one warp a block (rank r on warp r / grid of block r % grid) instead of
           ranks 0..63 on the warps of blocks 0..7
-  notab   (call 3, on 8793aed + the table) phase C's corrections table off: every candidate walks
-          its earlier ranks' records as before
+  notab   (call 3, on 251a6a7's table) phase C's corrections table off: every candidate walks
+          its earlier ranks' records as before (call 4: on 424e303, whose kernel took a corr_cap
+          argument that 8793aed's, the arm "base", ignored)
   base    (call 4) the kernel in the file HP_BASE (8793aed's: .dev/hp_base.cu, carried)
 An arm "name@W" runs at window W (else 256).
 All built by NVRTC, swapped into cvgpu's cache between timings, window 256 everywhere (as
@@ -91,16 +92,6 @@ def source(arm):
 
 
 ARM = ["cur"]
-_launch_args = hp.launch_args
-
-
-def launch_args(*a, **k):
-    """The base arm's kernel (8793aed) takes no corr_cap: its argument tuple without it."""
-    args, shared, lines, ctl = _launch_args(*a, **k)
-    return (args[:-1] if ARM[0].split("@")[0] == "base" else args), shared, lines, ctl
-
-
-hp.launch_args = launch_args
 _kernels.kernel_source = lambda family: source(ARM[0]) if family == FAMILY else _orig(family)
 _cache = {}
 
