@@ -352,6 +352,44 @@ __device__ __forceinline__ int hp_chunk_stop(unsigned inb, unsigned live, int li
     return 32;
 }
 
+// ---------------------------------------------------------------- phase A2: the later votes
+
+// What cv2 has not yet cast at turn k of the window into bin b at angle n, though acc[b] holds it:
+// the votes of the live window points after k at that angle (wrap mode: of k's own later angles
+// into the same flat bin). 0 unless `need`. On the device every lane that needs it gets its count
+// from the whole warp, the row read 32 points at a time (a lane's own loop over up to W points
+// was the phase's longest wait).
+__device__ __forceinline__ int hp_later(const HpSize& z, const int* rbin, int wn, int k, int n, int b, bool need)
+{
+    int later = 0;
+    if (z.wrap) {
+        if (need)
+            for (int m = n + 1; m < z.numangle; ++m)
+                later += rbin[(long long)m * z.window + k] == b;
+        return later;
+    }
+#ifdef HOUGH_P_HOST
+    if (need) {
+        const int* row = rbin + (long long)n * z.window;
+        for (int kk = k + 1; kk < wn; ++kk)
+            later += row[kk] == b;
+    }
+#else
+    const int lane = (int)(threadIdx.x & 31u);
+    for (unsigned m = __ballot_sync(0xffffffffu, need); m; m &= m - 1u) {
+        const int src = __ffs((int)m) - 1;
+        const int ks = __shfl_sync(0xffffffffu, k, src), bs = __shfl_sync(0xffffffffu, b, src);
+        const int* row = rbin + (long long)__shfl_sync(0xffffffffu, n, src) * z.window;
+        int c = 0;
+        for (int kk = ks + 1 + lane; kk < wn; kk += 32)
+            c += row[kk] == bs;
+        c = __reduce_add_sync(0xffffffffu, c);
+        later = lane == src ? c : later;
+    }
+#endif
+    return later;
+}
+
 // ---------------------------------------------------------------- phase B: one candidate's walk
 
 // The warp's walk of candidate rank r (window index k, turn of the point tk): cv2's first walk in
@@ -387,12 +425,17 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
                     live[c] |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
                 }
             }
+#pragma unroll
+            for (int c = 0; c < HP_WALK_CHUNKS; ++c) {   // (the warp's reductions first: none waits on a stop)
+                inb[c] = hp_warp_or(inb[c]);
+                live[c] = hp_warp_or(live[c]);
+            }
             int chunks = HP_WALK_CHUNKS;
 #pragma unroll
             for (int c = 0; c < HP_WALK_CHUNKS; ++c) {
                 if (stopped)
                     break;
-                const unsigned in_c = hp_warp_or(inb[c]), live_c = hp_warp_or(live[c]);
+                const unsigned in_c = inb[c], live_c = live[c];
                 const int stop = hp_chunk_stop(in_c, live_c, z.line_gap, gap);
                 const unsigned before = stop == 32 ? 0xffffffffu : (1u << stop) - 1u;
                 if (live_c & before)
@@ -1121,40 +1164,43 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         if (ctl[CTL_ERROR])
             return;
         // A2: hot pairs and the speculative first maximum of each point
-        HP_GRID_FOR(i, (long long)wn * z.numangle) {
-            const int k = (int)(i % wn), n = (int)(i / wn);
-            const int b = rbin[(long long)n * z.window + k];
-            if (b < 0)
-                continue;
-            if (z.special) {
-                if (n == 0) {
-                    best[k] = hp_key(z.max_start, 0);   // every live point triggers at angle 0
-                    atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
+        {
+            const long long pairs = (long long)wn * z.numangle;
+#ifdef HOUGH_P_HOST
+            for (long long i = 0; i < pairs; ++i) {
+#else
+            // (a warp's lanes run the same turns: hp_later is the warp's)
+            for (long long i0 = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < pairs;
+                 i0 += (long long)gridDim.x * blockDim.x) {
+                const long long i = i0 + (threadIdx.x & 31u);
+#endif
+                int k = 0, n = 0, b = -1, a = 0;
+                if (i < pairs) {
+                    k = (int)(i % wn);
+                    n = (int)(i / wn);
+                    b = rbin[(long long)n * z.window + k];
                 }
-                continue;
-            }
-            const int a = acc[b];
-            if (a < z.threshold)
-                continue;
-            int later = 0;
-            if (z.wrap) {
-                for (int m = n + 1; m < z.numangle; ++m)
-                    later += rbin[(long long)m * z.window + k] == b;
-            } else {
-                const int* row = rbin + (long long)n * z.window;
-                for (int kk = k + 1; kk < wn; ++kk)
-                    later += row[kk] == b;
-            }
-            const int v = a - later;
-            if (v >= z.threshold) {
-                const int at = atomicAdd(hot_cnt + k, 1);
-                int* h = hot + HOT_WORDS * ((long long)k * z.numangle + at);
-                h[0] = n;
-                h[1] = v;
-                h[2] = b;
-                atomicMax(best + k, hp_key(v, n));
-                if (at == 0)   // its first hot pair makes it a candidate
-                    atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
+                if (b >= 0 && z.special) {
+                    if (n == 0) {
+                        best[k] = hp_key(z.max_start, 0);   // every live point triggers at angle 0
+                        atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
+                    }
+                    b = -1;
+                }
+                if (b >= 0)
+                    a = acc[b];
+                const bool need = b >= 0 && a >= z.threshold;
+                const int v = a - hp_later(z, rbin, wn, k, n, b, need);
+                if (need && v >= z.threshold) {
+                    const int at = atomicAdd(hot_cnt + k, 1);
+                    int* h = hot + HOT_WORDS * ((long long)k * z.numangle + at);
+                    h[0] = n;
+                    h[1] = v;
+                    h[2] = b;
+                    atomicMax(best + k, hp_key(v, n));
+                    if (at == 0)   // its first hot pair makes it a candidate
+                        atomicOr((unsigned*)(ctl + CTL_CAND + (k >> 5)), 1u << (k & 31));
+                }
             }
         }
         hp_grid_sync(ctl);
