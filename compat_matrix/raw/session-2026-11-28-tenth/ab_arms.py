@@ -9,6 +9,7 @@ Arms (HP_ARMS, comma-separated; "+" composes patches, "cur" is the source as it 
   notab   (call 3, on 251a6a7's table) phase C's corrections table off: every candidate walks
           its earlier ranks' records as before (call 4: on 424e303, whose kernel took a corr_cap
           argument that 8793aed's, the arm "base", ignored)
+  serialor (call 6) the walk's warp ORs back in the chain of chunk stops
   base    (call 4) the kernel in the file HP_BASE (8793aed's: .dev/hp_base.cu, carried)
 An arm "name@W" runs at window W (else 256).
 All built by NVRTC, swapped into cvgpu's cache between timings, window 256 everywhere (as
@@ -76,7 +77,14 @@ def patch_notab(src):
     return src.replace(a, "    int tab_end = 0;\n    if (false) {")
 
 
-PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab}
+def patch_serialor(src):
+    a = "                inb[c] = hp_warp_or(inb[c]);\n                live[c] = hp_warp_or(live[c]);\n"
+    b = "                const unsigned in_c = inb[c], live_c = live[c];\n"
+    assert src.count(a) == 1 and src.count(b) == 1
+    return src.replace(a, "").replace(b, "                const unsigned in_c = hp_warp_or(inb[c]), live_c = hp_warp_or(live[c]);\n")
+
+
+PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab, "serialor": patch_serialor}
 
 
 def source(arm):

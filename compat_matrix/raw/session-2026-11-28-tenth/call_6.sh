@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sixth device call of the tenth session (issue 44): the GPU suites (ci profile) on the shipped
 # fatbin with A2's later counts by the warp and the walk's reductions first; ab_arms.py (base = 1cc3b4a,
-# cur, cur@512), the phase trace at 256, the hough-p bench rows, then HoughLinesP's property
+# cur, serialor), the phase trace at 256, the hough-p bench rows, then HoughLinesP's property
 # files at the device profile for P_TIMEOUT seconds.
 #   OUT=$OUT bash compat_matrix/raw/session-2026-11-28-tenth/call_6.sh
 set -u
@@ -10,7 +10,7 @@ S=compat_matrix/raw
 T=$S/session-2026-11-28-tenth
 ( timeout 120 python3 -m pytest -q -m gpu tests/hough tests/test_engine.py tests/test_no_jit.py tests/test_device_ops.py \
     -n 12 -p no:cacheprovider > "$OUT/pytest-gpu.log" 2>&1; echo "pytest rc $?" >> "$OUT/rc.txt" )
-( HP_ARMS=${HP_ARMS:-base,cur,cur@512} CVGPU_ENGINE=cuda timeout ${AB_TIMEOUT:-200} python3 $T/ab_arms.py \
+( HP_ARMS=${HP_ARMS:-base,cur,serialor} CVGPU_ENGINE=cuda timeout ${AB_TIMEOUT:-200} python3 $T/ab_arms.py \
     > "$OUT/ab.jsonl" 2>> "$OUT/err.txt"; echo "ab rc $?" >> "$OUT/rc.txt" )
 ( CVGPU_ENGINE=cuda timeout 60 python3 $S/session-2026-11-28g/hp_trace.py 256 \
     > "$OUT/hp-trace.jsonl" 2>> "$OUT/err.txt"; echo "trace rc $?" >> "$OUT/rc.txt" )
