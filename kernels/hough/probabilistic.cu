@@ -425,17 +425,12 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
                     live[c] |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
                 }
             }
-#pragma unroll
-            for (int c = 0; c < HP_WALK_CHUNKS; ++c) {   // (the warp's reductions first: none waits on a stop)
-                inb[c] = hp_warp_or(inb[c]);
-                live[c] = hp_warp_or(live[c]);
-            }
             int chunks = HP_WALK_CHUNKS;
 #pragma unroll
             for (int c = 0; c < HP_WALK_CHUNKS; ++c) {
                 if (stopped)
                     break;
-                const unsigned in_c = inb[c], live_c = live[c];
+                const unsigned in_c = hp_warp_or(inb[c]), live_c = hp_warp_or(live[c]);
                 const int stop = hp_chunk_stop(in_c, live_c, z.line_gap, gap);
                 const unsigned before = stop == 32 ? 0xffffffffu : (1u << stop) - 1u;
                 if (live_c & before)
