@@ -354,11 +354,11 @@ def launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, thre
             cp.empty(rows * cols, dtype=i32),             # pix_turn
             cp.zeros(rows * cols, dtype=cp.uint8),        # mask
             cp.zeros(max(cells, 1), dtype=i32),           # acc
-            cp.empty(numangle * window, dtype=i32),       # rbin
+            cp.empty(2 * numangle * window, dtype=i32),   # rbin (two rounds')
             cp.empty(3 * window * numangle, dtype=i32),   # hot
             cp.empty(window, dtype=i32),                  # hot_cnt
             cp.empty(window, dtype=cp.uint64),            # best
-            cp.empty(window, dtype=i32),                  # cleared_by
+            cp.empty(2 * window, dtype=i32),              # cleared_by (two rounds')
             cp.empty(WALK_WORDS * (CMAX + 1), dtype=i32),  # walk
             cp.empty(CMAX * slot_cap, dtype=i32),         # slot_px
             cp.empty(CMAX * slot_cap, dtype=i32),         # slot_tr

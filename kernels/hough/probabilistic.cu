@@ -47,11 +47,12 @@
 //        maximum moved to another angle or a committed rank holds one of its pixels (a round may
 //        end at any candidate: everything before it is settled), and after the ranks the map
 //        holds; else it is committed: cv2's trigger at that turn. The block then writes the
-//        commits' cleared pixels, segments and cleared_by;
-//     D  cleared pixels leave the mask, good lines' pixels are subtracted at every angle, and the
-//        votes cv2 never casts are taken back (window points at or after the round's end, or
-//        cleared by an earlier commit of the round). T moves to just before the round's end; the
-//        next window is twice the turns this round settled (HP_WMIN .. W), since A2 costs up to
+//        commits' cleared pixels (which leave the mask), segments and cleared_by;
+//     D  good lines' pixels are subtracted at every angle, and the votes cv2 never casts are taken
+//        back (window points at or after the round's end, or cleared by an earlier commit of the
+//        round), in the next phase (A1 or a fast-forward chunk, rbin and cleared_by alternating
+//        between rounds): no barrier of its own. T moves to just before the round's end; the next
+//        window is twice the turns this round settled (HP_WMIN .. W), since A2 costs up to
 //        W^2 x numangle where every pair is hot (threshold 1).
 //  Wrap mode (a rho bin can leave its row: numrho tiny for a rho near the image's size): W = 1 and
 //  A2 counts the point's own later angles, as cv2's increments meet the same flat bin twice.
@@ -68,7 +69,7 @@
 // cooperative launch). Phase C is block 0 (its staging, the map, the writes) and one warp (the
 // decisions); the other blocks wait at the next barrier.
 //
-// Cost: (2 x reservation rounds + 5 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
+// Cost: (2 x reservation rounds + 4 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
 // rounds' parallel work (about W x numangle votes, reads and takebacks each), and phase C's serial
 // step per candidate (shared memory only: two mask tests and the corrections).
 // compat_matrix/HISTORY.md has the counts on the benchmark's workloads.
@@ -630,7 +631,8 @@ __device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
 // Results: the ctl words END, CLEARED, DEC, LINES, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
                           const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
-                          int slot_cap, int* cleared_by, int* commit_list, long long dec_base, int* lines, int* ctl,
+                          int slot_cap, unsigned char* mask, int* cleared_by, int* commit_list, long long dec_base,
+                          int* lines, int* ctl,
                           int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
                           int* rec_y, int* rec_t, unsigned char* rec_meta, int* stage, int stage_slots,
                           int stage_hot)
@@ -1004,6 +1006,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         const long long at = (long long)r * slot_cap + j;
         const int px = staged ? st_px[e] : slot_px[at], t = staged ? st_tr[e] : slot_tr[at];
         commit_list[clr_off[r] + j] = px;
+        mask[px] = 0;   // (D's first step before: it leaves the mask before the next round's reads)
         if (st_walk[r * WALK_WORDS + WALK_GOOD])
             commit_list[dec_base + dec_off[r] + j] = px;
         if (t > T && t <= window_end)
@@ -1021,6 +1024,36 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
 }
 
 // ---------------------------------------------------------------- the persistent kernel
+
+// A round's D: its good lines' pixels leave every angle's bin (commit_list from dec_base: cv2's
+// decrements), and the window's votes cv2 never casts are taken back (points at or after the
+// round's end, or cleared by an earlier commit of the round). Atomic subtractions only: they run in
+// the next phase beside its atomic adds, which they commute with; every value read exactly (A2)
+// comes after that phase's barrier, and the fast-forward's threshold test only ever sees values
+// too high (a chunk it finds quiet is quiet).
+struct HpTakeBack {
+    long long T;
+    int wn, end, ndec, window;
+    const int* rbin;
+    const int* cleared_by;
+};
+
+__device__ void hp_take_back(const HpSize& z, const float* tab_cos, const float* tab_sin, const int* commit_list,
+                             long long dec_base, int* acc, const HpTakeBack& d)
+{
+    HP_GRID_FOR(i, (long long)d.ndec * z.numangle) {
+        const int px = commit_list[dec_base + i / z.numangle], n = (int)(i % z.numangle);
+        const int b = hp_bin(z, tab_cos, tab_sin, px % z.width, px / z.width, n);
+        if (b >= 0)
+            atomicSub(acc + b, 1);
+    }
+    HP_GRID_FOR(i, (long long)d.wn * z.numangle) {
+        const int k = (int)(i % d.wn), n = (int)(i / d.wn);
+        const int b = d.rbin[(long long)n * d.window + k];
+        if (b >= 0 && (k >= d.end || d.cleared_by[k] < d.T + 1 + k))
+            atomicSub(acc + b, 1);
+    }
+}
 
 __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* tab_cos, const float* tab_sin, int forward,
                        const unsigned long long* chunk_states, int* targets, int* slots, unsigned long long* reserve,
@@ -1093,11 +1126,20 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
     const long long dec_base = (long long)HP_CMAX * slot_cap;
     long long T = -1;
     int chunk = z.special ? 0 : forward, ff_tag = 0, wcur = z.window;
+    // D of the round before, run with the next phase's work (its fast-forward votes or A1): rbin and
+    // cleared_by alternate between rounds, so that this round's are written while the last round's
+    // are read.
+    HpTakeBack pending;
+    pending.wn = 0;
+    pending.ndec = 0;
+    int parity = 0;
     while (T + 1 < N) {
         // 2. fast-forward
         if (chunk > z.window) {
             const long long F = chunk < N - 1 - T ? chunk : N - 1 - T;
             ++ff_tag;
+            hp_take_back(z, tab_cos, tab_sin, commit_list, dec_base, acc, pending);
+            pending.wn = pending.ndec = 0;
             HP_GRID_FOR(i, F * z.numangle) {
                 const long long k = i % F;
                 const int n = (int)(i / F);
@@ -1134,13 +1176,17 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         }
         // 3. an exact round over turns T+1 .. T+wn
         const int wn = (int)(wcur < N - 1 - T ? wcur : N - 1 - T);
-        // A1: speculative votes; rbin[n * window + k]: the bin of window point k at angle n (-1: dead)
+        int* const rbin_r = rbin + (long long)parity * z.numangle * z.window;   // this round's
+        int* const cleared_r = cleared_by + (long long)parity * z.window;
+        // A1: speculative votes; rbin_r[n * window + k]: the bin of window point k at angle n (-1: dead)
+        hp_take_back(z, tab_cos, tab_sin, commit_list, dec_base, acc, pending);
+        pending.wn = pending.ndec = 0;
         HP_GRID_FOR(i, (long long)wn * z.numangle) {
             const int k = (int)(i % wn), n = (int)(i / wn);
             if (n == 0) {
                 best[k] = 0;
                 hot_cnt[k] = 0;
-                cleared_by[k] = HP_INT_MAX;
+                cleared_r[k] = HP_INT_MAX;
                 if ((k & 31) == 0)
                     ctl[CTL_CAND + (k >> 5)] = 0;
             }
@@ -1153,7 +1199,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 else
                     atomicAdd(acc + b, 1);
             }
-            rbin[(long long)n * z.window + k] = b;
+            rbin_r[(long long)n * z.window + k] = b;
         }
         hp_grid_sync(ctl);
         if (ctl[CTL_ERROR])
@@ -1173,7 +1219,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 if (i < pairs) {
                     k = (int)(i % wn);
                     n = (int)(i / wn);
-                    b = rbin[(long long)n * z.window + k];
+                    b = rbin_r[(long long)n * z.window + k];
                 }
                 if (b >= 0 && z.special) {
                     if (n == 0) {
@@ -1185,7 +1231,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 if (b >= 0)
                     a = acc[b];
                 const bool need = b >= 0 && a >= z.threshold;
-                const int v = a - hp_later(z, rbin, wn, k, n, b, need);
+                const int v = a - hp_later(z, rbin_r, wn, k, n, b, need);
                 if (need && v >= z.threshold) {
                     const int at = atomicAdd(hot_cnt + k, 1);
                     int* h = hot + HOT_WORDS * ((long long)k * z.numangle + at);
@@ -1221,28 +1267,22 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         hp_grid_sync(ctl);
         // C: block 0 stages the round's candidates, one warp commits in turn order
         if (HP_PHASE_C_BLOCK)
-            hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, cleared_by,
+            hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, mask, cleared_r,
                       commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_y, rec_t, rec_meta,
                       stage, stage_slots, stage_hot);
         hp_grid_sync(ctl);
-        // D: mask, decrements, votes cv2 does not cast
-        const int end = ctl[CTL_END], ncleared = ctl[CTL_CLEARED], ndec = ctl[CTL_DEC], ncand = ctl[CTL_NCAND];
-        HP_GRID_FOR(i, ncleared) mask[commit_list[i]] = 0;
-        HP_GRID_FOR(i, (long long)ndec * z.numangle) {
-            const int px = commit_list[dec_base + i / z.numangle], n = (int)(i % z.numangle);
-            const int b = hp_bin(z, tab_cos, tab_sin, px % z.width, px / z.width, n);
-            if (b >= 0)
-                atomicSub(acc + b, 1);
-        }
-        HP_GRID_FOR(i, (long long)wn * z.numangle) {
-            const int k = (int)(i % wn), n = (int)(i / wn);
-            const int b = rbin[(long long)n * z.window + k];
-            if (b >= 0 && (k >= end || cleared_by[k] < T + 1 + k))
-                atomicSub(acc + b, 1);
-        }
+        // D (decrements, votes cv2 does not cast) runs with the next phase; C cleared the mask.
+        const int end = ctl[CTL_END], ncand = ctl[CTL_NCAND];
+        pending.ndec = ctl[CTL_DEC];
+        pending.wn = wn;
+        pending.end = end;
+        pending.T = T;
+        pending.rbin = rbin_r;
+        pending.cleared_by = cleared_r;
+        pending.window = z.window;
+        parity ^= 1;
         if (HP_WARP_ID == 0 && HP_LEAD)
             ctl[CTL_ROUNDS] += 1;
-        hp_grid_sync(ctl);
         T += end;
         // The next window: twice what this round settled, so a round that ended early wastes at most
         // about as many speculative votes as it kept (and the whole window after a full round).
