@@ -51,7 +51,7 @@ CMAX = 64
 CTL_WORDS = 16 + 1000 + 1 + WINDOW_MAX // 32   # the last: CTL_CAND's candidate words
 CTL_LINES, CTL_ERROR, CTL_ROUNDS, CTL_FORWARD, CTL_FORWARD_BACK, CTL_PERM_ROUNDS, CTL_COMMITS, CTL_CANDIDATES = (
     0, 1, 10, 11, 12, 13, 14, 15)
-WALK_WORDS = 8
+WALK_WORDS = 9
 
 # Paths counted (TUNING.ran): point-check (the corners did not rule out bins leaving their rows),
 # wrap (some did: one-turn windows). Measurements: compat_matrix/HISTORY.md, "HoughLinesP windows".

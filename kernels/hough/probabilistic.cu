@@ -119,7 +119,8 @@
 #define WALK_GOOD 5
 #define WALK_COUNT 6      // mask-1 pixels in slot_px / slot_tr
 #define WALK_MAXN 7       // the speculative max_n the walk took
-#define WALK_WORDS 8
+#define WALK_HC 8         // the candidate's hot pairs (hot_cnt)
+#define WALK_WORDS 9
 #define HOT_WORDS 3       // a hot pair: angle, value, the point's bin at that angle
 #define HP_STAGE_TRIG 1024  // phase C keeps the trig table in shared memory up to this many angles
 
@@ -397,9 +398,11 @@ __device__ __forceinline__ int hp_later(const HpSize& z, const int* rbin, int wn
 // both directions on the round's mask; the mask-1 pixels read (its own first) go to the rank's slot
 // with their turns.
 __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_sin, const int2* xy, const int* slots,
-                        const unsigned char* mask, const int* pix_turn, const unsigned long long* best, long long T,
-                        int r, int k, int* walk, int* slot_px, int* slot_tr, int slot_cap)
+                        const unsigned char* mask, const int* pix_turn, const unsigned long long* best,
+                        const int* hot_cnt, long long T, int r, int k, int* walk, int* slot_px, int* slot_tr,
+                        int slot_cap)
 {
+    const int hc = hot_cnt[k];   // (for phase C's staging, which then needs no load of its own)
     const int p = slots[z.n_points - 1 - (T + 1 + k)];
     const int2 q = xy[p];
     const HpWalk w = hp_walk_setup(tab_cos, tab_sin, q.x, q.y, hp_key_n(best[k]));
@@ -482,6 +485,7 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
         o[WALK_GOOD] = (ddx < 0 ? -ddx : ddx) >= z.line_length || (ddy < 0 ? -ddy : ddy) >= z.line_length;
         o[WALK_COUNT] = count;
         o[WALK_MAXN] = hp_key_n(best[k]);
+        o[WALK_HC] = hc;
     }
     HP_WARP_SYNC();
 }
@@ -630,7 +634,7 @@ __device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
 //  4. The block writes the commits' cleared pixels, their decrement lists, cleared_by and segments.
 // Results: the ctl words END, CLEARED, DEC, LINES, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
-                          const int* hot, const int* hot_cnt, const int* walk, const int* slot_px, const int* slot_tr,
+                          const int* hot, const int* walk, const int* slot_px, const int* slot_tr,
                           int slot_cap, unsigned char* mask, int* cleared_by, int* commit_list, long long dec_base,
                           int* lines, int* ctl,
                           int* set, unsigned char* set_rank, unsigned long long* masks, int* meta, int* rec_x,
@@ -664,14 +668,13 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
     HP_BLOCK_FOR(i, 2 * HP_CMAX) masks[i] = 0;
     HP_BLOCK_FOR(i, HP_CMAX) aff[i] = 0;
     HP_BLOCK_FOR(i, (long long)walked * WALK_WORDS) st_walk[i] = walk[i];
+    HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = walk[r * WALK_WORDS + WALK_HC];   // (0 in the special mode)
     HP_BLOCK_FOR(i, trig_n) {
         st_cos[i] = tab_cos[i];
         st_sin[i] = tab_sin[i];
     }
     if (HP_THREAD0)
         meta[0] = 0;
-    HP_BLOCK_SYNC();
-    HP_BLOCK_FOR(r, walked) st_hot_cnt[r] = z.special ? 0 : hot_cnt[st_walk[r * WALK_WORDS + WALK_K]];
     HP_BLOCK_SYNC();
 #ifdef HOUGH_P_HOST
     st_slot_off[0] = st_hot_off[0] = 0;
@@ -1252,8 +1255,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
                 const int k = hp_candidate_k(ctl, wn, r, &ncand);
                 if (k < 0)
                     break;
-                hp_walk(z, tab_cos, tab_sin, xy, slots, mask, pix_turn, best, T, r, k, walk, slot_px, slot_tr,
-                        slot_cap);
+                hp_walk(z, tab_cos, tab_sin, xy, slots, mask, pix_turn, best, hot_cnt, T, r, k, walk, slot_px,
+                        slot_tr, slot_cap);
             }
             if (HP_WALKER == 0) {   // (ncand is the same in every lane: the branch is the warp's)
                 const int kc = ncand > HP_CMAX ? hp_candidate_k(ctl, wn, HP_CMAX, &ncand) : -1;
@@ -1267,7 +1270,7 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
         hp_grid_sync(ctl);
         // C: block 0 stages the round's candidates, one warp commits in turn order
         if (HP_PHASE_C_BLOCK)
-            hp_commit(z, tab_cos, tab_sin, T, wn, hot, hot_cnt, walk, slot_px, slot_tr, slot_cap, mask, cleared_r,
+            hp_commit(z, tab_cos, tab_sin, T, wn, hot, walk, slot_px, slot_tr, slot_cap, mask, cleared_r,
                       commit_list, dec_base, lines, ctl, set, set_rank, masks, meta, rec_x, rec_y, rec_t, rec_meta,
                       stage, stage_slots, stage_hot);
         hp_grid_sync(ctl);

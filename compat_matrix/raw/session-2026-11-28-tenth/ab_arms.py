@@ -10,6 +10,7 @@ Arms (HP_ARMS, comma-separated; "+" composes patches, "cur" is the source as it 
           its earlier ranks' records as before (call 4: on 424e303, whose kernel took a corr_cap
           argument that 8793aed's, the arm "base", ignored)
   serialor (call 6) the walk's warp ORs back in the chain of chunk stops
+  turnpre (call 8) the walk loads pix_turn with the mask, for every step in the image (device only)
   base    (call 4) the kernel in the file HP_BASE (8793aed's: .dev/hp_base.cu, carried)
 An arm "name@W" runs at window W (else 256).
 All built by NVRTC, swapped into cvgpu's cache between timings, window 256 everywhere (as
@@ -84,7 +85,18 @@ def patch_serialor(src):
     return src.replace(a, "").replace(b, "                const unsigned in_c = hp_warp_or(inb[c]), live_c = hp_warp_or(live[c]);\n")
 
 
-PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab, "serialor": patch_serialor}
+def patch_turnpre(src):
+    a = "            unsigned inb[HP_WALK_CHUNKS], live[HP_WALK_CHUNKS], take[HP_WALK_CHUNKS];\n"
+    b = "                    live[c] |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;\n"
+    c = "                        tr[c] = pix_turn[px[c]];\n"
+    assert src.count(a) == 1 and src.count(b) == 1 and src.count(c) == 1
+    src = src.replace(a, a + "            int tpre[HP_WALK_CHUNKS];\n")
+    src = src.replace(b, b + "                    tpre[c] = in ? pix_turn[(long long)i1 * z.width + j1] : 0;\n")
+    return src.replace(c, "                        tr[c] = tpre[c];\n")
+
+
+PATCHES = {"bar": patch_bar, "spread": patch_spread, "notab": patch_notab, "serialor": patch_serialor,
+           "turnpre": patch_turnpre}
 
 
 def source(arm):
