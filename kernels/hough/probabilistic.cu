@@ -413,9 +413,11 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
         long long end_step = 0;
         bool stopped = false;
         for (long long s0 = 0; !stopped; s0 += 32 * HP_WALK_CHUNKS) {
-            // The mask under HP_WALK_CHUNKS x 32 steps at once (loads in flight together; past the
-            // walk's stop they are only read), then the chunks in order.
+            // The mask (and on the device the steps' turns, loaded for the records: HISTORY, tenth
+            // session, arm "turnpre") under HP_WALK_CHUNKS x 32 steps at once (loads in flight
+            // together; past the walk's stop they are only read), then the chunks in order.
             unsigned inb[HP_WALK_CHUNKS], live[HP_WALK_CHUNKS], take[HP_WALK_CHUNKS];
+            int turn[HP_WALK_CHUNKS];   // (device: the lane's step's pix_turn, loaded with its mask byte)
 #pragma unroll
             for (int c = 0; c < HP_WALK_CHUNKS; ++c)
                 inb[c] = live[c] = take[c] = 0;
@@ -427,6 +429,9 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
                     const bool in = j1 >= 0 && j1 < z.width && i1 >= 0 && i1 < z.height;
                     inb[c] |= (unsigned)in << l;
                     live[c] |= (unsigned)(in && mask[(long long)i1 * z.width + j1]) << l;
+#ifndef HOUGH_P_HOST
+                    turn[c] = in ? pix_turn[(long long)i1 * z.width + j1] : 0;
+#endif
                 }
             }
             int chunks = HP_WALK_CHUNKS;
@@ -456,7 +461,11 @@ __device__ void hp_walk(const HpSize& z, const float* tab_cos, const float* tab_
                         int j1, i1;
                         hp_step(w, dir, s0 + 32 * c + l, j1, i1);
                         px[c] = (long long)i1 * z.width + j1;
+#ifdef HOUGH_P_HOST
                         tr[c] = pix_turn[px[c]];
+#else
+                        tr[c] = turn[c];   // (lane l's step s0 + 32 c + l in both loops)
+#endif
                     }
                 }
                 int at = count;
