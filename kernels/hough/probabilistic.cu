@@ -94,7 +94,7 @@
 // ctl words (zeroed by the host before the launch)
 #define CTL_LINES 0       // segments written
 #define CTL_ERROR 1       // 1: a bin outside the accumulator (cv2 undefined), 2: too many permutation rounds
-#define CTL_BAR_COUNT 2   // grid barrier: arrivals, all barriers of the launch
+#define CTL_BAR_COUNT 2   // grid barrier: arrivals, all barriers of the launch (mod 2^32)
                           // (word 3: unused)
 #define CTL_FF 4          // tag of the fast-forward chunk that reached the threshold
 #define CTL_END 5         // phase C: window index where the round ends
@@ -188,24 +188,30 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
 
 // Grid barrier (all blocks resident: the launch is cooperative) on one count that only grows: after
 // the block's barrier, thread 0 adds 1 with release semantics and spins with acquire loads until
-// the count reaches the next multiple of the grid above its own arrival's old value. The release
+// the count reaches the grid times the barriers its block has passed (every block passes the same
+// barriers in the same order; hp_bar_next, set to 0 by hough_p_main). The release
 // (cumulative over what the block's barrier ordered before it) and the acquire make every write
 // before the barrier, in any block, visible to every read after it (PTX memory model), as the
 // shape of cooperative groups' grid.sync with its fences, reset and generation word did; that one
 // was slower on every HoughLinesP row (compat_matrix/HISTORY.md, tenth session, arm "bar").
-// The count starts at 0 each launch (ctl is zeroed) and stays far below 2^31 (a call's barriers
-// times the grid).
+// The count starts at 0 each launch (ctl is zeroed) and wraps at 2^32 (a launch's barriers times
+// the grid can pass that where the rounds are millions: wrap mode turns one point a round); the
+// targets wrap alike and the count never runs more than a grid ahead of or behind a target, so
+// the signed difference decides.
+__shared__ unsigned hp_bar_next;
+
 __device__ void hp_grid_sync(int* ctl)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        int* count = ctl + CTL_BAR_COUNT;
-        int old, v;
-        asm volatile("atom.add.release.gpu.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
-        const int target = (old / (int)gridDim.x + 1) * (int)gridDim.x;
+        unsigned* count = reinterpret_cast<unsigned*>(ctl + CTL_BAR_COUNT);
+        const unsigned target = hp_bar_next + gridDim.x;
+        hp_bar_next = target;
+        unsigned v;
+        asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(count) : "memory");
         do {
-            asm volatile("ld.acquire.gpu.s32 %0, [%1];" : "=r"(v) : "l"(count) : "memory");
-        } while (v < target);
+            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(count) : "memory");
+        } while ((int)(v - target) < 0);
     }
     __syncthreads();
 }
@@ -1330,6 +1336,10 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
     __shared__ int meta[8 + 3 * HP_CMAX + 1 + HP_THREADS / 32];
     __shared__ int rec_x[HP_RECORDS], rec_y[HP_RECORDS], rec_t[HP_RECORDS];
     __shared__ unsigned char rec_meta[HP_RECORDS];
+#ifndef HOUGH_P_HOST
+    if (threadIdx.x == 0)
+        hp_bar_next = 0;   // (thread 0's alone: hp_grid_sync)
+#endif
     HpSize z;
     z.n_points = n_points;
     z.width = width;
