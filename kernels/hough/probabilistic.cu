@@ -38,12 +38,14 @@
 //     C  block 0 copies the candidates' walk words, hot pairs (with their own bins) and walked
 //        pixels into shared memory (as far as the host sized it), and meets the walks' pixel sets
 //        in a map (the ranks whose pixels fit HP_RECORDS): per candidate, the earlier ranks holding
-//        its point (skip) and any of its pixels (hit); and lists, per rank, the pixels whose loss
-//        can correct a later hot value (its records). Then one warp takes the candidates in turn
-//        order: skipped if a committed rank holds its point (cv2 never sees it); hot values
-//        corrected per earlier commit (-1 per cleared point sharing the bin with a turn between
-//        the commit's and its own: it would have voted; -1 per point of a good line sharing the
-//        bin: its decrement); dropped if none stays >= threshold; the round ends at it if its
+//        its point (skip) and any of its pixels (hit); lists, per rank, the pixels whose loss can
+//        correct a later hot value (its records); and marks per candidate the earlier ranks whose
+//        records reach its best pair (aff). Then one warp takes the candidates in turn order:
+//        skipped if a committed rank holds its point (cv2 never sees it); where a committed rank
+//        is in aff, hot values corrected per earlier commit (-1 per cleared point sharing the bin
+//        with a turn between the commit's and its own: it would have voted; -1 per point of a
+//        good line sharing the bin: its decrement; elsewhere no correction can move its maximum);
+//        dropped if none stays >= threshold; the round ends at it if its
 //        maximum moved to another angle or a committed rank holds one of its pixels (a round may
 //        end at any candidate: everything before it is settled), and after the ranks the map
 //        holds; else it is committed: cv2's trigger at that turn. The block then writes the
@@ -641,11 +643,12 @@ __device__ __forceinline__ int hp_rho_index(const HpSize& z, int n, int bin)
 //     its turn) and hit[r] (those holding any of its pixels: a commit of one cleared a pixel r's
 //     walk read). So rank nins + 1 and later are not decided this round: it ends there at the latest.
 //     The records of ranks 0 .. nins - 1 follow, in rank order (a block-wide scan), each counted
-//     by the decisions once its rank has committed.
-//  3. One warp decides the candidates in turn: skipped if a committed rank is in skip[r]; hot values
-//     corrected by the records of the committed ranks before it; dropped, or the round ends
-//     (maximum moved, a committed rank in hit[r]); else committed (its offsets in the round's
-//     lists noted).
+//     by the decisions once its rank has committed; then aff[r], the ranks whose records reach
+//     candidate r's best pair (2b).
+//  3. One warp decides the candidates in turn: skipped if a committed rank is in skip[r]; where a
+//     committed rank is in aff[r], hot values corrected by the records of the committed ranks
+//     before it; dropped, or the round ends (maximum moved, a committed rank in hit[r]); else
+//     committed. The commits' offsets in the round's lists follow from the committed set.
 //  4. The block writes the commits' cleared pixels, their decrement lists, cleared_by and segments.
 // Results: the ctl words END, CLEARED, DEC, LINES, the segments, commit_list and cleared_by.
 __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* tab_sin, long long T, int wn,
