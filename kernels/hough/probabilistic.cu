@@ -187,6 +187,21 @@ __device__ __forceinline__ unsigned long long hp_warp_max64(unsigned long long v
     }
     return v;
 }
+// The inclusive scan of 64 values over a warp, two a lane: ranks lane (v0) and 32 + lane (v1) get
+// the sums up to and with them; returns the total (every lane).
+__device__ __forceinline__ int hp_warp_scan64(int& v0, int& v1)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    for (int d = 1; d < 32; d <<= 1) {
+        const int a = __shfl_up_sync(0xffffffffu, v0, d), b = __shfl_up_sync(0xffffffffu, v1, d);
+        if (lane >= d) {
+            v0 += a;
+            v1 += b;
+        }
+    }
+    v1 += __shfl_sync(0xffffffffu, v0, 31);
+    return __shfl_sync(0xffffffffu, v1, 31);
+}
 
 // Grid barrier (all blocks resident: the launch is cooperative) on one count that only grows: after
 // the block's barrier, thread 0 adds 1 with release semantics and spins with acquire loads until
@@ -707,21 +722,12 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         int c0 = lane < walked ? st_walk[lane * WALK_WORDS + WALK_COUNT] : 0;
         int c1 = lane + 32 < walked ? st_walk[(lane + 32) * WALK_WORDS + WALK_COUNT] : 0;
         int h0 = lane < walked ? st_hot_cnt[lane] : 0, h1 = lane + 32 < walked ? st_hot_cnt[lane + 32] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-            const int a = __shfl_up_sync(0xffffffffu, c0, d), b = __shfl_up_sync(0xffffffffu, c1, d);
-            const int e = __shfl_up_sync(0xffffffffu, h0, d), f = __shfl_up_sync(0xffffffffu, h1, d);
-            if (lane >= d) {
-                c0 += a;
-                c1 += b;
-                h0 += e;
-                h1 += f;
-            }
-        }
-        const int ct = __shfl_sync(0xffffffffu, c0, 31), ht = __shfl_sync(0xffffffffu, h0, 31);
+        hp_warp_scan64(c0, c1);
+        hp_warp_scan64(h0, h1);
         st_slot_off[lane + 1] = c0;
-        st_slot_off[lane + 33] = ct + c1;
+        st_slot_off[lane + 33] = c1;
         st_hot_off[lane + 1] = h0;
-        st_hot_off[lane + 33] = ht + h1;
+        st_hot_off[lane + 33] = h1;
         if (lane == 0)
             st_slot_off[0] = st_hot_off[0] = 0;
     }
@@ -981,22 +987,12 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                              << (32 * h2);
             }
             int ci[2] = {c[0], c[1]}, gi[2] = {g[0], g[1]};
-            for (int d = 1; d < 32; d <<= 1) {
-                for (int h2 = 0; h2 < 2; ++h2) {
-                    const int a = __shfl_up_sync(0xffffffffu, ci[h2], d), b = __shfl_up_sync(0xffffffffu, gi[h2], d);
-                    if (lane >= d) {
-                        ci[h2] += a;
-                        gi[h2] += b;
-                    }
-                }
-            }
-            const int ct = __shfl_sync(0xffffffffu, ci[0], 31), gt = __shfl_sync(0xffffffffu, gi[0], 31);
-            clr_off[lane] = ci[0] - c[0];
+            cleared = hp_warp_scan64(ci[0], ci[1]);
+            dec = hp_warp_scan64(gi[0], gi[1]);
+            clr_off[lane] = ci[0] - c[0];   // (exclusive: the commits before)
             dec_off[lane] = gi[0] - g[0];
-            clr_off[lane + 32] = ct + ci[1] - c[1];
-            dec_off[lane + 32] = gt + gi[1] - g[1];
-            cleared = ct + __shfl_sync(0xffffffffu, ci[1], 31);
-            dec = gt + __shfl_sync(0xffffffffu, gi[1], 31);
+            clr_off[lane + 32] = ci[1] - c[1];
+            dec_off[lane + 32] = gi[1] - g[1];
         }
 #endif
         if (HP_LEAD) {
