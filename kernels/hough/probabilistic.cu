@@ -706,8 +706,6 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         st_cos[i] = tab_cos[i];
         st_sin[i] = tab_sin[i];
     }
-    if (HP_THREAD0)
-        meta[0] = 0;
     HP_BLOCK_SYNC();
 #ifdef HOUGH_P_HOST
     st_slot_off[0] = st_hot_off[0] = 0;
@@ -749,21 +747,14 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
         for (int w = 0; w < HOT_WORDS; ++w)
             st_hot[HOT_WORDS * e + w] = h[w];
     }
-    // nins: the ranks whose pixels together fit HP_RECORDS (st_slot_off ascends: one r qualifies)
-    HP_BLOCK_FOR(r, walked) {
-        if (st_slot_off[r + 1] <= HP_RECORDS && (r + 1 == walked || st_slot_off[r + 2] > HP_RECORDS))
-            meta[0] = (int)r + 1;
-    }
-    HP_BLOCK_SYNC();
 
-    // 2. the walks' pixel sets
-    const int nins = meta[0];
+    // 2. the walks' pixel sets, in the same block phase as the copies (their pixels from global
+    // memory): nins, the ranks whose pixels together fit HP_RECORDS (st_slot_off ascends), go in.
+    const int nins = st_slot_off[walked] <= HP_RECORDS ? walked : hp_rank_of(st_slot_off, walked, HP_RECORDS);
     const int lim = nins < walked ? nins + 1 : walked;   // ranks decided this round at most
     HP_BLOCK_FOR(e, st_slot_off[nins]) {
         const int r = hp_rank_of(st_slot_off, walked, (int)e);
-        const int px = st_slot_off[r + 1] <= stage_slots ? st_px[e]
-                                                         : slot_px[(long long)r * slot_cap + (e - st_slot_off[r])];
-        hp_map_add(set, set_rank, px, r);
+        hp_map_add(set, set_rank, slot_px[(long long)r * slot_cap + (e - st_slot_off[r])], r);
     }
     HP_BLOCK_SYNC();
     HP_BLOCK_FOR(e, st_slot_off[lim]) {
@@ -779,8 +770,7 @@ __device__ void hp_commit(const HpSize& z, const float* tab_cos, const float* ta
                 skip[r] = m;   // (the walk's first pixel is the point itself)
         }
     }
-    HP_BLOCK_SYNC();
-    // The records: the pixels of ranks < nins whose loss a later candidate's hot values count once
+    // The records (no barrier before them: they read neither the map nor skip / hit): the pixels of ranks < nins whose loss a later candidate's hot values count once
     // their rank commits (a good line's every pixel: its decrement; else those whose turns follow
     // the commit's in the window: their votes), in rank and pixel order; koff[r]: those of the
     // ranks before r. (nins ranks hold at most HP_RECORDS pixels.)
