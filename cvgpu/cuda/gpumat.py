@@ -124,8 +124,10 @@ class GpuMat:
     def __init__(self, *args):
         self._arr = None          # CuPy array (rows, cols, cn), or None when empty
         self._type = 0            # CV type number (empty GpuMat: CV_8UC1)
-        # The pinned host copy of HoughLinesDetector.detect's result (cuda/hough.py), dropped by
-        # every write and by anything that shares the memory (views, the device pointer).
+        # The pinned host copy of a detector's result, dropped by every write and by anything that
+        # shares the memory (views, the device pointer): HoughLinesDetector.detect's (cuda/hough.py,
+        # read by downloadResults) or HoughSegmentDetector.detect's (cuda/segments.py: a 3-tuple,
+        # read by download).
         self._host_mirror = None
         if not args:
             return
@@ -324,6 +326,18 @@ class GpuMat:
         """download([dst[, stream]]) -> host array (None when empty, as cv2 returns an empty Mat)."""
         if self._arr is None:
             return None
+        mirror = self._host_mirror
+        if mirror is not None and len(mirror) == 3 and mirror[1] == mirror[0].launched:
+            # HoughSegmentDetector.detect's result, its pinned host copy still current (cuda/segments.py)
+            host = mirror[2].copy()
+        else:
+            host = self._download_device(stream)
+        if dst is not None and isinstance(dst, np.ndarray) and dst.shape == host.shape and dst.dtype == host.dtype:
+            dst[...] = host
+            return dst
+        return host
+
+    def _download_device(self, stream):
         cur = self._current()
         if _on_host(cur):
             host = np.array(cur)  # a contiguous copy, as a download is
@@ -331,9 +345,6 @@ class GpuMat:
             cp = _cupy()
             with _stream_context(stream):
                 host = _device_ops.ops(cp).to_host(cur)
-        if dst is not None and isinstance(dst, np.ndarray) and dst.shape == host.shape and dst.dtype == host.dtype:
-            dst[...] = host
-            return dst
         return host
 
     def copyTo(self, dst=None, mask=None, stream=None):

@@ -52,6 +52,9 @@
 //                             the count and resets counters
 // The stash (stash_per segments a possible maximum; 0 where it would not fit the memory budget of
 // cvgpu/cuda/segments.py) spares most maxima their second walk.
+// host_out (pinned host memory, or null when maxLines passes its room): cs_gather and cs_walk_write
+// write every segment there too, fenced for the system before the count is published, so that
+// GpuMat.download of detect's result copies host memory instead of reading the device.
 
 #include "hough/voting.cuh"
 
@@ -66,6 +69,12 @@
 #define CS_TOTAL 3        // segments in all (cs_scan)
 #define CS_DONE 4         // cs_walk<true> blocks finished
 #define CS_COUNTERS 5
+
+// Rounds of 32 steps whose loads a walk issues together (cs_walk_one); tuned by the
+// cuda-segments bench rows (compat_matrix/HISTORY.md).
+#ifndef CS_WALK_BATCH
+#define CS_WALK_BATCH 8
+#endif
 
 #define CS_CELLS 8        // accumulator cells a maxima thread tests (a tile: blockDim.x * CS_CELLS)
 
@@ -315,7 +324,7 @@ template <bool Write, bool Stop = true>
 __device__ __forceinline__ int cs_walk_one(
     unsigned flat, int numrho, float rho, float theta, int rows, int cols, int min_len, int max_gap,
     const unsigned* __restrict__ rowbits, int rw, const unsigned* __restrict__ colbits, int cw,
-    int4* __restrict__ out, int first, int limit)
+    int4* __restrict__ out, int first, int limit, int4* __restrict__ host_out = nullptr)
 {
     const int lane = threadIdx.x & 31;
     float px, py, sx, sy;
@@ -335,34 +344,75 @@ __device__ __forceinline__ int cs_walk_one(
     int last_on = 0;
     float s0x = 0.0f, s0y = 0.0f, lx = 0.0f, ly = 0.0f;
     int found = 0;
+    bool ended = false;
     for (;;) {
-        const float t = (float)(k0 - at + lane);
-        const float cx = f32_fma(t, ix, bx), cy = f32_fma(t, iy, by);
-        const float t1 = f32_add(t, 1.0f);
-        const float nx = f32_add(cx, sx), ny = f32_add(cy, sy);
-        const bool exact_next = nx == f32_fma(t1, ix, bx) && ny == f32_fma(t1, iy, by);
-        const unsigned bad = __ballot_sync(FULL_MASK, !exact_next);
-        // Lanes 0..last hold serial positions (lane last's successor may not).
-        const int last = bad ? __ffs(bad) - 1 : 31;
-        const bool inside = !(cx < 0.0f || cx >= fcols || cy < 0.0f || cy >= frows);
-        const unsigned exact_lanes = last == 31 ? FULL_MASK : (2u << last) - 1u;
-        const unsigned outside = __ballot_sync(FULL_MASK, !inside) & exact_lanes;
-        const int steps = outside ? __ffs(outside) - 1 : last + 1;
-        bool on = false;
-        if (lane < steps) {
-            const int xi = (int)cx, yi = (int)cy;  // in the image: truncation is floor
-            const unsigned word = along_x ? rowbits[(long long)yi * rw + (xi >> 5)]
-                                          : colbits[(long long)xi * cw + (yi >> 5)];
-            on = (word >> ((along_x ? xi : yi) & 31)) & 1u;
+        // A batch of CS_WALK_BATCH rounds: first every round's positions (arithmetic and shuffles
+        // alone, the closed form's restarts included) and its words' loads, all in flight at
+        // once; then the rounds' runs in walk order. The loads do not depend on the runs, so a
+        // walk waits for one load's latency a batch, not one a round (the rounds' positions and
+        // words are those of the serial rounds; a batch past the walk's end loads nothing more).
+        float qx[CS_WALK_BATCH], qy[CS_WALK_BATCH];
+        unsigned qw[CS_WALK_BATCH];
+        int qs[CS_WALK_BATCH], qk[CS_WALK_BATCH];
+        int rounds = 0;
+#pragma unroll
+        for (int j = 0; j < CS_WALK_BATCH; j++) {
+            qx[j] = qy[j] = 0.0f;
+            qw[j] = 0u;
+            qs[j] = 0;
+            qk[j] = k0;
+            if (!ended) {
+                const float t = (float)(k0 - at + lane);
+                const float cx = f32_fma(t, ix, bx), cy = f32_fma(t, iy, by);
+                const float t1 = f32_add(t, 1.0f);
+                const float nx = f32_add(cx, sx), ny = f32_add(cy, sy);
+                const bool exact_next = nx == f32_fma(t1, ix, bx) && ny == f32_fma(t1, iy, by);
+                const unsigned bad = __ballot_sync(FULL_MASK, !exact_next);
+                // Lanes 0..last hold serial positions (lane last's successor may not).
+                const int last = bad ? __ffs(bad) - 1 : 31;
+                const bool inside = !(cx < 0.0f || cx >= fcols || cy < 0.0f || cy >= frows);
+                const unsigned exact_lanes = last == 31 ? FULL_MASK : (2u << last) - 1u;
+                const unsigned outside = __ballot_sync(FULL_MASK, !inside) & exact_lanes;
+                const int steps = outside ? __ffs(outside) - 1 : last + 1;
+                qx[j] = cx;
+                qy[j] = cy;
+                if (lane < steps) {
+                    const int xi = (int)cx, yi = (int)cy;  // in the image: truncation is floor
+                    qw[j] = along_x ? rowbits[(long long)yi * rw + (xi >> 5)] : colbits[(long long)xi * cw + (yi >> 5)];
+                    qs[j] = (along_x ? xi : yi) & 31;
+                }
+                rounds = j + 1;
+                if (outside) {
+                    ended = true;
+                } else if (bad) {
+                    // Restart the closed form at the step after the verified prefix, from its exact position.
+                    k0 += last + 1;
+                    at = k0;
+                    bx = __shfl_sync(FULL_MASK, nx, last);
+                    by = __shfl_sync(FULL_MASK, ny, last);
+                    ix = f32_sub(f32_add(bx, sx), bx);
+                    iy = f32_sub(f32_add(by, sy), by);
+                } else {
+                    k0 += 32;
+                }
+            }
         }
-        const unsigned ons = __ballot_sync(FULL_MASK, on);
-        if (ons) {
+#pragma unroll
+        for (int j = 0; j < CS_WALK_BATCH; j++) {
+            if (j >= rounds)
+                break;
+            const float cx = qx[j], cy = qy[j];
+            const int kj = qk[j];
+            const bool on = (qw[j] >> qs[j]) & 1u;   // (0 on the lanes past the round's steps)
+            const unsigned ons = __ballot_sync(FULL_MASK, on);
+            if (!ons)
+                continue;
             // The previous edge step of each edge lane: in this round, else the carried one.
             const unsigned lower = ons & below;
             const int prev_lane = lower ? 31 - __clz(lower) : -1;
             const bool has_prev = prev_lane >= 0 || open;
-            const int prev_step = prev_lane >= 0 ? k0 + prev_lane : last_on;
-            const bool starts = on && (!has_prev || k0 + lane - prev_step - 1 > gap);
+            const int prev_step = prev_lane >= 0 ? kj + prev_lane : last_on;
+            const bool starts = on && (!has_prev || kj + lane - prev_step - 1 > gap);
             const unsigned start_lanes = __ballot_sync(FULL_MASK, starts);
             // A start with an edge step before it closes the run that step ends: from that run's
             // start (the highest start lane below, else the carried start) to that step.
@@ -379,12 +429,16 @@ __device__ __forceinline__ int cs_walk_one(
             const unsigned goods = __ballot_sync(FULL_MASK, good);
             if (Write && good) {
                 const int slot = first + found + __popc(goods & below);
-                if (slot < limit)
-                    out[slot] = make_int4((int)ax0, (int)ay0, (int)ax1, (int)ay1);
+                if (slot < limit) {
+                    const int4 seg = make_int4((int)ax0, (int)ay0, (int)ax1, (int)ay1);
+                    out[slot] = seg;
+                    if (host_out != nullptr)
+                        host_out[slot] = seg;
+                }
             }
             found += __popc(goods);
             const int top = 31 - __clz(ons);
-            last_on = k0 + top;
+            last_on = kj + top;
             lx = __shfl_sync(FULL_MASK, cx, top);
             ly = __shfl_sync(FULL_MASK, cy, top);
             if (start_lanes) {
@@ -396,23 +450,16 @@ __device__ __forceinline__ int cs_walk_one(
             if (Write && Stop && first + found >= limit)
                 return found;
         }
-        if (outside)
+        if (ended)
             break;
-        if (bad) {
-            // Restart the closed form at the step after the verified prefix, from its exact position.
-            k0 += last + 1;
-            at = k0;
-            bx = __shfl_sync(FULL_MASK, nx, last);
-            by = __shfl_sync(FULL_MASK, ny, last);
-            ix = f32_sub(f32_add(bx, sx), bx);
-            iy = f32_sub(f32_add(by, sy), by);
-        } else {
-            k0 += 32;
-        }
     }
     if (open && (fabsf(f32_sub(lx, s0x)) >= len || fabsf(f32_sub(ly, s0y)) >= len)) {
-        if (Write && lane == 0 && first + found < limit)
-            out[first + found] = make_int4((int)s0x, (int)s0y, (int)lx, (int)ly);
+        if (Write && lane == 0 && first + found < limit) {
+            const int4 seg = make_int4((int)s0x, (int)s0y, (int)lx, (int)ly);
+            out[first + found] = seg;
+            if (host_out != nullptr)
+                host_out[first + found] = seg;
+        }
         found++;
     }
     return found;
@@ -506,7 +553,7 @@ extern "C" __global__ void __launch_bounds__(1024) cs_scan(const int* __restrict
 extern "C" __global__ void __launch_bounds__(256) cs_gather(
     const int* __restrict__ counters, const int* __restrict__ counts, const int* __restrict__ offsets,
     const int4* __restrict__ stash, int stash_per, int max_lines, int4* __restrict__ out,
-    const long long* __restrict__ call)
+    const long long* __restrict__ call, int4* __restrict__ host_out)
 {
     await_previous_kernel();
     if (call != nullptr)
@@ -519,9 +566,15 @@ extern "C" __global__ void __launch_bounds__(256) cs_gather(
         if (c > stash_per || j >= c)
             continue;
         const int slot = offsets[i] + j;
-        if (slot < max_lines)
-            out[slot] = stash[g];
+        if (slot < max_lines) {
+            const int4 seg = stash[g];
+            out[slot] = seg;
+            if (host_out != nullptr)
+                host_out[slot] = seg;
+        }
     }
+    if (host_out != nullptr)
+        __threadfence_system();   // (the host reads the copy once cs_walk_write publishes the count)
 }
 
 // Pass 2: walks again the maxima with more segments than their stash held whose segments start
@@ -532,7 +585,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
     const unsigned* __restrict__ colbits, int cw, const int* __restrict__ counts, const int* __restrict__ offsets,
     int max_lines, int4* __restrict__ out, int* __restrict__ point_counter, int* __restrict__ host,
-    const long long* __restrict__ call, int stash_per)
+    const long long* __restrict__ call, int stash_per, int4* __restrict__ host_out)
 {
     __shared__ int s_last;
     await_previous_kernel();
@@ -554,11 +607,15 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
         if (counts[i] <= stash_per)
             continue;  // none, or all copied from the stash by cs_gather
         cs_walk_one<true>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw, colbits, cw, out,
-                          first, max_lines);
+                          first, max_lines, host_out);
         wrote = true;
     }
-    if (wrote)
-        __threadfence();
+    if (wrote) {
+        if (host_out != nullptr)
+            __threadfence_system();   // the pinned copy's writes before the count (host[0])
+        else
+            __threadfence();
+    }
     __syncthreads();
     if (threadIdx.x == 0)
         s_last = atomicAdd(&counters[CS_DONE], 1) == (int)gridDim.x - 1;

@@ -275,6 +275,42 @@ def test_inputs_output_argument_stream_and_repeats():
 
 
 @gpu
+def test_same_gpumat_repeats_and_the_host_copy():
+    """A repeat on the same GpuMat replays the lean graph directly (HoughSegmentDetector._replay):
+    with the GpuMat's content uploaded anew between repeats, segment counts that change, settings
+    changed in between, and results downloaded after later detects (their pinned host copies
+    overwritten: the device memory is read), every result is the model's."""
+    rng = np.random.default_rng(11)
+    imgs = [_random_image(rng, 240, 320, k % 2) for k in range(4)]
+    params = (1.0, math.pi / 180, 10, 3, 4096, -1)
+    det = cuda.createHoughSegmentDetector(*params)
+    d = cuda.GpuMat(imgs[0])
+    arr = d._arr
+    results = []
+    hot_calls = 0
+    for i in range(12):
+        img = imgs[(i // 3) % len(imgs)]
+        d.upload(img)
+        assert d._arr is arr  # (an upload of the same size keeps the memory)
+        hot_calls += det._hot is not None
+        out = det.detect(d)
+        assert cvgpu.last_call_backend() == "cuda"
+        assert out._host_mirror is not None and out._host_mirror[1] == out._host_mirror[0].launched
+        assert _same_as_model(params, img, _download(out)), i
+        results.append((out, img))
+    assert hot_calls >= 9  # every repeat after the graph's capture
+    for out, img in results[:-1]:
+        assert out._host_mirror[1] != out._host_mirror[0].launched  # overwritten: the device copy
+        assert _same_as_model(params, img, _download(out))
+    det.setMinLineLength(30)
+    assert det._hot is None
+    assert _same_as_model(params[:2] + (30,) + params[3:], imgs[3], _download(det.detect(d)))
+    det.setMaxLines(3)
+    assert _same_as_model(params[:2] + (30, 3, 3, -1), imgs[3], _download(det.detect(d)))
+    assert _same_as_model(params[:2] + (30, 3, 3, -1), imgs[3], _download(det.detect(d)))
+
+
+@gpu
 def test_more_segments_than_the_output_room():
     """More segments than OUT_CAP with a larger maxLines: all of them, in order (a second run)."""
     rng = np.random.default_rng(3)
