@@ -36,7 +36,8 @@ FAMILY = "cuda/segments"  # kernels/cuda/segments.cu
 
 CV_8UC1 = 0
 CV_32SC4 = make_type(4, 4)
-_CELLS_PER_TILE = 1024 * 8   # cs_maxima_count: 1024 threads x CS_CELLS
+_CELLS_PER_TILE = 1024 * 4   # cs_maxima: 1024 threads x CS_CELLS (kernels/cuda/segments.cu)
+_PLACE = 256                 # cs_place: maxima a block (CS_PLACE)
 _WALK_THREADS = 256
 _COUNTERS = 5                # CS_COUNTERS
 _HOST_HEAD = 4               # pinned ints before the host copy of the segments: [flag, total, -, -]
@@ -44,8 +45,10 @@ _HOST_HEAD = 4               # pinned ints before the host copy of the segments:
 # with room for all of them (a second synchronisation).
 OUT_CAP = 1 << 16
 # Segments kept per possible maximum by the first walk (kernels/cuda/segments.cu: the stash), so
-# that only maxima with more are walked again; none where the stash would pass STASH_BYTES.
-STASH_PER = 8
+# that only maxima with more are walked again; none where the stash would pass STASH_BYTES. 16: the
+# cuda-segments rows of seg_ab.py (compat_matrix/HISTORY.md, "Segment detector: host copy, hot
+# replay, one maxima pass"; 32 lost at 3840x2160).
+STASH_PER = 16
 STASH_BYTES = 1 << 28
 
 # cv::cuda::createHoughSegmentDetector(float rho, float theta, int minLineLength, int maxLineGap,
@@ -77,7 +80,7 @@ class _Workspace:
     """The segment kernels' buffers over one voting buffer set (the lines detector's _Buffers) and
     their launch plans, one per setting."""
 
-    __slots__ = ("voting", "rowbits", "colbits", "rw", "cw", "tiles", "tile_counts", "maxima", "counts", "offsets",
+    __slots__ = ("voting", "rowbits", "colbits", "rw", "cw", "tiles", "chains", "place_blocks", "maxima", "counts", "offsets",
                  "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out",
                  "stash_per", "stash", "last_count")
 
@@ -244,12 +247,15 @@ class HoughSegmentDetector:
         ws.rowbits = cp.empty(rows * ws.rw, dtype=cp.uint32)
         ws.colbits = cp.empty(cols * ws.cw, dtype=cp.uint32)
         ws.tiles = max(1, cdiv(numangle * (numrho + 2), _CELLS_PER_TILE))
-        ws.tile_counts = cp.empty(ws.tiles, dtype=cp.int32)
         # No two local maxima are neighbours (strict 8-neighbour rule).
         most = cdiv(numangle, 2) * cdiv(numrho, 2)
         ws.maxima = cp.empty(most, dtype=cp.uint32)
         ws.counts = cp.empty(most, dtype=cp.int32)
         ws.offsets = cp.empty(most, dtype=cp.int32)
+        # The chained scans' words: cs_maxima's (a tile each), then cs_place's (a block each); zero
+        # between detects (cs_walk_write's last block zeroes them).
+        ws.place_blocks = cdiv(most, _PLACE)
+        ws.chains = cp.zeros(ws.tiles + ws.place_blocks, dtype=cp.uint64)
         ws.stash_per = STASH_PER if most * STASH_PER * 16 <= STASH_BYTES else 0
         ws.stash = cp.empty((most * ws.stash_per or 1, 4), dtype=cp.int32)
         ws.counters = cp.zeros(_COUNTERS, dtype=cp.int32)
@@ -282,22 +288,20 @@ class HoughSegmentDetector:
                    step=Word("row_step"), rows=np.int32(rows), rowbits=ws.rowbits, rw=np.int32(ws.rw),
                    colbits=ws.colbits, cw=np.int32(ws.cw), call=CALL),
             buf.votes[0],
-            Kernel(kernel("cs_maxima_count"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
-                   numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, tile_counts=ws.tile_counts),
-            Kernel(kernel("cs_maxima_list"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
-                   numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, tile_counts=ws.tile_counts,
+            Kernel(kernel("cs_maxima"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
+                   numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, chain=ws.chains[:ws.tiles],
                    maxima=ws.maxima, counters=ws.counters),
             Kernel(kernel("cs_walk_count"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
                    counters=ws.counters, **walk, counts=ws.counts, accum=accum, bounds=buf.bounds,
                    numangle=np.int32(numangle), stash=ws.stash, stash_per=np.int32(ws.stash_per)),
-            Kernel(kernel("cs_scan"), (1,), (1024,), 0, counts=ws.counts, counters=ws.counters, offsets=ws.offsets),
-            Kernel(kernel("cs_gather"), (ws.walk_grid,), (_WALK_THREADS,), 0, counters=ws.counters, counts=ws.counts,
-                   offsets=ws.offsets, stash=ws.stash, stash_per=np.int32(ws.stash_per), max_lines=np.int32(limit),
-                   out=Word("out_ptr"), call=CALL, host_out=host_out),
+            Kernel(kernel("cs_place"), (ws.place_blocks,), (_PLACE,), 0, counters=ws.counters, counts=ws.counts,
+                   offsets=ws.offsets, chain=ws.chains[ws.tiles:], stash=ws.stash, stash_per=np.int32(ws.stash_per),
+                   max_lines=np.int32(limit), out=Word("out_ptr"), call=CALL, host_out=host_out),
             Kernel(kernel("cs_walk_write"), (ws.walk_grid,), (_WALK_THREADS,), 0, maxima=ws.maxima,
                    counters=ws.counters, **walk, counts=ws.counts, offsets=ws.offsets, max_lines=np.int32(limit),
                    out=Word("out_ptr"), point_counter=buf.counters, host=np.uint64(pinned),
-                   call=CALL, stash_per=np.int32(ws.stash_per), host_out=host_out),
+                   call=CALL, stash_per=np.int32(ws.stash_per), host_out=host_out, chains=ws.chains,
+                   chain_words=np.int32(ws.chains.size)),
         )
         return _graphs.GraphPlan(cp, _hough.FAMILY, buf.options, buf.call, kernels, buf.collect_lean, _ran)
 
@@ -404,6 +408,7 @@ class HoughSegmentDetector:
         """After a launch that failed or did not complete: counters and accumulators zeroed."""
         self._hot = None
         ws.counters.fill(0)
+        ws.chains.fill(0)
         ws.voting.counters.fill(0)
         ws.voting.accums.fill(0)
         ws.voting.call.loaded = None

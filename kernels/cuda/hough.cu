@@ -65,7 +65,7 @@
 #define HOUGH_UNROLL 16
 #endif
 #include "hough/voting.cuh"
-#include "relaxed.cuh"
+#include "chain_scan.cuh"
 
 // Graph mode (kernels/graphs.cuh): the per-call values come from `call`, the image's words
 // (HOUGH_WORD_*, kernels/hough/voting.cuh), then the output pointer; cvgpu/cuda/hough.py: WORDS
@@ -365,46 +365,8 @@ __device__ __forceinline__ void ch_write_line(
 // The write is speculative: a block does not know the total. When the lines are more than
 // maxLines, or a block found more keys than its shared slots (`direct`), the last block orders and
 // writes them as without `direct` (every place a block wrote is then written again).
-// chain[b]: 0 (not yet), CH_CHAIN_AGG | block b's count, or CH_CHAIN_INCL | the count of blocks
-// 0..b; chain[gridDim.x]: nonzero when a block's keys did not fit. All reset by the last block.
-#define CH_CHAIN_AGG (1ull << 62)
-#define CH_CHAIN_INCL (1ull << 63)
-
-// Warp 0 of each block: the count of lines of the blocks before this one. Looks at 32 predecessors
-// at a time, nearest first, and sums them up to the nearest inclusive one.
-__device__ __forceinline__ int ch_chain_prefix(unsigned long long* chain, int own)
-{
-    const int lane = threadIdx.x & 31, b = blockIdx.x;
-    if (b == 0) {
-        if (lane == 0)
-            relaxed_store_u64(&chain[0], CH_CHAIN_INCL | (unsigned)own);
-        return 0;
-    }
-    if (lane == 0)
-        relaxed_store_u64(&chain[b], CH_CHAIN_AGG | (unsigned)own);
-    int prefix = 0;
-    for (int end = b;;) {
-        const int j = end - 1 - lane;
-        const unsigned long long s = j >= 0 ? relaxed_load_u64(&chain[j]) : CH_CHAIN_INCL;
-        const unsigned incl = __ballot_sync(FULL_MASK, (s & CH_CHAIN_INCL) != 0);
-        const unsigned ready = __ballot_sync(FULL_MASK, (s >> 62) != 0);
-        const int stop = incl ? __ffs(incl) - 1 : 31;
-        const unsigned need = stop == 31 ? FULL_MASK : (2u << stop) - 1u;
-        if ((ready & need) != need)
-            continue;  // a block in the window has not published yet
-        int v = lane <= stop ? (int)(unsigned)s : 0;
-#pragma unroll
-        for (int d = 16; d > 0; d >>= 1)
-            v += __shfl_xor_sync(FULL_MASK, v, d);
-        prefix += v;
-        if (incl)
-            break;
-        end -= 32;
-    }
-    if (lane == 0)
-        relaxed_store_u64(&chain[b], CH_CHAIN_INCL | (unsigned)(prefix + own));
-    return prefix;
-}
+// chain[b]: kernels/chain_scan.cuh; chain[gridDim.x]: nonzero when a block's keys did not fit.
+// All reset by the last block.
 
 // Every block: scan its range, write its lines where they go, take the ticket. True in the last
 // block only, with *found every block's maxima (as hough_maxima_last_block).
@@ -422,7 +384,7 @@ __device__ __forceinline__ bool ch_maxima_direct(
     __syncthreads();
     const int n = s_count;
     if (threadIdx.x < 32) {
-        const int prefix = ch_chain_prefix(chain, n);
+        const int prefix = chain_scan_prefix(chain, n);
         if (threadIdx.x == 0) {
             s_prefix = prefix;
             if (n > own_cap)

@@ -40,43 +40,55 @@
 // Pipeline (one stream, one host synchronisation: the count published in pinned memory):
 //   ch_collect, ch_vote_*     (kernels/cuda/hough.cu)
 //   cs_pack                   bit-packed rows and columns of the image
-//   cs_maxima_count           maxima per tile of accumulator cells (tiles in raster order)
-//   cs_maxima_list            the maxima's flat indices in raster order (prefix of tile counts)
+//   cs_maxima                 the maxima's flat indices in raster order (tiles of accumulator
+//                             cells in raster order, their offsets by a chained scan)
 //   cs_walk_count             per maximum: its number of segments, the first stash_per of them
 //                             kept in a stash; zeroes the accumulator windows
-//   cs_scan                   one block: offsets of each maximum's segments, their total
-//   cs_gather                 the stashed segments of maxima that had at most stash_per, to their
+//   cs_place                  offsets of each maximum's segments (a chained scan), their total;
+//                             the stashed segments of maxima that had at most stash_per, to their
 //                             places below maxLines
 //   cs_walk_write             walks again only the maxima with more segments than their stash held
 //                             (and segments below maxLines), writes them; the last block publishes
-//                             the count and resets counters
+//                             the count and resets counters and the chained scans' words
 // The stash (stash_per segments a possible maximum; 0 where it would not fit the memory budget of
 // cvgpu/cuda/segments.py) spares most maxima their second walk.
-// host_out (pinned host memory, or null when maxLines passes its room): cs_gather and cs_walk_write
+// host_out (pinned host memory, or null when maxLines passes its room): cs_place and cs_walk_write
 // write every segment there too, fenced for the system before the count is published, so that
 // GpuMat.download of detect's result copies host memory instead of reading the device.
 
 #include "hough/voting.cuh"
+#include "chain_scan.cuh"
 
 // Graph mode: the call words are the lines detector's (kernels/cuda/hough.cu: CH_WORDS): the image's
 // words (HOUGH_WORD_*), then the output pointer.
 #define CS_WORD_OUT_PTR 3
 
 // Counters (int32, zeroed once by the host, reset by the last cs_walk<true> block):
-#define CS_MAXIMA 0       // number of local maxima (cs_maxima_list)
+#define CS_MAXIMA 0       // number of local maxima (cs_maxima)
 #define CS_TICKET 1       // cs_walk<false>'s next maximum
 #define CS_TICKET2 2      // cs_walk<true>'s next maximum
-#define CS_TOTAL 3        // segments in all (cs_scan)
+#define CS_TOTAL 3        // segments in all (cs_place)
 #define CS_DONE 4         // cs_walk<true> blocks finished
 #define CS_COUNTERS 5
 
 // Rounds of 32 steps whose loads a walk issues together (cs_walk_one); tuned by the
 // cuda-segments bench rows (compat_matrix/HISTORY.md).
+// 1: the walks read the row words only (a walk along y reads a word per step); cs_pack writes no
+// column words. An A/B switch of the eleventh session (seg_ab.py "+r1").
+#ifndef CS_ROWS_ONLY
+#define CS_ROWS_ONLY 0
+#endif
+
 #ifndef CS_WALK_BATCH
 #define CS_WALK_BATCH 8
 #endif
 
-#define CS_CELLS 8        // accumulator cells a maxima thread tests (a tile: blockDim.x * CS_CELLS)
+// Accumulator cells a maxima thread tests (a tile: blockDim.x * CS_CELLS; cvgpu/cuda/segments.py's
+// _CELLS_PER_TILE the same). 4: the cuda-segments rows of seg_ab.py (compat_matrix/HISTORY.md; 2 won
+// at 640x480, lost at 3840x2160).
+#ifndef CS_CELLS
+#define CS_CELLS 4
+#endif
 
 __device__ __forceinline__ float cs_div(float a, float b)
 {
@@ -121,8 +133,10 @@ extern "C" __global__ void __launch_bounds__(256) cs_pack(
         if (lane == j && y < rows)
             rowbits[(long long)y * rw + xw] = word;
     }
+#if !CS_ROWS_ONLY
     if (x < cols)
         colbits[(long long)x * cw + yw] = col;
+#endif
 }
 
 // ---------------------------------------------------------------- local maxima
@@ -154,60 +168,23 @@ __device__ __forceinline__ bool cs_is_max(const int* __restrict__ accum, long lo
            v > down[-1] && v > down[0] && v > down[1];
 }
 
-// Block-wide sum (blockDim.x a multiple of 32, at most 1024); every thread gets it.
-__device__ __forceinline__ int cs_block_sum(int v, int* scratch)
-{
-    for (int d = 16; d > 0; d >>= 1)
-        v += __shfl_xor_sync(FULL_MASK, v, d);
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0)
-        scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    int total = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); w++)
-        total += scratch[w];
-    return total;
-}
-
-// grid: one block (1024 threads) per tile of 1024 * CS_CELLS cells.
-extern "C" __global__ void __launch_bounds__(1024) cs_maxima_count(
+// grid: one block (1024 threads) per tile of 1024 * CS_CELLS cells, tiles in raster order. Writes
+// the maxima's flat indices in raster order (cells of a tile in index order; a tile's maxima after
+// every earlier tile's): every cell's test first (all loads in flight), one scan of the block's
+// (cell round, warp) counts, the earlier tiles' maxima by the chained scan over `chain` (one word
+// a tile, zero at launch: cs_walk_write's last block zeroes it for the next detect), then the
+// writes. The last tile's block writes the number of maxima.
+extern "C" __global__ void __launch_bounds__(1024) cs_maxima(
     const int* __restrict__ accum, int numangle, int numrho, int threshold, const int* __restrict__ bounds,
-    int* __restrict__ tile_counts)
+    unsigned long long* __restrict__ chain, unsigned* __restrict__ maxima, int* __restrict__ counters)
 {
-    __shared__ int scratch[32];
-    await_previous_kernel();
-    const int span = bounds[0];
-    const long long tile = (long long)blockIdx.x * blockDim.x * CS_CELLS;
-    int count = 0;
-#pragma unroll
-    for (int i = 0; i < CS_CELLS; i++) {
-        const long long at = cs_cell(tile + (long long)i * blockDim.x + threadIdx.x, bounds, numangle, numrho, span);
-        count += cs_is_max(accum, at, numrho + 2, threshold);
-    }
-    count = cs_block_sum(count, scratch);
-    if (threadIdx.x == 0)
-        tile_counts[blockIdx.x] = count;
-}
-
-// Same grid: writes the maxima's flat indices in raster order (cells of a tile in index order; a
-// tile's maxima after every earlier tile's). The last block writes the number of maxima.
-extern "C" __global__ void __launch_bounds__(1024) cs_maxima_list(
-    const int* __restrict__ accum, int numangle, int numrho, int threshold, const int* __restrict__ bounds,
-    const int* __restrict__ tile_counts, unsigned* __restrict__ maxima, int* __restrict__ counters)
-{
-    __shared__ int scratch[32];
-    await_previous_kernel();
-    const int span = bounds[0];
-    int before = 0;
-    for (int b = threadIdx.x; b < (int)blockIdx.x; b += blockDim.x)
-        before += tile_counts[b];
-    int base = cs_block_sum(before, scratch);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const long long tile = (long long)blockIdx.x * blockDim.x * CS_CELLS;
-    // Every cell's test first (all loads in flight, as cs_maxima_count), then one scan of the
-    // (cell round i, warp) counts in raster order: round-major, warps in order within a round.
     __shared__ int counts[CS_CELLS * 32];
     __shared__ int round_total[CS_CELLS];
+    __shared__ int s_base;
+    await_previous_kernel();
+    const int span = bounds[0];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long tile = (long long)blockIdx.x * blockDim.x * CS_CELLS;
     unsigned hits[CS_CELLS];
     long long at[CS_CELLS];
 #pragma unroll
@@ -237,14 +214,26 @@ extern "C" __global__ void __launch_bounds__(1024) cs_maxima_list(
             round_total[warp] = incl;
     }
     __syncthreads();
+    if (warp == 0) {
+        int own = 0;
+#pragma unroll
+        for (int i = 0; i < CS_CELLS; i++)
+            own += round_total[i];
+        const int before = chain_scan_prefix(chain, own);
+        if (lane == 0) {
+            s_base = before;
+            if (blockIdx.x == gridDim.x - 1)
+                counters[CS_MAXIMA] = before + own;
+        }
+    }
+    __syncthreads();
+    int base = s_base;
 #pragma unroll
     for (int i = 0; i < CS_CELLS; i++) {
         if ((hits[i] >> lane) & 1u)
             maxima[base + counts[i * 32 + warp] + __popc(hits[i] & ((1u << lane) - 1u))] = (unsigned)at[i];
         base += round_total[i];
     }
-    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)
-        counters[CS_MAXIMA] = base;
 }
 
 // ---------------------------------------------------------------- the walk
@@ -378,8 +367,13 @@ __device__ __forceinline__ int cs_walk_one(
                 qy[j] = cy;
                 if (lane < steps) {
                     const int xi = (int)cx, yi = (int)cy;  // in the image: truncation is floor
+#if CS_ROWS_ONLY
+                    qw[j] = rowbits[(long long)yi * rw + (xi >> 5)];
+                    qs[j] = xi & 31;
+#else
                     qw[j] = along_x ? rowbits[(long long)yi * rw + (xi >> 5)] : colbits[(long long)xi * cw + (yi >> 5)];
                     qs[j] = (along_x ? xi : yi) & 31;
+#endif
                 }
                 rounds = j + 1;
                 if (outside) {
@@ -483,7 +477,7 @@ __device__ __forceinline__ void cs_zero_windows(int* __restrict__ accum, const i
 
 // Pass 1: warps take maxima by ticket and record each one's number of segments, keeping the first
 // stash_per of them in stash[i * stash_per ...] (stash_per 0: none kept); then the blocks zero the
-// accumulator (the maxima list is complete: this kernel waited for cs_maxima_list).
+// accumulator (the maxima list is complete: this kernel waited for cs_maxima).
 extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
@@ -511,81 +505,97 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
     cs_zero_windows(accum, bounds, numangle, numrho + 2);
 }
 
-// One block of 1024 threads: offsets[i] = segments of maxima before i; counters[CS_TOTAL] = all.
-extern "C" __global__ void __launch_bounds__(1024) cs_scan(const int* __restrict__ counts, int* __restrict__ counters,
-                                                           int* __restrict__ offsets)
+// Offsets and the stash's copies in one pass: block b takes maxima [b * CS_PLACE, (b + 1) * CS_PLACE),
+// scans their counts (offsets[i] = the segments of maxima before i) with the blocks before it by
+// the chained scan over `chain` (zero at launch: cs_walk_write's last block zeroes it), then copies
+// the stashed segments of every maximum whose segments all fit its stash (counts[i] <= stash_per)
+// to out[offsets[i] + j] below max_lines (and the host copy). The block of the last maximum (block
+// 0 when there are none) writes counters[CS_TOTAL], the segments in all. Blocks past the maxima
+// return at once (the grid covers every possible maximum; the count is known on the device only).
+#define CS_PLACE 256
+extern "C" __global__ void __launch_bounds__(CS_PLACE) cs_place(
+    int* __restrict__ counters, const int* __restrict__ counts, int* __restrict__ offsets,
+    unsigned long long* __restrict__ chain, const int4* __restrict__ stash, int stash_per, int max_lines,
+    int4* __restrict__ out, const long long* __restrict__ call, int4* __restrict__ host_out)
 {
-    __shared__ int scratch[32];
-    __shared__ int warp_sums[32];
+    __shared__ int warp_sums[CS_PLACE / 32];
+    __shared__ int s_base;
+    __shared__ int s_off[CS_PLACE], s_cnt[CS_PLACE];
     await_previous_kernel();
+    if (call != nullptr)
+        out = reinterpret_cast<int4*>(call[CS_WORD_OUT_PTR]);
     const int total = counters[CS_MAXIMA];
-    const int per = (total + blockDim.x - 1) / blockDim.x;
-    const int begin = min(total, (int)threadIdx.x * per), end = min(total, begin + per);
-    int own = 0;
-    for (int i = begin; i < end; i++)
-        own += counts[i];
-    // Exclusive block scan of `own`.
+    const int first = (int)blockIdx.x * CS_PLACE;
+    if (first >= max(total, 1))
+        return;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int incl = own;
+    const int i = first + (int)threadIdx.x;
+    const int c = i < total ? counts[i] : 0;
+    int incl = c;
+#pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(FULL_MASK, incl, d);
+        const int u = __shfl_up_sync(FULL_MASK, incl, d);
         if (lane >= d)
-            incl += o;
+            incl += u;
     }
     if (lane == 31)
         warp_sums[warp] = incl;
     __syncthreads();
-    int prior = 0;
-    for (int w = 0; w < warp; w++)
-        prior += warp_sums[w];
-    int run = prior + incl - own;
-    for (int i = begin; i < end; i++) {
-        offsets[i] = run;
-        run += counts[i];
-    }
-    const int all = cs_block_sum(own, scratch);
-    if (threadIdx.x == 0)
-        counters[CS_TOTAL] = all;
-}
-
-// The segments of every maximum whose segments all fit its stash (counts[i] <= stash_per): copied to
-// out[offsets[i] + j] below max_lines. Grid-stride over the (maximum, slot) pairs.
-extern "C" __global__ void __launch_bounds__(256) cs_gather(
-    const int* __restrict__ counters, const int* __restrict__ counts, const int* __restrict__ offsets,
-    const int4* __restrict__ stash, int stash_per, int max_lines, int4* __restrict__ out,
-    const long long* __restrict__ call, int4* __restrict__ host_out)
-{
-    await_previous_kernel();
-    if (call != nullptr)
-        out = reinterpret_cast<int4*>(call[CS_WORD_OUT_PTR]);
-    const long long pairs = (long long)counters[CS_MAXIMA] * stash_per;
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < pairs; g += nthreads) {
-        const int i = (int)(g / stash_per), j = (int)(g - (long long)i * stash_per);
-        const int c = counts[i];
-        if (c > stash_per || j >= c)
-            continue;
-        const int slot = offsets[i] + j;
-        if (slot < max_lines) {
-            const int4 seg = stash[g];
-            out[slot] = seg;
-            if (host_out != nullptr)
-                host_out[slot] = seg;
+    if (warp == 0) {
+        const int ws = lane < CS_PLACE / 32 ? warp_sums[lane] : 0;
+        int w_incl = ws;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int u = __shfl_up_sync(FULL_MASK, w_incl, d);
+            if (lane >= d)
+                w_incl += u;
+        }
+        const int block_sum = __shfl_sync(FULL_MASK, w_incl, 31);
+        const int before = chain_scan_prefix(chain, block_sum);
+        if (lane < CS_PLACE / 32)
+            warp_sums[lane] = w_incl - ws;
+        if (lane == 0) {
+            s_base = before;
+            if (first + CS_PLACE >= total)
+                counters[CS_TOTAL] = before + block_sum;
         }
     }
-    if (host_out != nullptr)
+    __syncthreads();
+    const int off = s_base + warp_sums[warp] + incl - c;
+    if (i < total)
+        offsets[i] = off;
+    s_off[threadIdx.x] = off;
+    s_cnt[threadIdx.x] = c;
+    __syncthreads();
+    // The stash pairs (maximum m of this block, slot j), consecutive threads on consecutive pairs.
+    bool wrote = false;
+    for (int p = threadIdx.x; p < CS_PLACE * stash_per; p += CS_PLACE) {
+        const int m = p / stash_per, j = p - m * stash_per;
+        const int cm = s_cnt[m], slot = s_off[m] + j;
+        if (cm > stash_per || j >= cm || slot >= max_lines)
+            continue;
+        const int4 seg = stash[(long long)first * stash_per + p];
+        out[slot] = seg;
+        if (host_out != nullptr) {
+            host_out[slot] = seg;
+            wrote = true;
+        }
+    }
+    if (wrote)
         __threadfence_system();   // (the host reads the copy once cs_walk_write publishes the count)
 }
 
 // Pass 2: walks again the maxima with more segments than their stash held whose segments start
-// below max_lines, and writes them (out: int4, the call word CS_WORD_OUT_PTR in graph mode). The last block publishes host[0] = the count
-// (fenced after the segments; host[1] the segments in all) and resets the counters (the voting's point counter too).
+// below max_lines, and writes them (out: int4, the call word CS_WORD_OUT_PTR in graph mode). The last
+// block publishes host[0] = the count (fenced after the segments; host[1] the segments in all) and
+// resets the counters (the voting's point counter too) and the chained scans' words.
 extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
     const unsigned* __restrict__ colbits, int cw, const int* __restrict__ counts, const int* __restrict__ offsets,
     int max_lines, int4* __restrict__ out, int* __restrict__ point_counter, int* __restrict__ host,
-    const long long* __restrict__ call, int stash_per, int4* __restrict__ host_out)
+    const long long* __restrict__ call, int stash_per, int4* __restrict__ host_out,
+    unsigned long long* __restrict__ chains, int chain_words)
 {
     __shared__ int s_last;
     await_previous_kernel();
@@ -605,7 +615,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
         if (first >= max_lines)
             break;  // (offsets do not decrease: no later maximum has a segment below max_lines)
         if (counts[i] <= stash_per)
-            continue;  // none, or all copied from the stash by cs_gather
+            continue;  // none, or all copied from the stash by cs_place
         cs_walk_one<true>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw, colbits, cw, out,
                           first, max_lines, host_out);
         wrote = true;
@@ -620,7 +630,12 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
     if (threadIdx.x == 0)
         s_last = atomicAdd(&counters[CS_DONE], 1) == (int)gridDim.x - 1;
     __syncthreads();
-    if (!s_last || threadIdx.x != 0)
+    if (!s_last)
+        return;
+    // cs_maxima's and cs_place's chained scans (both have finished), zeroed for the next detect.
+    for (int w = threadIdx.x; w < chain_words; w += blockDim.x)
+        chains[w] = 0ull;
+    if (threadIdx.x != 0)
         return;
     __threadfence();
     const int all = counters[CS_TOTAL];

@@ -3,7 +3,9 @@
 Arms (SEG_ARMS, comma-separated): "base" = the kernel file SEG_BASE (.dev/seg_base.cu, carried:
 `git show <rev>:kernels/cuda/segments.cu`; only with the Python of its own commit), "cur" = the
 source as it is, "cur@B" = the source with CS_WALK_BATCH B; "+cold" after an arm: every timed detect
-takes the full path (no hot replay) and its download reads the device (no host copy). Each arm's detector is made while its source is the family's (its captured graph
+takes the full path (no hot replay) and its download reads the device (no host copy); "+cN": CS_CELLS
+N (default 4 from call 4 on, 8 before; cs_maxima's cells a thread, and segments.py's tile with it); "+sN": STASH_PER N (16 from call 4 on, 8 before); "+r1": CS_ROWS_ONLY 1; "+p1": cs_pack's
+loads from clamped addresses, unconditional (the bounds only mask the bits). Each arm's detector is made while its source is the family's (its captured graph
 keeps that arm's kernels), all built by NVRTC. Per workload (seg_profile.py's, plus 3840x2160),
 ABBA twice: detect + download with events around every call (call_ms, the bench's single call)
 and the captured graph replayed back to back (graph_ms, device time); every arm's segments equal
@@ -43,7 +45,23 @@ def source(arm):
         return src.replace(cur, open(os.environ.get("SEG_BASE", ".dev/seg_base.cu")).read())
     if batch:
         src = re.sub(r"#define CS_WALK_BATCH \d+", "#define CS_WALK_BATCH %d" % int(batch), src)
+    cells = flag(arm, "c", 4)
+    if cells != 4:
+        src = re.sub(r"#define CS_CELLS \d+", "#define CS_CELLS %d" % cells, src)
+    if "+r1" in arm:
+        src = src.replace("#define CS_ROWS_ONLY 0", "#define CS_ROWS_ONLY 1")
+    if "+p1" in arm:
+        old = "        on[j] = x < cols && y < rows && __ldg(img + (long long)y * step + x) != 0;"
+        assert old in src
+        src = src.replace(old, "        on[j] = __ldg(img + (long long)min(y, rows - 1) * step + min(x, cols - 1)) != 0 && x < cols && y < rows;")
     return src
+
+
+def flag(arm, letter, default):
+    for f in arm.split("+")[1:]:
+        if f[:1] == letter and f[1:].isdigit():
+            return int(f[1:])
+    return default
 
 
 _kernels.kernel_source = lambda family: source(ARM[0]) if family == FAMILY else _orig(family)
@@ -54,6 +72,8 @@ def use(arm):
         for k in [k for k in d if k[1] == FAMILY]:
             del d[k]
     ARM[0] = arm
+    S._CELLS_PER_TILE = 1024 * flag(arm, "c", 4)   # (read when a detector makes its work space)
+    S.STASH_PER = flag(arm, "s", 16)
 
 
 def med(xs):
