@@ -35,7 +35,8 @@ _BASE_OPTIONS = ("--std=c++14", "--ftz=false", "--prec-div=true", "--prec-sqrt=t
 # kernels build for (they use sm_80's warp reductions); newer devices compile at run time.
 AOT_ARCHS = (80, 86, 89, 90, 100, 120)
 # Option sets each module is built with ahead of time (modules not named: the base options only).
-AOT_OPTION_SETS = {"hough/lines": ((), ("-DCVGPU_WIDE_POINTS",)), "cuda/hough": ((), ("-DCVGPU_WIDE_POINTS",))}
+AOT_OPTION_SETS = {"hough/lines": ((), ("-DCVGPU_WIDE_POINTS",)), "cuda/hough": ((), ("-DCVGPU_WIDE_POINTS",)),
+                   "cuda/segments": ((), ("-DCVGPU_WIDE_POINTS",))}
 AOT_DIR = "_aot"
 
 _lock = threading.Lock()

@@ -68,6 +68,8 @@ ALLOWED = {
     ("cvgpu/cuda/hough.py", "_replay", "buf.spare_out.take"): "_graphs.SpareOutput.take: memory, not an array",
     ("cvgpu/cuda/hough.py", "_start_detect", "buf.spare_out.take"): "_graphs.SpareOutput.take",
     ("cvgpu/cuda/segments.py", "_launch", "ws.spare_out.take"): "_graphs.SpareOutput.take",
+    ("cvgpu/cuda/segments.py", "_replay", "ws.spare_out.take"): "_graphs.SpareOutput.take",
+    ("cvgpu/cuda/gpumat.py", "download", "mirror[2].copy"): "numpy: the pinned mirror of a segment detector's result",
     ("cvgpu/cuda/hough.py", "downloadResults", "mirror[4].copy"): "numpy: the pinned mirror of the result",
     ("cvgpu/cuda/hough.py", "downloadResults", "mirror[5].copy"): "numpy: the pinned mirror of the result",
     ("cvgpu/dask.py", "_warm_contours", "(rng.random((512, 512)) < 0.45) * 255.astype"): "numpy: a warm-up image",

@@ -80,7 +80,7 @@ class _Workspace:
     """The segment kernels' buffers over one voting buffer set (the lines detector's _Buffers) and
     their launch plans, one per setting."""
 
-    __slots__ = ("voting", "rowbits", "colbits", "rw", "cw", "tiles", "chains", "place_blocks", "maxima", "counts", "offsets",
+    __slots__ = ("voting", "rowbits", "rw", "collect", "collect_lean", "tiles", "chains", "place_blocks", "maxima", "counts", "offsets",
                  "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out",
                  "stash_per", "stash", "last_count")
 
@@ -243,9 +243,14 @@ class HoughSegmentDetector:
             return ws
         ws = _Workspace()
         ws.voting = buf
-        ws.rw, ws.cw = cdiv(cols, 32), cdiv(rows, 32)
+        ws.rw = cdiv(cols, 32)
         ws.rowbits = cp.empty(rows * ws.rw, dtype=cp.uint32)
-        ws.colbits = cp.empty(cols * ws.cw, dtype=cp.uint32)
+        # The lines detector's collection that also writes the rows as bits: compiled with the
+        # voting's options (its point type).
+        c = buf.collect
+        ws.collect = Kernel(_kernels.get_function(FAMILY, "cs_collect", buf.options), c.grid, c.block, 0,
+                            **c.args, rowbits=ws.rowbits, rw=np.int32(ws.rw))
+        ws.collect_lean = ws.collect.lean(_kernels.get_function(FAMILY, "cs_collect_lean", buf.options))
         ws.tiles = max(1, cdiv(numangle * (numrho + 2), _CELLS_PER_TILE))
         # No two local maxima are neighbours (strict 8-neighbour rule).
         most = cdiv(numangle, 2) * cdiv(numrho, 2)
@@ -277,16 +282,13 @@ class HoughSegmentDetector:
         threshold = np.int32(max(INT_MIN, min(vote_threshold(self._threshold, self._min_len), 2**31 - 1)))
         walk = dict(numrho=np.int32(numrho), rho=rho, theta=theta, rows=np.int32(rows), cols=np.int32(cols),
                     min_len=np.int32(self._min_len), max_gap=np.int32(self._max_gap), rowbits=ws.rowbits,
-                    rw=np.int32(ws.rw), colbits=ws.colbits, cw=np.int32(ws.cw))
+                    rw=np.int32(ws.rw))
         accum = buf.accum_pair[0]
         pinned = ws.results.pinned.ptr
         # The host copy of the segments where the limit fits its room (else none: a null pointer).
         host_out = np.uint64(pinned + 4 * _HOST_HEAD if limit <= OUT_CAP else 0)
         kernels = (
-            buf.collect,
-            Kernel(kernel("cs_pack"), (ws.rw, cdiv(ws.cw, 8)), (256,), 0, img=Word("image_ptr"), cols=np.int32(cols),
-                   step=Word("row_step"), rows=np.int32(rows), rowbits=ws.rowbits, rw=np.int32(ws.rw),
-                   colbits=ws.colbits, cw=np.int32(ws.cw), call=CALL),
+            ws.collect,
             buf.votes[0],
             Kernel(kernel("cs_maxima"), (ws.tiles,), (1024,), 0, accum=accum, numangle=np.int32(numangle),
                    numrho=np.int32(numrho), threshold=threshold, bounds=buf.bounds, chain=ws.chains[:ws.tiles],
@@ -303,7 +305,7 @@ class HoughSegmentDetector:
                    call=CALL, stash_per=np.int32(ws.stash_per), host_out=host_out, chains=ws.chains,
                    chain_words=np.int32(ws.chains.size)),
         )
-        return _graphs.GraphPlan(cp, _hough.FAMILY, buf.options, buf.call, kernels, buf.collect_lean, _ran)
+        return _graphs.GraphPlan(cp, _hough.FAMILY, buf.options, buf.call, kernels, ws.collect_lean, _ran)
 
     def _run(self, cp, image, numangle, numrho, source=None):
         rows, cols = image.shape

@@ -28,9 +28,11 @@
 // against the serial recurrence (fl(p_t + d) == p_{t+1}), and the first lane where it fails ends
 // the verified prefix: the walk restarts the closed form from the exact position after it. A
 // round therefore advances 32 steps except at binade changes, and the positions are exactly the
-// serial ones whatever the proof's corner cases. Edge pixels are read from bit-packed copies of the
-// image (cs_pack): rows for walks along x, columns for walks along y, so that a warp's 32 steps read
-// one or two words. Runs and gaps are found from the warp's ballot of edge steps and a carried
+// serial ones whatever the proof's corner cases. Edge pixels are read from the image's rows as bits
+// (written by cs_collect): a walk along x reads one or two words a round of 32 steps, a walk along
+// y a word a step (a copy of the columns for those, packed by a kernel of its own, cost more than
+// the walks' scattered reads: compat_matrix/HISTORY.md). The loads of CS_WALK_BATCH rounds are
+// issued together. Runs and gaps are found from the warp's ballot of edge steps and a carried
 // state (open run's first and last edge step), in walk order.
 //
 // Output order (cvgpu's documented, deterministic choice; OpenCV's is whatever atomics produce):
@@ -38,8 +40,9 @@
 // More segments than maxLines: the first maxLines in that order. OpenCV keeps an arbitrary subset.
 //
 // Pipeline (one stream, one host synchronisation: the count published in pinned memory):
-//   ch_collect, ch_vote_*     (kernels/cuda/hough.cu)
-//   cs_pack                   bit-packed rows and columns of the image
+//   cs_collect                the lines detector's point list (kernels/cuda/hough.cu: ch_collect)
+//                             and the image's rows as bits
+//   ch_vote_*                 the lines detector's voting (kernels/cuda/hough.cu)
 //   cs_maxima                 the maxima's flat indices in raster order (tiles of accumulator
 //                             cells in raster order, their offsets by a chained scan)
 //   cs_walk_count             per maximum: its number of segments, the first stash_per of them
@@ -62,6 +65,7 @@
 // Graph mode: the call words are the lines detector's (kernels/cuda/hough.cu: CH_WORDS): the image's
 // words (HOUGH_WORD_*), then the output pointer.
 #define CS_WORD_OUT_PTR 3
+#define CS_WORDS 4
 
 // Counters (int32, zeroed once by the host, reset by the last cs_walk<true> block):
 #define CS_MAXIMA 0       // number of local maxima (cs_maxima)
@@ -73,12 +77,6 @@
 
 // Rounds of 32 steps whose loads a walk issues together (cs_walk_one); tuned by the
 // cuda-segments bench rows (compat_matrix/HISTORY.md).
-// 1: the walks read the row words only (a walk along y reads a word per step); cs_pack writes no
-// column words. An A/B switch of the eleventh session (seg_ab.py "+r1").
-#ifndef CS_ROWS_ONLY
-#define CS_ROWS_ONLY 0
-#endif
-
 #ifndef CS_WALK_BATCH
 #define CS_WALK_BATCH 8
 #endif
@@ -97,46 +95,29 @@ __device__ __forceinline__ float cs_div(float a, float b)
     return d;
 }
 
-// ---------------------------------------------------------------- bit-packed image
+// ---------------------------------------------------------------- point list and bit-packed rows
 
-// grid (ceil(cols / 32), ceil(ceil(rows / 32) / 8)), 256 threads: each warp packs a 32 x 32 tile.
-// rowbits[y * rw + x / 32] bit x % 32 and colbits[x * cw + y / 32] bit y % 32: pixel (x, y) != 0.
-extern "C" __global__ void __launch_bounds__(256) cs_pack(
-    const unsigned char* __restrict__ img, int cols, long long step, int rows, unsigned* __restrict__ rowbits, int rw,
-    unsigned* __restrict__ colbits, int cw, const long long* __restrict__ call)
+// The lines detector's collection (kernels/cuda/hough.cu: ch_collect, ch_collect_lean; the same
+// point list for the same voting kernels) that also writes the image's rows as bits:
+// rowbits[y * rw + x / 32] bit x % 32 set when pixel (x, y) is nonzero.
+extern "C" __global__ void __launch_bounds__(256) cs_collect(
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
+    point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
+    unsigned* __restrict__ rowbits, int rw)
 {
-    await_previous_kernel();
-    if (call != nullptr) {
-        img = reinterpret_cast<const unsigned char*>(call[HOUGH_WORD_IMAGE_PTR]);
-        step = call[HOUGH_WORD_ROW_STEP];
-    }
-    const int lane = threadIdx.x & 31;
-    const int xw = blockIdx.x;
-    const int yw = blockIdx.y * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    if (yw >= cw)
-        return;
-    const int x = xw * 32 + lane;
-    // The 32 bytes of a lane are loaded before any ballot, so that they are all in flight at once
-    // (loads interleaved with the ballots were issued one after another).
-    bool on[32];
-#pragma unroll
-    for (int j = 0; j < 32; j++) {
-        const int y = yw * 32 + j;
-        on[j] = x < cols && y < rows && __ldg(img + (long long)y * step + x) != 0;
-    }
-    unsigned col = 0;
-#pragma unroll
-    for (int j = 0; j < 32; j++) {
-        const int y = yw * 32 + j;
-        const unsigned word = __ballot_sync(FULL_MASK, on[j]);
-        col |= (unsigned)on[j] << j;
-        if (lane == j && y < rows)
-            rowbits[(long long)y * rw + xw] = word;
-    }
-#if !CS_ROWS_ONLY
-    if (x < cols)
-        colbits[(long long)x * cw + yw] = col;
-#endif
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, HOUGH_IMAGE_WORDS,
+                       CS_WORDS, rowbits, rw);
+}
+
+// The first kernel of a lean graph (kernels/graphs.cuh: fresh_word_load): cs_collect that also
+// brings the output pointer.
+extern "C" __global__ void __launch_bounds__(256) cs_collect_lean(
+    const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
+    point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
+    unsigned* __restrict__ rowbits, int rw, const long long* __restrict__ fresh)
+{
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, HOUGH_IMAGE_WORDS,
+                       CS_WORDS, rowbits, rw);
 }
 
 // ---------------------------------------------------------------- local maxima
@@ -312,14 +293,13 @@ __device__ __forceinline__ bool cs_start(unsigned flat, int numrho, float rho, f
 template <bool Write, bool Stop = true>
 __device__ __forceinline__ int cs_walk_one(
     unsigned flat, int numrho, float rho, float theta, int rows, int cols, int min_len, int max_gap,
-    const unsigned* __restrict__ rowbits, int rw, const unsigned* __restrict__ colbits, int cw,
+    const unsigned* __restrict__ rowbits, int rw,
     int4* __restrict__ out, int first, int limit, int4* __restrict__ host_out = nullptr)
 {
     const int lane = threadIdx.x & 31;
     float px, py, sx, sy;
     if (!cs_start(flat, numrho, rho, theta, rows, cols, &px, &py, &sx, &sy))
         return 0;
-    const bool along_x = fabsf(sx) == 1.0f;  // a unit step along x: consecutive steps share row words
     const int gap = max(max_gap, 0);
     const float len = (float)min_len;
     const float fcols = (float)cols, frows = (float)rows;
@@ -367,13 +347,8 @@ __device__ __forceinline__ int cs_walk_one(
                 qy[j] = cy;
                 if (lane < steps) {
                     const int xi = (int)cx, yi = (int)cy;  // in the image: truncation is floor
-#if CS_ROWS_ONLY
                     qw[j] = rowbits[(long long)yi * rw + (xi >> 5)];
                     qs[j] = xi & 31;
-#else
-                    qw[j] = along_x ? rowbits[(long long)yi * rw + (xi >> 5)] : colbits[(long long)xi * cw + (yi >> 5)];
-                    qs[j] = (along_x ? xi : yi) & 31;
-#endif
                 }
                 rounds = j + 1;
                 if (outside) {
@@ -481,7 +456,7 @@ __device__ __forceinline__ void cs_zero_windows(int* __restrict__ accum, const i
 extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
-    const unsigned* __restrict__ colbits, int cw, int* __restrict__ counts, int* __restrict__ accum,
+    int* __restrict__ counts, int* __restrict__ accum,
     const int* __restrict__ bounds, int numangle, int4* __restrict__ stash, int stash_per)
 {
     await_previous_kernel();
@@ -496,9 +471,9 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
             break;
         const int found = stash_per > 0
             ? cs_walk_one<true, false>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw,
-                                       colbits, cw, stash + (long long)i * stash_per, 0, stash_per)
+                                       stash + (long long)i * stash_per, 0, stash_per)
             : cs_walk_one<false>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw,
-                                 colbits, cw, nullptr, 0, 0);
+                                 nullptr, 0, 0);
         if (lane == 0)
             counts[i] = found;
     }
@@ -592,7 +567,7 @@ extern "C" __global__ void __launch_bounds__(CS_PLACE) cs_place(
 extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
     const unsigned* __restrict__ maxima, int* __restrict__ counters, int numrho, float rho, float theta, int rows,
     int cols, int min_len, int max_gap, const unsigned* __restrict__ rowbits, int rw,
-    const unsigned* __restrict__ colbits, int cw, const int* __restrict__ counts, const int* __restrict__ offsets,
+    const int* __restrict__ counts, const int* __restrict__ offsets,
     int max_lines, int4* __restrict__ out, int* __restrict__ point_counter, int* __restrict__ host,
     const long long* __restrict__ call, int stash_per, int4* __restrict__ host_out,
     unsigned long long* __restrict__ chains, int chain_words)
@@ -616,7 +591,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_write(
             break;  // (offsets do not decrease: no later maximum has a segment below max_lines)
         if (counts[i] <= stash_per)
             continue;  // none, or all copied from the stash by cs_place
-        cs_walk_one<true>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw, colbits, cw, out,
+        cs_walk_one<true>(maxima[i], numrho, rho, theta, rows, cols, min_len, max_gap, rowbits, rw, out,
                           first, max_lines, host_out);
         wrote = true;
     }

@@ -87,10 +87,13 @@ __device__ __forceinline__ unsigned hough_nonzero_bytes(unsigned w)
 // bit j of its little-endian 16-bit word k set when pixel 16 k + j is nonzero, zero past the row):
 // a lane's 16 pixels are one 2-byte load that is already the hit mask; `align` and `weights` are
 // not used (a bit carries no weight).
+// rowbits (the segment detector's, kernels/cuda/segments.cu; null elsewhere): the image's nonzero
+// pixels as bits too, rowbits[y * rw + x / 32] bit x % 32, from the masks of two neighbouring lanes.
 template <bool BITS = false>
 __device__ __forceinline__ void hough_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows_ll, int align,
-    point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter)
+    point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counter,
+    unsigned* __restrict__ rowbits = nullptr, int rw = 0)
 {
     __shared__ int warp_base[8];
     __shared__ int block_base;
@@ -161,6 +164,13 @@ __device__ __forceinline__ void hough_collect(
                     m |= hough_nonzero_bytes(px[it][q]) << (4 * q);
             }
             mask[it] = m;
+            if (rowbits != nullptr) {
+                // Lane 2k: pixels x .. x + 15, lane 2k + 1 the next 16 (x a multiple of 32).
+                const unsigned upper = __shfl_down_sync(0xffffffffu, m, 1);
+                const long long chunk = first_chunk + (long long)it * nwarps + warp;
+                if ((lane & 1) == 0 && chunk < nchunks && x[it] < cols)
+                    rowbits[(long long)y[it] * rw + (x[it] >> 5)] = m | (upper << 16);
+            }
             const int own = __popc(m);
             int incl = own;
 #pragma unroll
@@ -217,7 +227,8 @@ template <bool BITS = false, typename Zero>
 __device__ __forceinline__ void hough_collect_call(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counters,
-    Zero zero, const long long* __restrict__ call, const long long* __restrict__ fresh, int first, int words)
+    Zero zero, const long long* __restrict__ call, const long long* __restrict__ fresh, int first, int words,
+    unsigned* __restrict__ rowbits = nullptr, int rw = 0)
 {
     const long long fresh_word = fresh_word_load(fresh, first, words);
     zero();
@@ -227,7 +238,7 @@ __device__ __forceinline__ void hough_collect_call(
         step = call[HOUGH_WORD_ROW_STEP];
         align = (int)call[HOUGH_WORD_LOAD_WIDTH];
     }
-    hough_collect<BITS>(img, cols, step, rows, align, points, weights, &counters[0]);
+    hough_collect<BITS>(img, cols, step, rows, align, points, weights, &counters[0], rowbits, rw);
     fresh_word_store(fresh, call, first, words, fresh_word);
 }
 

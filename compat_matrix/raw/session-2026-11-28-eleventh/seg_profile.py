@@ -79,7 +79,7 @@ def profile(name, img):
     row["graph_ms"] = events(lambda: plan.replay(stream, head), REPS // 4, per=8)
     stream.synchronize()
     values = (arr, np.int64(step), np.int32(load_width(ptr, step, img.shape[1])), np.uint64(out.ptr))
-    names = ["collect", "pack", "vote", "maxima", "walk_count", "place", "walk_write"]
+    names = ["collect", "vote", "maxima", "walk_count", "place", "walk_write"]
     names += ["k%d" % i for i in range(len(names), len(plan.kernels))]
     direct = plan._direct
     ev = [cp.cuda.Event() for _ in range(len(direct) + 1)]
