@@ -80,8 +80,8 @@ class _Workspace:
     """The segment kernels' buffers over one voting buffer set (the lines detector's _Buffers) and
     their launch plans, one per setting."""
 
-    __slots__ = ("voting", "rowbits", "rw", "collect", "collect_lean", "tiles", "chains", "place_blocks", "maxima", "counts", "offsets",
-                 "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out",
+    __slots__ = ("voting", "rowbits", "rw", "collect", "collect_lean", "tiles", "chains", "place_blocks", "maxima",
+                 "counts", "offsets", "counters", "results", "walk_grid", "plans", "graph_seen", "spare_out",
                  "stash_per", "stash", "last_count")
 
 
@@ -361,10 +361,7 @@ class HoughSegmentDetector:
         except BaseException:
             self._abandon(ws)
             raise
-        count = results.flag[0]
-        if count == INT_MIN:
-            self._abandon(ws)
-            raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_segments.cpp", 0)
+        count = self._published(ws)
         self._hot = hot
         ws.last_count = count
         return count, int(results.host[1]), out
@@ -393,10 +390,7 @@ class HoughSegmentDetector:
         except BaseException:
             self._abandon(ws)
             raise
-        count = results.flag[0]
-        if count == INT_MIN:
-            self._abandon(ws)
-            raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_segments.cpp", 0)
+        count = self._published(ws)
         if int(results.host[1]) > hot.limit and self._max_lines > hot.limit:
             # More segments than the room: the full path (it launches again with room for all).
             self._hot = None
@@ -405,6 +399,15 @@ class HoughSegmentDetector:
             ws.last_count = count
             expected = _result(cp, ws, count, out, hot.limit)
         return expected
+
+    def _published(self, ws):
+        """The segment count the last kernel published (after the wait); cv2's error, the work space
+        reset, where the kernels did not complete."""
+        count = ws.results.flag[0]
+        if count == INT_MIN:
+            self._abandon(ws)
+            raise _errors.cv_error(-217, "the Hough kernels did not complete", "detect", "hough_segments.cpp", 0)
+        return count
 
     def _abandon(self, ws):
         """After a launch that failed or did not complete: counters and accumulators zeroed."""
