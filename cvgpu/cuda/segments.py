@@ -45,7 +45,7 @@ _HOST_HEAD = 4               # pinned ints before the host copy of the segments:
 # with room for all of them (a second synchronisation).
 OUT_CAP = 1 << 16
 # Segments kept per possible maximum by the first walk (kernels/cuda/segments.cu: the stash), so
-# that only maxima with more are walked again; none where the stash would pass STASH_BYTES. 16: the
+# that only maxima with more are walked again; fewer where the stash would pass STASH_BYTES. 16: the
 # cuda-segments rows of seg_ab.py (compat_matrix/HISTORY.md, "Segment detector: host copy, hot
 # replay, one maxima pass"; 32 lost at 3840x2160).
 STASH_PER = 16
@@ -69,6 +69,15 @@ def _setter_value(method, name, args, kwargs):
     """A setter's one argument bound and converted as cv2's binding of that method does."""
     return _binding.parse("cuda_HoughSegmentDetector." + method, [_SETTER_PARAMS[name]], args, kwargs, None,
                           overloads=1)[name]
+
+
+def stash_slots(most):
+    """Stash slots a possible maximum: STASH_PER, halved until ``most`` maxima's fit STASH_BYTES (0:
+    none fits; every maximum with segments is then walked twice)."""
+    per = STASH_PER
+    while per > 0 and most * per * 16 > STASH_BYTES:
+        per //= 2
+    return per
 
 
 def vote_threshold(threshold, min_line_length):
@@ -261,7 +270,7 @@ class HoughSegmentDetector:
         # between detects (cs_walk_write's last block zeroes them).
         ws.place_blocks = cdiv(most, _PLACE)
         ws.chains = cp.zeros(ws.tiles + ws.place_blocks, dtype=cp.uint64)
-        ws.stash_per = STASH_PER if most * STASH_PER * 16 <= STASH_BYTES else 0
+        ws.stash_per = stash_slots(most)
         ws.stash = cp.empty((most * ws.stash_per or 1, 4), dtype=cp.int32)
         ws.counters = cp.zeros(_COUNTERS, dtype=cp.int32)
         ws.results = _Results(cp)

@@ -103,6 +103,16 @@ def test_without_gpu_device_work_raises_no_cuda():
     assert e.value.code == -216
 
 
+def test_stash_slots_fit_the_budget():
+    """The first walk's stash keeps STASH_PER slots a possible maximum where they fit STASH_BYTES,
+    halved until they do elsewhere (an 8192x8192 image, 1.47M possible maxima at 1 degree, keeps 8)."""
+    for most in (1, 100_890, 540_090, 1_474_650, 7_200_090, 10**9):
+        per = cseg.stash_slots(most)
+        assert 0 <= per <= cseg.STASH_PER and most * per * 16 <= cseg.STASH_BYTES
+        assert per == cseg.STASH_PER or most * (2 * per or 1) * 16 > cseg.STASH_BYTES
+    assert cseg.stash_slots(100_890) == cseg.STASH_PER and cseg.stash_slots(1_474_650) == cseg.STASH_PER // 2
+
+
 def test_model_walk_equals_the_plain_state_machine():
     """The model's walk (runs on a walks x steps grid, a few walks per chunk here so chunks join) and
     the stepwise state machine with the walks that have left dropped from its arrays give the
