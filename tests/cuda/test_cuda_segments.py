@@ -285,6 +285,26 @@ def test_inputs_output_argument_stream_and_repeats():
 
 
 @gpu
+@pytest.mark.parametrize("budget_slots", [16, 4, 1, 0])
+def test_stash_sizes_give_the_same_segments(monkeypatch, budget_slots):
+    """Every stash size (the slots a possible maximum that STASH_BYTES allows; 0: none, every maximum
+    with segments walked twice) gives the model's segments, with maxLines cutting inside a
+    maximum's segments too."""
+    rng = np.random.default_rng(21)
+    img = _random_image(rng, 300, 400, 1)
+    rows, cols = img.shape
+    numangle, numrho = cseg._hough.accumulator_size(rows, cols, np.float32(1.0), np.float32(math.pi / 180))
+    most = cseg.cdiv(numangle, 2) * cseg.cdiv(numrho, 2)   # (the work space's possible maxima)
+    monkeypatch.setattr(cseg, "STASH_BYTES", most * budget_slots * 16)
+    assert cseg.stash_slots(most) == budget_slots
+    for params in ((1.0, math.pi / 180, 10, 3, 4096, -1), (1.0, math.pi / 180, 5, 8, 37, -1)):
+        det = cuda.createHoughSegmentDetector(*params)
+        got = _download(det.detect(cuda.GpuMat(img)))
+        assert det._ws.stash_per == budget_slots
+        assert _same_as_model(params, img, got), params
+
+
+@gpu
 def test_same_gpumat_repeats_and_the_host_copy():
     """A repeat on the same GpuMat replays the lean graph directly (HoughSegmentDetector._replay):
     with the GpuMat's content uploaded anew between repeats, segment counts that change, settings
