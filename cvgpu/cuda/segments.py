@@ -357,7 +357,7 @@ class HoughSegmentDetector:
                 _hough._pack_words(buf.call_bytes, 0, *head, out.ptr)
                 plan.replay(stream, head)
                 if source is not None and limit <= OUT_CAP:
-                    lean = plan.lean_graph() if plan.lean is None else plan.lean
+                    lean = plan.lean_graph()   # (captured on first use)
                     if lean and buf.call.loaded == head:
                         hot = _Hot(cp)
                         hot.source, hot.ws, hot.lean, hot.limit, hot.out_bytes = source, ws, lean, limit, out_bytes
