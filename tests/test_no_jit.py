@@ -79,6 +79,8 @@ ALLOWED = {
     ("cvgpu/hough/_voting.py", "vote_window", "need.max"): "numpy: launch geometry",
     ("cvgpu/hough/lines.py", "_gpu_lines", "ws.spare_out.take"): "_graphs.SpareOutput.take",
     ("cvgpu/hough/lines.py", "_replay", "ws.spare_out.take"): "_graphs.SpareOutput.take",
+    ("cvgpu/hough/lines.py", "rows_inside", "bins.max"): "numpy: launch geometry (the corners' bins)",
+    ("cvgpu/hough/lines.py", "rows_inside", "bins.min"): "numpy: launch geometry (the corners' bins)",
     ("cvgpu/hough/lines.py", "_result", "ws.host[1:1 + count * per_line].view(np.float32).reshape(shape).copy"):
         "numpy: the pinned result",
     ("cvgpu/lms.py", "_fit_gpu", "host[4 * nset:5 * nset].copy"): "numpy: the downloaded fits",

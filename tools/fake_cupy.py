@@ -427,7 +427,7 @@ def _run(kernel, args):
         if fresh:  # a lean graph's first kernel: words 3.. from pinned memory
             words = 5 if name.startswith("hough") else 4
             ctypes.memmove(call + 24, fresh + 24, 8 * (words - 3))
-    elif name == "hough_maxima_emit":
+    elif name in ("hough_maxima_emit", "hough_maxima_emit_windowed"):
         call = a["call"]
         threshold, out = (a["threshold"], a["out_dev"]) if not call else (_word(call, 3), _word(call, 4))
         LOG.append({"kernel": name, "threshold": threshold, "out": out})

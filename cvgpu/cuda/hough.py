@@ -393,7 +393,7 @@ class HoughLinesDetector:
         buf.call = _graphs.CallBuffer(cp, WORDS)
         buf.call_bytes, buf.out_word = buf.call.bytes, buf.call.word("out_ptr")
 
-        buf.collect = Kernel(kernel("ch_collect"), (collect_grid(rows, cols, 0, num_sms),), (256,), 0,
+        buf.collect = Kernel(kernel("ch_collect"), (collect_grid(rows, cols),), (256,), 0,
                              img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
                              align=Word("load_width"), points=buf.points, counters=buf.counters, call=CALL)
         buf.collect_lean = buf.collect.lean(kernel("ch_collect_lean"))

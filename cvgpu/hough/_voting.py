@@ -67,12 +67,20 @@ TUNING = _HoughTuning(
     # Four angles per voting block where this many such blocks fit one SM's shared memory, else one
     # (bench row: HoughLines segments 1024x1024 164k pts: 4 angles a block beat 2 and 1).
     vote4_resident=3,
-    # Collection blocks per SM at least, so that HoughLines' collection zeroes a large accumulator
-    # quickly on a small image (bench row: HoughLines segments 512x512 82k pts).
-    collect_blocks_per_sm=8,
+    # HoughLines' hough_zero_after blocks per SM at most (the grid that zeroed the accumulator in the
+    # collection, bench row HoughLines segments 512x512 82k pts; the zeroing is now off the path to
+    # the count).
+    zero_blocks_per_sm=8,
     # HoughLines' maxima blocks (1024 threads) per SM at most: one wave (bench row: HoughLines segments
     # 8192x8192 82k pts).
     maxima_blocks_per_sm=2,
+    # HoughLines' maxima scan only the accumulator columns each row's votes can reach (as the
+    # detector's), where every vote stays in its row; False: every interior cell (bench rows:
+    # HoughLines device on photographs' Canny edges, beside the detector).
+    lines_windowed=True,
+    # ... with this many of its 1024-thread blocks per SM at most (the windowed scan's 56 registers a
+    # thread leave room for one; as detector_maxima_blocks_per_sm).
+    lines_windowed_blocks_per_sm=1,
     # The detector's ch_maxima blocks (1024 threads) per SM: one. Its last block waits for every
     # block's ticket, and half the blocks finish sooner on photographs' edge maps, where the
     # scan is short (bench rows: cuda.HoughLinesDetector, photo coffee 640x480 and 1280x720 Canny).
@@ -117,12 +125,10 @@ COLLECT_TILE_CHUNKS = 8
 IMAGE_WORDS = (("image_ptr", np.uint64), ("row_step", np.int64), ("load_width", np.int32))
 
 
-def collect_grid(rows, cols, accum_cells, num_sms):
+def collect_grid(rows, cols):
     """Blocks of the collection kernels: one per tile (8 chunks of 512 pixels of a row, one per
-    warp), and at least enough to zero ``accum_cells`` quickly (HoughLines zeroes its accumulator
-    there; the detector passes 0)."""
-    tiles = cdiv(rows * cdiv(cols, COLLECT_CHUNK), COLLECT_TILE_CHUNKS)
-    return max(tiles, min(num_sms * TUNING.collect_blocks_per_sm, cdiv(accum_cells, 4 * 256)), 1)
+    warp)."""
+    return max(cdiv(rows * cdiv(cols, COLLECT_CHUNK), COLLECT_TILE_CHUNKS), 1)
 
 
 def load_width(ptr, step, cols):

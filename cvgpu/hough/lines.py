@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import _backend, _binding, _device_ops, _engine, _errors, _graphs, _kernels, _native, _versions
 from .._arrays import on_input_device, upload_2d
-from .._cvmath import INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
+from .._cvmath import INT_MAX, INT_MIN, cdiv, cv_floor, cv_round, wrap_int32
 from .._graphs import CALL, NULL, Kernel, Word, await_published
 from ._voting import (IMAGE_WORDS, TUNING, VOTE_THREADS, collect_grid, load_width, shared_vote_grid, vote_residency,
                       vote_variant, vote_window)
@@ -174,6 +174,22 @@ def trig_table(numangle, rho32, theta32, min_theta):
     return tab_cos, tab_sin
 
 
+def rows_inside(tab_cos, tab_sin, rows, cols, numrho):
+    """Whether every vote of a rows x cols image lands in its row's interior columns 1 .. numrho:
+    the corners' bins (kernels/hough/lines.cu: hough_row_bounds' rule, the voting's float32
+    arithmetic: two rounded products, a rounded sum, round half to even) within that range and
+    every corner's sum below 2^30 in magnitude. Where it holds, HoughLines scans the accumulator by
+    its rows' windows."""
+    xs = np.array([0, cols - 1, 0, cols - 1], dtype=np.float32)
+    ys = np.array([0, 0, rows - 1, rows - 1], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        v = xs[None, :] * tab_cos[:, None] + ys[None, :] * tab_sin[:, None]  # (float32 throughout)
+        if not bool(np.all(np.abs(v) < np.float32(1 << 30))):
+            return False
+    bins = np.rint(v).astype(np.int64) + (numrho - 1) // 2 + 1
+    return bool(bins.min() >= 1 and bins.max() <= numrho)
+
+
 # ---------------------------------------------------------------- argument layer
 
 _convert_array = _binding.array_converter("lines")
@@ -315,6 +331,7 @@ class _Workspace:
         # Output memory for the next device-result call, allocated while the GPU runs the current one.
         self.spare_out = _graphs.SpareOutput()
         self.last_key = self.last_plan = None
+        self.last_stream = None  # the stream of the last call (_after_last_call)
         self.up_bytes, self.up_host, self.up_dev = 0, None, None
         self.up_host_ptr = self.up_dev_ptr = 0  # their addresses (ndarray.ctypes costs ~1 us a read)
 
@@ -354,10 +371,12 @@ class _Workspace:
             self.up_host, self.up_dev, self.up_bytes = np.frombuffer(pinned, np.uint8, n), self.cp.empty(n, self.cp.uint8), n
             self.up_host_ptr, self.up_dev_ptr = self.up_host.ctypes.data, self.up_dev.data.ptr
 
-    def array(self, name, size, dtype):
+    def array(self, name, size, dtype, zeroed=False):
+        """The workspace's array ``name`` of at least ``size`` items (``zeroed``: zeros when made)."""
         arr = self.arrays.get((name, dtype))
         if arr is None or arr.size < size:
-            arr = self.arrays[(name, dtype)] = self.cp.empty(max(size, 1), dtype=dtype)
+            make = self.cp.zeros if zeroed else self.cp.empty
+            arr = self.arrays[(name, dtype)] = make(max(size, 1), dtype=dtype)
             self.plans.clear()  # plans hold the old buffers in their argument tuples
             self.last_key = self.last_plan = None
         return arr
@@ -404,7 +423,12 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     npix = rows * cols
     accum_cells = (numangle + 2) * (numrho + 2)
     max_maxima = numangle * ((numrho + 1) // 2 + 1)
-    accum = ws.array("accum", accum_cells, cp.int32)
+    # All zeros between calls: made so, and every plan's last kernel (hough_zero_after) zeroes what
+    # its votes could reach; each plan's row windows (hough_row_bounds) are computed once, here.
+    accum = ws.array("accum", accum_cells, cp.int32, zeroed=True)
+    bounds = cp.zeros(2 + 2 * numangle, dtype=cp.int32)
+    kernel("hough_row_bounds")((cdiv(numangle, 128),), (128,), (tab_cos, tab_sin, np.int32(numangle),
+                                                                 np.int32(numrho), np.int64(rows), np.int64(cols), bounds))
     points = ws.array("points", npix, cp.uint64 if wide else cp.uint32)
     weights = ws.array("weights", npix, cp.uint8) if use_edgeval else NULL
     keys = ws.array("keys", max_maxima, cp.uint64)
@@ -412,9 +436,9 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     common = dict(points=points, weights=weights, counters=counters)
 
     collect_name = "hough_collect_bits" if bits else "hough_collect_points"
-    collect = Kernel(kernel(collect_name), (collect_grid(rows, cols, accum_cells, num_sms),), (256,), 0,
+    collect = Kernel(kernel(collect_name), (collect_grid(rows, cols),), (256,), 0,
                      img=Word("image_ptr"), cols=np.int32(cols), step=Word("row_step"), rows=np.int64(rows),
-                     align=Word("load_width"), **common, accum=accum, accum_size=np.int64(accum_cells), call=CALL)
+                     align=Word("load_width"), **common, call=CALL)
     variant = vote_variant((numrho + 2) * 4, max_shared)
     if variant == "shared":
         host_cos, host_sin = trig_table(numangle, rho32, theta32, min_theta)
@@ -445,16 +469,27 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                      min_theta=np.float32(min_theta), rho_mode=np.int32(RHO_MODE),
                      with_votes=np.int32(1 if with_votes else 0))
     host_ptr = ws.pinned.ptr
-    emit = Kernel(kernel("hough_maxima_emit", SORT_CAPACITY * 8),
-                  (max(1, min(cdiv(numangle * numrho, 1024), num_sms * TUNING.maxima_blocks_per_sm)),), (1024,),
-                  SORT_CAPACITY * 8, accum=accum, numangle=np.int32(numangle), threshold=Word("threshold"),
-                  keys=keys, counters=counters, capacity=np.int32(SORT_CAPACITY), **line_args,
-                  out_dev=Word("out_ptr"), out_host=np.uint64(host_ptr + 4 if to_host else 0),
-                  host_count=np.uint64(host_ptr), call=CALL)
+    # The scan by rows' windows where every vote stays in its row and no vote count can wrap past
+    # INT_MAX (use_edgeval): kernels/hough/lines.cu, hough_windowed.
+    windowed = (TUNING.lines_windowed and not (use_edgeval and npix * 255 > INT_MAX)
+                and rows_inside(*trig_table(numangle, rho32, theta32, min_theta), rows, cols, numrho))
+    per_sm = TUNING.lines_windowed_blocks_per_sm if windowed else TUNING.maxima_blocks_per_sm
+    emit_args = dict(accum=accum, numangle=np.int32(numangle), threshold=Word("threshold"), keys=keys,
+                     counters=counters, capacity=np.int32(SORT_CAPACITY), **line_args, out_dev=Word("out_ptr"),
+                     out_host=np.uint64(host_ptr + 4 if to_host else 0), host_count=np.uint64(host_ptr), call=CALL)
+    if windowed:
+        emit_args["bounds"] = bounds
+    emit = Kernel(kernel("hough_maxima_emit_windowed" if windowed else "hough_maxima_emit", SORT_CAPACITY * 8),
+                  (max(1, min(cdiv(numangle * numrho, 1024), num_sms * per_sm)),), (1024,), SORT_CAPACITY * 8,
+                  **emit_args)
+    _ran("maxima-windowed" if windowed else "maxima-plain")
+    zero_grid = max(1, min(cdiv(accum_cells, 4 * 256), num_sms * TUNING.zero_blocks_per_sm))
+    zero = Kernel(kernel("hough_zero_after"), (zero_grid,), (256,), 0, accum=accum, accum_size=np.int64(accum_cells), bounds=bounds,
+                  numangle=np.int32(numangle), numrho=np.int32(numrho))
     # Captured through the driver where cvgpu._native's helpers load: host-image calls then replay
     # it from C (_replay_native).
-    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit), collect.lean(kernel(collect_name + "_lean")),
-                 _ran, driver=_native.helpers() is not None)
+    plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit, zero),
+                 collect.lean(kernel(collect_name + "_lean")), _ran, driver=_native.helpers() is not None)
     plan.bits = bits
     plan.per_line = 3 if with_votes else 2
     plan.out_floats = min(max_maxima, SORT_CAPACITY) * plan.per_line
@@ -505,6 +540,7 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
         return _replay(cp, ws, plan, (image_ptr, step, align), threshold, to_host, shape_3d)
     _ran("direct")
     stream = cp.cuda.get_current_stream()
+    _after_last_call(ws, stream)
     ws.flag[0] = -1
     out_dev = None if to_host else ws.spare_out.take(cp, stream, plan.out_bytes)
     try:
@@ -517,15 +553,31 @@ def _gpu_lines(cp, image, numangle, numrho, rho32, theta32, min_theta, threshold
 
 
 def _reset_workspace(ws):
-    # A launch that did not run leaves the counters as they were: start the next call clean.
+    # A launch that did not run leaves the counters as they were, and the accumulator maybe not
+    # zeroed: start the next call clean.
     ws.cp.cuda.get_current_stream().synchronize()
     ws.counters.fill(0)
+    accum = ws.arrays.get(("accum", np.int32))  # (the key ws.array gave it)
+    if accum is not None:
+        accum.fill(0)
     ws.call.loaded = None
+
+
+def _after_last_call(ws, stream):
+    """Orders a call on ``stream`` after the workspace's last call, whose hough_zero_after may still
+    run when its count has been read: on the same stream the stream orders them; on another (a
+    thread that changed streams) the last call's stream is waited for."""
+    last = ws.last_stream
+    if last is not stream:
+        if last is not None and last.ptr != stream.ptr:
+            last.synchronize()
+        ws.last_stream = stream
 
 
 def _replay(cp, ws, plan, head, threshold, to_host, shape_3d):
     """The plan's captured graph on the image of call words ``head``; the result as _gpu_lines'."""
     stream = cp.cuda.get_current_stream()
+    _after_last_call(ws, stream)
     ws.flag[0] = -1
     # Device results need memory of their own (an array is made once the count is known); host
     # results are read from pinned memory.
@@ -560,6 +612,7 @@ def _replay_native(cp, helpers, ws, plan, image, threshold, shape_3d):
     ptr = ws.up_dev_ptr
     head = (ptr, step, 0 if plan.bits else load_width(ptr, cols, cols))
     stream = cp.cuda.get_current_stream()
+    _after_last_call(ws, stream)
     try:
         _pack_words(ws.call_bytes, 0, *head, threshold, 0)
         graph = plan.pick(head)

@@ -73,32 +73,15 @@
 #define CH_WORD_OUT_PTR 3
 #define CH_WORDS 4
 
-// Zeroes, in every accumulator row, the columns its votes can reach (bounds, see ch_row_bounds):
-// the rest of the accumulator is zeroed once when it is allocated, and no vote ever lands there.
-// At 1024^2 with theta = pi/180 that is a third of the (numangle + 2) x (numrho + 2) cells: OpenCV's
-// numrho = 2 (rows + cols) + 1 is about 2.8 times the longest reachable row. Run by ch_maxima on
-// the accumulator of the next detect, once this detect's count is published: done in the
-// collection, it would delay the first point of every detect.
-__device__ __forceinline__ void ch_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds, int numangle,
-                                                int width)
-{
-    const int span = bounds[0];
-    const long long cells = (long long)numangle * span;
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    const bool narrow = cells + nthreads < (1ll << 32);
-    for (long long cell = (long long)blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += nthreads) {
-        const int n = (int)hough_udiv(cell, span, narrow);
-        const int col = bounds[1 + 2 * n] + (int)(cell - (long long)n * span);
-        if (col <= bounds[2 + 2 * n])
-            accum[(long long)(n + 1) * width + col] = 0;
-    }
-}
+// The next detect's accumulator is zeroed by ch_maxima (hough_zero_windows, kernels/hough/voting.cuh)
+// once this detect's count is published: done in the collection, it would delay the first point of
+// every detect.
 
 extern "C" __global__ void __launch_bounds__(256) ch_collect(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, HOUGH_IMAGE_WORDS,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, call, nullptr, HOUGH_IMAGE_WORDS,
                        CH_WORDS);
 }
 
@@ -109,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(256) ch_collect_lean(
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
     const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, HOUGH_IMAGE_WORDS,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, call, fresh, HOUGH_IMAGE_WORDS,
                        CH_WORDS);
 }
 
@@ -575,7 +558,7 @@ extern "C" __global__ void __launch_bounds__(1024) ch_maxima(
 {
     ch_maxima_body(accum, numangle, numrho, threshold, keys, counters, max_lines, do_sort, smem_cap, rho, theta, out,
                    out_step_floats, out_cap, host, call, bounds, chain, direct);
-    ch_zero_windows(next_accum, bounds, numangle, numrho + 2);
+    hough_zero_windows(next_accum, bounds, numangle, numrho + 2);
 }
 
 extern "C" __global__ void ch_emit(

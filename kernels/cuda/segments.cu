@@ -105,7 +105,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_collect(
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
     unsigned* __restrict__ rowbits, int rw)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, nullptr, HOUGH_IMAGE_WORDS,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, call, nullptr, HOUGH_IMAGE_WORDS,
                        CS_WORDS, rowbits, rw);
 }
 
@@ -116,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_collect_lean(
     point_t* __restrict__ points, int* __restrict__ counters, const long long* __restrict__ call,
     unsigned* __restrict__ rowbits, int rw, const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, [] {}, call, fresh, HOUGH_IMAGE_WORDS,
+    hough_collect_call(img, cols, step, rows, align, points, nullptr, counters, call, fresh, HOUGH_IMAGE_WORDS,
                        CS_WORDS, rowbits, rw);
 }
 
@@ -434,22 +434,6 @@ __device__ __forceinline__ int cs_walk_one(
     return found;
 }
 
-// Zeroes, in every accumulator row, the columns its votes can reach (kernels/cuda/hough.cu:
-// ch_zero_windows' rule), so the accumulator is ready for the next detect.
-__device__ __forceinline__ void cs_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds, int numangle,
-                                                int width)
-{
-    const int span = bounds[0];
-    const long long cells = (long long)numangle * span;
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long cell = (long long)blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += nthreads) {
-        const int n = (int)(cell / span);
-        const int col = bounds[1 + 2 * n] + (int)(cell - (long long)n * span);
-        if (col <= bounds[2 + 2 * n])
-            accum[(long long)(n + 1) * width + col] = 0;
-    }
-}
-
 // Pass 1: warps take maxima by ticket and record each one's number of segments, keeping the first
 // stash_per of them in stash[i * stash_per ...] (stash_per 0: none kept); then the blocks zero the
 // accumulator (the maxima list is complete: this kernel waited for cs_maxima).
@@ -477,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) cs_walk_count(
         if (lane == 0)
             counts[i] = found;
     }
-    cs_zero_windows(accum, bounds, numangle, numrho + 2);
+    hough_zero_windows(accum, bounds, numangle, numrho + 2);  // (kernels/hough/voting.cuh)
 }
 
 // Offsets and the stash's copies in one pass: block b takes maxima [b * CS_PLACE, (b + 1) * CS_PLACE),

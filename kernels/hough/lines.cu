@@ -6,13 +6,18 @@
 // left and upper neighbours and is not beaten by its right and lower ones; lines are ordered by
 // votes descending, then by accumulator index. Here one stream, no host round trip until the host
 // needs the line count:
-//   hough_collect_points  zero the accumulator, compact nonzero pixels into a point list
+//   hough_row_bounds      once per plan: the columns each accumulator row's votes can reach
+//   hough_collect_points  compact nonzero pixels into a point list
 //                         (hough_collect_bits: the same from a host image sent up as bits)
 //   hough_vote_shared_K   one block per (group of K angles, slice of points), votes in shared rows
 //   hough_vote_global     the same votes with global atomics, for rows too long for shared memory
-//   hough_maxima_emit     cv2's 4-neighbour local-maximum rule, appends sort keys; the last block
-//                         orders them in shared memory and writes the lines (device + pinned host),
-//                         then publishes the count in pinned memory, which the host polls
+//   hough_maxima_emit     cv2's 4-neighbour local-maximum rule (_windowed: over the reachable
+//                         columns only), appends sort keys; the last block orders them in shared
+//                         memory and writes the lines (device + pinned host), then publishes the
+//                         count in pinned memory, which the host polls
+//   hough_zero_after      zeroes the cells the votes could reach, after the count is published:
+//                         the accumulator is all zeros between calls, and its zeroing is off the
+//                         path to the count (before, the collection zeroed the whole accumulator)
 //   hough_emit            many blocks: writes lines from keys sorted elsewhere (large results)
 // The voting machinery is shared with the detector (kernels/hough/voting.cuh); cvgpu/hough/lines.py
 // builds the launch plan.
@@ -39,11 +44,10 @@
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    int* __restrict__ counters,
     const long long* __restrict__ call)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters,
-                       [&] { hough_zero(accum, accum_size); }, call, nullptr,
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters, call, nullptr,
                        HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
@@ -53,11 +57,10 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points(
 extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    int* __restrict__ counters,
     const long long* __restrict__ call, const long long* __restrict__ fresh)
 {
-    hough_collect_call(img, cols, step, rows, align, points, weights, counters,
-                       [&] { hough_zero(accum, accum_size); }, call, fresh,
+    hough_collect_call(img, cols, step, rows, align, points, weights, counters, call, fresh,
                        HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
@@ -68,22 +71,20 @@ extern "C" __global__ void __launch_bounds__(256) hough_collect_points_lean(
 extern "C" __global__ void __launch_bounds__(256) hough_collect_bits(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    int* __restrict__ counters,
     const long long* __restrict__ call)
 {
-    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters,
-                             [&] { hough_zero(accum, accum_size); }, call, nullptr,
+    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters, call, nullptr,
                              HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
 extern "C" __global__ void __launch_bounds__(256) hough_collect_bits_lean(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights,
-    int* __restrict__ counters, int* __restrict__ accum, long long accum_size,
+    int* __restrict__ counters,
     const long long* __restrict__ call, const long long* __restrict__ fresh)
 {
-    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters,
-                             [&] { hough_zero(accum, accum_size); }, call, fresh,
+    hough_collect_call<true>(img, cols, step, rows, align, points, weights, counters, call, fresh,
                              HOUGH_IMAGE_WORDS, LINES_WORDS);
 }
 
@@ -104,6 +105,56 @@ __device__ __forceinline__ int hough_bin_xy(float x, float y, float c, float s)
 __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 {
     return hough_bin_xy((float)(long long)(p & POINT_MASK), (float)(long long)(p >> POINT_SHIFT), c, s);
+}
+
+// Per accumulator row n: the columns [lo, hi] its votes can reach, at bounds[1 + 2n] and
+// bounds[2 + 2n]; bounds[0] (zeroed by the host) becomes the widest row's width. Run once per plan.
+// A bin is monotonic in x for a fixed y and in y for a fixed x (the rounded products, their rounded
+// sum and the rounding to an integer all are), so over the image it is extreme at the corners:
+// computed with the voting kernels' own arithmetic, the corners' bins bound every vote exactly.
+// bounds[1 + 2 * numangle] (zeroed by the host) becomes 1 when some row's votes may leave its
+// interior columns 1 .. numrho (cv2 then writes them at a neighbour row's flat index, see
+// hough_add_flat: only where rho is large against the image) or a corner's sum is not below 2^30 in
+// magnitude (a saturating conversion): hough_maxima_emit_windowed then scans, and hough_zero_after
+// zeroes, the whole accumulator.
+extern "C" __global__ void hough_row_bounds(const float* __restrict__ tab_cos, const float* __restrict__ tab_sin,
+                                            int numangle, int numrho, long long rows, long long cols,
+                                            int* __restrict__ bounds)
+{
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= numangle)
+        return;
+    const float c = tab_cos[n], s = tab_sin[n];
+    const long long column0 = (numrho - 1) / 2 + 1;
+    long long lo = 0, hi = 0;
+    bool inside = true;
+    for (int corner = 0; corner < 4; corner++) {
+        const float x = (float)((corner & 1) ? cols - 1 : 0);
+        const float y = (float)((corner & 2) ? rows - 1 : 0);
+        const float v = HoughSumCv2()(x, y, c, s);
+        if (!(fabsf(v) < 1073741824.0f)) {
+            inside = false;
+            break;
+        }
+        const long long col = (long long)__float2int_rn(v) + column0;
+        lo = corner == 0 ? col : min(lo, col);
+        hi = corner == 0 ? col : max(hi, col);
+    }
+    inside = inside && lo >= 1 && hi <= numrho;
+    bounds[1 + 2 * n] = inside ? (int)lo : 1;
+    bounds[2 + 2 * n] = inside ? (int)hi : numrho;
+    atomicMax(&bounds[0], inside ? (int)(hi - lo + 1) : numrho);
+    if (!inside)
+        atomicOr(&bounds[1 + 2 * numangle], 1);
+}
+
+// Whether the accumulator is scanned and zeroed by rows' windows (hough_row_bounds): no row's votes
+// leave them. (The scan by windows also needs votes that are never negative, or a 0 outside them
+// could beat a negative neighbour: the host launches the plain scan where use_edgeval's sums may
+// pass INT_MAX.)
+__device__ __forceinline__ bool hough_windowed(const int* __restrict__ bounds, int numangle)
+{
+    return bounds != nullptr && bounds[1 + 2 * numangle] == 0;
 }
 
 // Accumulator layout as cv2: (numangle + 2) x (numrho + 2) int32, interior cell of (n, r) at
@@ -307,12 +358,18 @@ __device__ __forceinline__ void hough_store_line(
 // block's maxima, which saves the last block a dependent read. Its tail is serial and sits on
 // every call's critical path, so it is kept short: up to blockDim.x keys are ordered by rank (keys
 // are distinct: one flat index each, hough_rank) instead of by a bitonic network.
-extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
+// Windowed: the scan covers the rows' windows (hough_row_bounds) where hough_windowed says so (the
+// host launches this form only where its own check of the corners agrees, and the kernel checks
+// again: either way exact); otherwise every interior cell. Two kernels, not one with a branch: the
+// windowed scan's loads in flight take 56 registers a thread against the plain scan's 32, which
+// would halve the plain form's resident blocks.
+template <bool Windowed>
+__device__ __forceinline__ void hough_maxima_emit_body(
     const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
     int* __restrict__ counters, int capacity,
     int numrho, float rho, float theta, float min_theta, int rho_mode, int with_votes,
     float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count,
-    const long long* __restrict__ call)
+    const long long* __restrict__ call, const int* __restrict__ bounds)
 {
     extern __shared__ unsigned long long sorted[];
     __shared__ HoughRankScratch rank_scratch;
@@ -323,7 +380,10 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     }
     unsigned long long* tally = reinterpret_cast<unsigned long long*>(counters + 2);
     int count;
-    if (!hough_maxima_last_block<false>(accum, numangle, numrho, threshold, keys, tally, &count, nullptr))
+    // (Block-uniform: every thread reads the same flag.)
+    if (!(Windowed && hough_windowed(bounds, numangle)
+              ? hough_maxima_last_block<true>(accum, numangle, numrho, threshold, keys, tally, &count, bounds)
+              : hough_maxima_last_block<false>(accum, numangle, numrho, threshold, keys, tally, &count, nullptr)))
         return;
     bool wrote = false;
     if (count <= capacity) {
@@ -362,6 +422,41 @@ extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
     __syncthreads();
     if (threadIdx.x == 0)
         *host_count = count;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit(
+    const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
+    int* __restrict__ counters, int capacity, int numrho, float rho, float theta, float min_theta, int rho_mode,
+    int with_votes, float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count,
+    const long long* __restrict__ call)
+{
+    hough_maxima_emit_body<false>(accum, numangle, threshold, keys, counters, capacity, numrho, rho, theta, min_theta,
+                                  rho_mode, with_votes, out_dev, out_host, host_count, call, nullptr);
+}
+
+extern "C" __global__ void __launch_bounds__(1024) hough_maxima_emit_windowed(
+    const int* __restrict__ accum, int numangle, int threshold, unsigned long long* __restrict__ keys,
+    int* __restrict__ counters, int capacity, int numrho, float rho, float theta, float min_theta, int rho_mode,
+    int with_votes, float* __restrict__ out_dev, float* __restrict__ out_host, int* __restrict__ host_count,
+    const long long* __restrict__ call, const int* __restrict__ bounds)
+{
+    hough_maxima_emit_body<true>(accum, numangle, threshold, keys, counters, capacity, numrho, rho, theta, min_theta,
+                                 rho_mode, with_votes, out_dev, out_host, host_count, call, bounds);
+}
+
+// A plan's last kernel: zeroes the cells this call's votes could reach (the rows' windows, or the
+// whole accumulator where hough_windowed says no), so the accumulator is all zeros when the next
+// call of any plan over it starts, stream-ordered after this kernel. It runs after the count is
+// published, while the host goes on; the collection no longer zeroes anything on the path to the
+// first vote. A workspace's accumulator is zeroed when it is allocated (cvgpu/hough/lines.py).
+extern "C" __global__ void hough_zero_after(int* __restrict__ accum, long long accum_size,
+                                            const int* __restrict__ bounds, int numangle, int numrho)
+{
+    await_previous_kernel();  // every maxima block has read its cells
+    if (hough_windowed(bounds, numangle))
+        hough_zero_windows(accum, bounds, numangle, numrho + 2);
+    else
+        hough_zero(accum, accum_size);
 }
 
 extern "C" __global__ void hough_emit(

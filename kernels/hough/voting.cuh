@@ -65,6 +65,27 @@ __device__ __forceinline__ long long hough_udiv(long long a, long long b, bool n
     return narrow ? (long long)((unsigned)a / (unsigned)b) : a / b;
 }
 
+// Zeroes, in every accumulator row n, the columns [bounds[1 + 2n], bounds[2 + 2n]] its votes can
+// reach (ch_row_bounds, kernels/cuda/hough.cu; hough_row_bounds, kernels/hough/lines.cu), bounds[0]
+// the widest row's width: a plan whose accumulator holds zeros everywhere else (zeroed when it is
+// allocated, and no vote lands outside the windows) is all zeros again after it. At 1024^2 with
+// theta = pi/180 that is a third of the (numangle + 2) x (numrho + 2) cells: OpenCV's numrho = 2 (rows
+// + cols) + 1 is about 2.8 times the longest reachable row.
+__device__ __forceinline__ void hough_zero_windows(int* __restrict__ accum, const int* __restrict__ bounds,
+                                                   int numangle, int width)
+{
+    const int span = bounds[0];
+    const long long cells = (long long)numangle * span;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    const bool narrow = cells + nthreads < (1ll << 32);
+    for (long long cell = (long long)blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += nthreads) {
+        const int n = (int)hough_udiv(cell, span, narrow);
+        const int col = bounds[1 + 2 * n] + (int)(cell - (long long)n * span);
+        if (col <= bounds[2 + 2 * n])
+            accum[(long long)(n + 1) * width + col] = 0;
+    }
+}
+
 // 4-bit mask of the nonzero bytes of a little-endian word (bit j: byte j, the pixel x + j). A byte
 // gets its bit 7 set when nonzero (the low 7 bits plus 0x7f carry into bit 7, never past it); the
 // multiply moves bits 7, 15, 23, 31 to 21..24 with no two partial products on one position.
@@ -216,22 +237,19 @@ __device__ __forceinline__ void hough_collect(
     }
 }
 
-// The collection kernels' body, for both families: zero the accumulator (`zero()`: all of it for
-// HoughLines; nothing for the detector, whose ch_maxima zeroes the next detect's), then (graph
-// mode: the image's words from `call`, see kernels/graphs.cuh) compact the points; a lean graph's
-// first kernel also brings call[first .. words) from pinned `fresh` (fresh_word_load; nullptr
-// elsewhere, which compiles that copy out). Before the wait, the accumulator is this call's alone:
-// the node before (graph_load_call) does not touch it, and the previous call's kernels have
-// completed.
-template <bool BITS = false, typename Zero>
+// The collection kernels' body, for all three families: (graph mode: the image's words from `call`,
+// see kernels/graphs.cuh) compact the points; a lean graph's first kernel also brings call[first ..
+// words) from pinned `fresh` (fresh_word_load; nullptr elsewhere, which compiles that copy out). No
+// family zeroes its accumulator here: each plan's last kernel leaves it zero for the next call
+// (hough_zero_after, ch_maxima and cs_walk_count: hough_zero_windows), off the path to the count.
+template <bool BITS = false>
 __device__ __forceinline__ void hough_collect_call(
     const unsigned char* __restrict__ img, int cols, long long step, long long rows, int align,
     point_t* __restrict__ points, unsigned char* __restrict__ weights, int* __restrict__ counters,
-    Zero zero, const long long* __restrict__ call, const long long* __restrict__ fresh, int first, int words,
+    const long long* __restrict__ call, const long long* __restrict__ fresh, int first, int words,
     unsigned* __restrict__ rowbits = nullptr, int rw = 0)
 {
     const long long fresh_word = fresh_word_load(fresh, first, words);
-    zero();
     await_previous_kernel();
     if (call != nullptr) {
         img = reinterpret_cast<const unsigned char*>(call[HOUGH_WORD_IMAGE_PTR]);

@@ -16,14 +16,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import assume, given, note, settings
+from hypothesis import assume, given, note, settings, strategies as st
 
 import cvgpu
 from cvgpu import _kernels, _versions
 from cvgpu.hough import _voting
 from cvgpu.hough import TUNING, lines as hough
 from conftest import HAS_GPU, examples, same
-from hough_cases import HAS_EDGEVAL, build, call, cases, drawn_lines, inputs, noise, numangle_numrho, segments
+from hough_cases import (HAS_EDGEVAL, build, call, cases, drawn_lines, inputs, noise, numangle_numrho, rhos,
+                         segments, thetas)
 
 
 def outcome(f):
@@ -232,6 +233,47 @@ def test_host_plan_reproduces_cv2(c):
     ours = reference_model(img, c["rho"], c["theta"], c["threshold"], c["min_theta"], c["max_theta"],
                            c["use_edgeval"], with_votes=True)
     assert same(ours, ref)
+
+
+def every_bin(h, w, rho, theta, min_theta, max_theta):
+    """(numrho, per-row lowest and highest accumulator column of every pixel's vote): the voting
+    arithmetic of reference_model over all h x w pixels; None without a cell."""
+    rho32, theta32 = np.float32(rho), np.float32(theta)
+    numangle, numrho = hough.accumulator_size(h, w, rho32, theta32, min_theta, max_theta)
+    if numangle <= 0 or numrho <= 0 or h * w == 0:
+        return None
+    tab_cos, tab_sin = hough.trig_table(numangle, rho32, theta32, min_theta)
+    ys, xs = np.divmod(np.arange(h * w), w)
+    with np.errstate(all="ignore"):
+        v = xs.astype(np.float32)[None, :] * tab_cos[:, None] + ys.astype(np.float32)[None, :] * tab_sin[:, None]
+    finite = bool(np.all(np.abs(v) < np.float32(1 << 30)))
+    cols = np.rint(np.where(np.isfinite(v), v, 0)).astype(np.int64) + (numrho - 1) // 2 + 1
+    return numangle, numrho, tab_cos, tab_sin, finite, cols.min(axis=1), cols.max(axis=1)
+
+
+# Large rho against small images: few columns, votes that leave their row (cv2 writes them into a
+# neighbour row's cells), the case where HoughLines scans and zeroes its whole accumulator.
+@st.composite
+def spilling(draw):
+    """(h, w, rho, theta, min_theta) with rho giving the image about 2 to 5 accumulator columns
+    (with 2, a wide image's votes near theta = pi fall left of its row)."""
+    h, w = draw(st.integers(1, 40)), draw(st.integers(1, 40))
+    rho = (2 * (h + w) + 1) / draw(st.sampled_from([1.6, 2.0, 2.2, 2.45, 3.0, 5.0]))
+    return h, w, rho, draw(st.sampled_from([math.pi / 180, math.pi / 7, 0.3, 1.0])), draw(st.sampled_from([0.0, 0.5, 1.5]))
+
+
+@settings(max_examples=400)
+@given(st.one_of(spilling(), st.tuples(st.integers(1, 64), st.integers(1, 64), rhos, thetas, st.just(0.0))))
+def test_rows_inside_is_every_pixels_vote(args):
+    """hough.rows_inside (the host's choice of the windowed maxima scan, from the image's corners)
+    says exactly whether every pixel's vote of every row lands in the row's interior columns."""
+    h, w, rho, theta, min_theta = args
+    got = every_bin(h, w, rho, theta, min_theta, math.pi)
+    assume(got is not None)
+    numangle, numrho, tab_cos, tab_sin, finite, lo, hi = got
+    note("numrho %d, columns %d..%d" % (numrho, lo.min(), hi.max()))
+    expected = finite and int(lo.min()) >= 1 and int(hi.max()) <= numrho
+    assert hough.rows_inside(tab_cos, tab_sin, h, w, numrho) == expected
 
 
 def test_numangle_drops_the_angle_at_pi():
@@ -521,6 +563,68 @@ def test_gpu_graph_replays_on_changing_images(compat, h, w):
                 assert cvgpu.last_call_backend() == "cuda"
                 compat.check(fn, "graph-replay", ours, ref,
                              inputs=(img, 1, np.pi / 180, threshold, "device" if src is not img else "host"))
+
+
+@pytest.mark.gpu
+@settings(max_examples=examples(1_000))
+@given(st.one_of(spilling(), st.tuples(st.integers(1, 96), st.integers(1, 96), rhos, thetas, st.just(0.0))))
+def test_gpu_row_bounds_hold_every_vote(args):
+    """hough_row_bounds (kernels/hough/lines.cu) against every pixel's vote: where every vote stays
+    in its row, each row's window is exactly its votes' lowest and highest column and bounds[0]
+    the widest; otherwise the flag that makes HoughLines scan and zero the whole accumulator."""
+    import cupy as cp
+    h, w, rho, theta, min_theta = args
+    got = every_bin(h, w, rho, theta, min_theta, math.pi)
+    assume(got is not None)
+    numangle, numrho, tab_cos, tab_sin, finite, lo, hi = got
+    bounds = cp.zeros(2 + 2 * numangle, dtype=cp.int32)
+    _kernels.get_function(hough.FAMILY, "hough_row_bounds")(
+        ((numangle + 127) // 128,), (128,), (cp.asarray(tab_cos), cp.asarray(tab_sin), np.int32(numangle),
+                                             np.int32(numrho), np.int64(h), np.int64(w), bounds))
+    b = bounds.get()
+    inside = finite and int(lo.min()) >= 1 and int(hi.max()) <= numrho
+    assert b[1 + 2 * numangle] == (0 if inside else 1)
+    if inside:
+        assert np.array_equal(b[1:1 + 2 * numangle:2], lo) and np.array_equal(b[2:2 + 2 * numangle:2], hi)
+        assert b[0] == int((hi - lo).max()) + 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("windowed", [True, False])
+def test_gpu_accumulator_is_zero_after_every_call(compat, windowed):
+    """Every plan's last kernel (hough_zero_after) leaves the workspace's accumulator all zeros,
+    whatever plan comes next: plans of other sizes over the same buffer, windowed scans and the
+    whole-accumulator ones (votes that leave their row), use_edgeval, a larger plan that makes a new
+    buffer, and calls that change streams (a call on another stream waits for the last one's
+    zeroing). Each call equals cv2's; the accumulator is checked after each."""
+    import cupy as cp
+    rng = np.random.default_rng(2024 + windowed)
+    streams = [cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True), cp.cuda.Stream.null]
+    shapes = [(120, 97, 1.0), (33, 41, 60.0), (301, 517, 1.0), (64, 64, 2.0), (7, 9, 4.0), (700, 900, 1.0)]
+    with TUNING.override(lines_windowed=windowed):
+        before = TUNING.paths()
+        for i in range(36):
+            h, w, rho = shapes[i % len(shapes)]
+            img = noise(rng, h, w, float(rng.uniform(0.01, 0.3))) if i % 3 else drawn_lines(rng, h, w, 4)
+            edgeval = bool(i % 2) and HAS_EDGEVAL
+            if edgeval:
+                img = img // 255 * rng.integers(1, 256, img.shape).astype(np.uint8)
+            threshold = int(rng.integers(1, 40))
+            c = dict(rho=rho, theta=np.pi / 180, threshold=threshold, min_theta=0.0, max_theta=np.pi,
+                     use_edgeval=edgeval)
+            with streams[(i // 2) % 3]:
+                src = cp.asarray(img) if i % 4 == 1 else img
+                ours = call(cvgpu, "HoughLinesWithAccumulator", src, c)
+                assert cvgpu.last_call_backend() == "cuda"
+                compat.check("HoughLinesWithAccumulator", "graph-replay", ours,
+                             call(cv2, "HoughLinesWithAccumulator", img, c), inputs=inputs(img, c))
+                cp.cuda.get_current_stream().synchronize()
+            accum = hough._workspace(cp).arrays[("accum", np.int32)]
+            assert int(cp.count_nonzero(accum)) == 0, (i, h, w, rho)
+        paths = TUNING.paths()
+    windowed_plans = paths["lines.maxima-windowed"] - before["lines.maxima-windowed"]
+    plain_plans = paths["lines.maxima-plain"] - before["lines.maxima-plain"]
+    assert plain_plans > 0 and (windowed_plans > 0) == windowed
 
 
 @pytest.mark.gpu
