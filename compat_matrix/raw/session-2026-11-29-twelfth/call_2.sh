@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Second device call of the twelfth session (the HoughLines accumulator change): the GPU suites of
+# the Hough families and the engine (ci profile), then hl_ab.py over HEAD's tree (A, carried as
+# .dev/ab-old: `git archive HEAD cvgpu kernels`) and the working tree (B), ABAB.
+#   OUT=$OUT bash compat_matrix/raw/session-2026-11-29-twelfth/call_2.sh      (carry .dev)
+set -u
+D=compat_matrix/raw/session-2026-11-29-twelfth
+python3 -m pip install -q --no-deps --no-build-isolation -e . > /tmp/pip.log 2>&1
+( timeout 200 python3 -m pytest -q -m gpu tests/hough tests/cuda tests/test_engine.py tests/test_no_jit.py \
+    tests/test_device_ops.py -n 15 -p no:cacheprovider -rfE > "$OUT/pytest-gpu.log" 2>&1; echo "pytest rc $?" >> "$OUT/rc.txt" )
+for arm in A B A B; do
+  tree=$PWD; [ $arm = A ] && tree=$PWD/.dev/ab-old
+  ( PYTHONPATH=$tree timeout 90 python3 $D/hl_ab.py $arm 640x480 1920x1080 3840x2160 >> "$OUT/hl-ab.jsonl" 2>> "$OUT/hl-ab.err"; echo "ab $arm rc $?" >> "$OUT/rc.txt" )
+done
+cat "$OUT/rc.txt"; tail -n 4 "$OUT/pytest-gpu.log"; tail -n 5 "$OUT/hl-ab.err"
+python3 - "$OUT/hl-ab.jsonl" <<'PY'
+import json, sys, collections, statistics
+rows = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "row" in r:
+        for k in ("det_ms", "hl_dev_ms", "hl_np_ms"):
+            rows[r["row"]][(r["label"], k)].append(r[k])
+print("row                      det A/B (us)   HL dev A / B (us)   HL numpy A / B (us)")
+for row, d in rows.items():
+    m = lambda l, k: 1e3 * statistics.median(d[(l, k)]) if d[(l, k)] else float("nan")
+    print("%-22s %6.1f %6.1f   %6.1f %6.1f   %7.1f %7.1f" % (row, m("A", "det_ms"), m("B", "det_ms"),
+          m("A", "hl_dev_ms"), m("B", "hl_dev_ms"), m("A", "hl_np_ms"), m("B", "hl_np_ms")))
+PY
