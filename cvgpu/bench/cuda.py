@@ -166,14 +166,20 @@ def bench_cuda_hough(quick=False, progress=None):
 def _hough_lines_rows(cp, img, name, threshold, cv2_t, detector_row):
     """cvgpu.HoughLines (cv2's semantics) on a photograph row's edge map at the detector row's
     threshold, numpy and device io, with the detector's time beside it (``detector_ms``): the two
-    share the voting design, so HoughLines' device time should not exceed the detector's."""
+    share the voting design, so HoughLines' device time should not exceed the detector's. HoughLines
+    orders its lines by votes, as the detector does with doSort (``detector_sorted_ms``, timed here
+    on the same device image)."""
     import cvgpu
+    from ..cuda import GpuMat, createHoughLinesDetector
     from ._timing import same
     ref = cv2.HoughLines(img, RHO, THETA, threshold)
+    sorted_det = createHoughLinesDetector(RHO, THETA, threshold, True, 4096)
+    g_img = GpuMat(img)
+    t_sorted = time_device(cp, lambda: sorted_det.downloadResults(sorted_det.detect(g_img)), 100, warmup=10)
     base = dict(family="hough", function="HoughLines", workload=name + " (detector's threshold)",
                 points=detector_row["points"], width=detector_row["width"], height=detector_row["height"],
                 threshold=threshold, lines=0 if ref is None else int(ref.shape[0]),
-                detector_ms=detector_row["cvgpu_ms"])
+                detector_ms=detector_row["cvgpu_ms"], detector_sorted_ms=t_sorted["median"])
     exact = same(cvgpu.HoughLines(img, RHO, THETA, threshold), ref)
     t = time_host(lambda: cvgpu.HoughLines(img, RHO, THETA, threshold), 20 if img.size > 4e6 else 50, warmup=3)
     d_img = cp.asarray(img)
