@@ -6,7 +6,8 @@ numpy (host clock), the detector (detect + downloadResults, events), each a medi
 
     PYTHONPATH=<tree> python3 hl_ab.py LABEL [sizes...]      sizes as 640x480 (default: all four)
 
-LABEL "C...": the working tree with TUNING.lines_windowed False (the plain maxima scan).
+LABEL "C...": the working tree with TUNING.lines_windowed False (the plain maxima scan; calls 3-4);
+"V...": with TUNING.lines_one_wave False (vote_config's voting grid; call 7).
 """
 import json, math, os, sys
 os.environ["CVGPU_ENGINE"] = "cuda"  # (numpy calls too: the GPU path, as the bench pins it)
@@ -24,6 +25,9 @@ cp = _backend.cupy_module()
 if label.startswith("C"):
     from cvgpu.hough import TUNING
     TUNING.override(lines_windowed=False).__enter__()
+if label.startswith("V"):
+    from cvgpu.hough import TUNING
+    TUNING.override(lines_one_wave=False).__enter__()
 print(json.dumps({"label": label, "cvgpu": os.path.dirname(cvgpu.__file__)}), flush=True)
 for w, h in sizes:
     for name in FRAME_PHOTOS:
