@@ -124,12 +124,8 @@ __device__ __forceinline__ int ch_bin(point_t p, float c, float s, int shift)
 
 // Per accumulator row n (angle n): the columns [lo, hi] its votes can reach, at bounds[1 + 2n] and
 // bounds[2 + 2n], within the kept columns [0, hi_col] (lo > hi: none); bounds[0] (zeroed by the
-// host) becomes the widest row's width. Run once per buffer set. A point's bin is monotonic in x
-// for a fixed y and in y for a fixed x (the rounded product y * s, the fused x * c + that and the
-// rounding to an integer all are), so over the image it is extreme at the corners; computed with
-// the voting kernels' own arithmetic, the corners' bins bound every vote exactly. Where a corner's
-// sum is not below 2^30 in magnitude (saturating conversion, or overflow past the shift) the
-// whole row is kept.
+// host) becomes the widest row's width. Run once per buffer set. The corners bound the votes
+// (hough_corner_columns, kernels/hough/voting.cuh); where they give no bound the whole row is kept.
 extern "C" __global__ void ch_row_bounds(int numangle, int numrho, int hi_col, float theta, float irho, long long rows,
                                          long long cols, int* __restrict__ bounds)
 {
@@ -138,22 +134,9 @@ extern "C" __global__ void ch_row_bounds(int numangle, int numrho, int hi_col, f
         return;
     float c, s;
     ch_trig(n, theta, irho, &c, &s);
-    const long long shift = (numrho - 1) / 2;
     long long lo = 0, hi = hi_col;
     long long lo_bin = 0, hi_bin = 0;
-    bool exact = true;
-    for (int corner = 0; corner < 4; corner++) {
-        const float x = (float)((corner & 1) ? cols - 1 : 0);
-        const float y = (float)((corner & 2) ? rows - 1 : 0);
-        const float v = HoughSumCuda()(x, y, c, s);
-        if (!(fabsf(v) < 1073741824.0f)) {
-            exact = false;
-            break;
-        }
-        const long long bin = (long long)__float2int_rn(v) + shift + 1;
-        lo_bin = corner == 0 ? bin : min(lo_bin, bin);
-        hi_bin = corner == 0 ? bin : max(hi_bin, bin);
-    }
+    const bool exact = hough_corner_columns<HoughSumCuda>(c, s, rows, cols, numrho, &lo_bin, &hi_bin);
     if (exact) {
         lo = max(lo_bin, 0ll);
         hi = min(hi_bin, (long long)hi_col);

@@ -109,14 +109,11 @@ __device__ __forceinline__ int hough_bin(point_t p, float c, float s)
 
 // Per accumulator row n: the columns [lo, hi] its votes can reach, at bounds[1 + 2n] and
 // bounds[2 + 2n]; bounds[0] (zeroed by the host) becomes the widest row's width. Run once per plan.
-// A bin is monotonic in x for a fixed y and in y for a fixed x (the rounded products, their rounded
-// sum and the rounding to an integer all are), so over the image it is extreme at the corners:
-// computed with the voting kernels' own arithmetic, the corners' bins bound every vote exactly.
+// The corners bound the votes (hough_corner_columns, kernels/hough/voting.cuh).
 // bounds[1 + 2 * numangle] (zeroed by the host) becomes 1 when some row's votes may leave its
 // interior columns 1 .. numrho (cv2 then writes them at a neighbour row's flat index, see
-// hough_add_flat: only where rho is large against the image) or a corner's sum is not below 2^30 in
-// magnitude (a saturating conversion): hough_maxima_emit_windowed then scans, and hough_zero_after
-// zeroes, the whole accumulator.
+// hough_add_flat: only where rho is large against the image) or the corners give no bound:
+// hough_maxima_emit_windowed then scans, and hough_zero_after zeroes, the whole accumulator.
 extern "C" __global__ void hough_row_bounds(const float* __restrict__ tab_cos, const float* __restrict__ tab_sin,
                                             int numangle, int numrho, long long rows, long long cols,
                                             int* __restrict__ bounds)
@@ -124,22 +121,8 @@ extern "C" __global__ void hough_row_bounds(const float* __restrict__ tab_cos, c
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= numangle)
         return;
-    const float c = tab_cos[n], s = tab_sin[n];
-    const long long column0 = (numrho - 1) / 2 + 1;
     long long lo = 0, hi = 0;
-    bool inside = true;
-    for (int corner = 0; corner < 4; corner++) {
-        const float x = (float)((corner & 1) ? cols - 1 : 0);
-        const float y = (float)((corner & 2) ? rows - 1 : 0);
-        const float v = HoughSumCv2()(x, y, c, s);
-        if (!(fabsf(v) < 1073741824.0f)) {
-            inside = false;
-            break;
-        }
-        const long long col = (long long)__float2int_rn(v) + column0;
-        lo = corner == 0 ? col : min(lo, col);
-        hi = corner == 0 ? col : max(hi, col);
-    }
+    bool inside = hough_corner_columns<HoughSumCv2>(tab_cos[n], tab_sin[n], rows, cols, numrho, &lo, &hi);
     inside = inside && lo >= 1 && hi <= numrho;
     bounds[1 + 2 * n] = inside ? (int)lo : 1;
     bounds[2 + 2 * n] = inside ? (int)hi : numrho;

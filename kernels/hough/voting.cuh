@@ -65,6 +65,32 @@ __device__ __forceinline__ long long hough_udiv(long long a, long long b, bool n
     return narrow ? (long long)((unsigned)a / (unsigned)b) : a / b;
 }
 
+// The lowest and highest accumulator column (bin + (numrho - 1) / 2 + 1) a vote of the angle whose
+// scaled cos and sin are (c, s) can take over a rows x cols image, for the family's float32 sum
+// `Sum` (HoughSumCv2, kernels/hough/lines.cu; HoughSumCuda, kernels/cuda/hough.cu). A bin is
+// monotonic in x for a fixed y and in y for a fixed x (the rounded products, their rounded or fused
+// sum and the rounding to an integer all are), so over the image it is extreme at the corners:
+// computed with the voting's own arithmetic, the corners' bins bound every vote exactly. False, and
+// no bound, where a corner's sum is not below 2^30 in magnitude (a saturating conversion, or an
+// overflow past the shift).
+template <typename Sum>
+__device__ __forceinline__ bool hough_corner_columns(float c, float s, long long rows, long long cols, int numrho,
+                                                     long long* lo, long long* hi)
+{
+    const long long column0 = (numrho - 1) / 2 + 1;
+    for (int corner = 0; corner < 4; corner++) {
+        const float x = (float)((corner & 1) ? cols - 1 : 0);
+        const float y = (float)((corner & 2) ? rows - 1 : 0);
+        const float v = Sum()(x, y, c, s);
+        if (!(fabsf(v) < 1073741824.0f))
+            return false;
+        const long long col = (long long)__float2int_rn(v) + column0;
+        *lo = corner == 0 ? col : min(*lo, col);
+        *hi = corner == 0 ? col : max(*hi, col);
+    }
+    return true;
+}
+
 // Zeroes, in every accumulator row n, the columns [bounds[1 + 2n], bounds[2 + 2n]] its votes can
 // reach (ch_row_bounds, kernels/cuda/hough.cu; hough_row_bounds, kernels/hough/lines.cu), bounds[0]
 // the widest row's width: a plan whose accumulator holds zeros everywhere else (zeroed when it is
