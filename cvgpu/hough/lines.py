@@ -427,8 +427,9 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
     # its votes could reach; each plan's row windows (hough_row_bounds) are computed once, here.
     accum = ws.array("accum", accum_cells, cp.int32, zeroed=True)
     bounds = cp.zeros(2 + 2 * numangle, dtype=cp.int32)
-    kernel("hough_row_bounds")((cdiv(numangle, 128),), (128,), (tab_cos, tab_sin, np.int32(numangle),
-                                                                 np.int32(numrho), np.int64(rows), np.int64(cols), bounds))
+    kernel("hough_row_bounds")((cdiv(numangle, 128),), (128,),
+                               (tab_cos, tab_sin, np.int32(numangle), np.int32(numrho), np.int64(rows), np.int64(cols),
+                                bounds))
     points = ws.array("points", npix, cp.uint64 if wide else cp.uint32)
     weights = ws.array("weights", npix, cp.uint8) if use_edgeval else NULL
     keys = ws.array("keys", max_maxima, cp.uint64)
@@ -484,8 +485,8 @@ def _build_plan(cp, ws, rows, cols, numangle, numrho, rho32, theta32, min_theta,
                   **emit_args)
     _ran("maxima-windowed" if windowed else "maxima-plain")
     zero_grid = max(1, min(cdiv(accum_cells, 4 * 256), num_sms * TUNING.zero_blocks_per_sm))
-    zero = Kernel(kernel("hough_zero_after"), (zero_grid,), (256,), 0, accum=accum, accum_size=np.int64(accum_cells), bounds=bounds,
-                  numangle=np.int32(numangle), numrho=np.int32(numrho))
+    zero = Kernel(kernel("hough_zero_after"), (zero_grid,), (256,), 0, accum=accum, accum_size=np.int64(accum_cells),
+                  bounds=bounds, numangle=np.int32(numangle), numrho=np.int32(numrho))
     # Captured through the driver where cvgpu._native's helpers load: host-image calls then replay
     # it from C (_replay_native).
     plan = _Plan(cp, FAMILY, options, ws.call, (collect, vote, emit, zero),

@@ -259,7 +259,8 @@ def spilling(draw):
     (with 2, a wide image's votes near theta = pi fall left of its row)."""
     h, w = draw(st.integers(1, 40)), draw(st.integers(1, 40))
     rho = (2 * (h + w) + 1) / draw(st.sampled_from([1.6, 2.0, 2.2, 2.45, 3.0, 5.0]))
-    return h, w, rho, draw(st.sampled_from([math.pi / 180, math.pi / 7, 0.3, 1.0])), draw(st.sampled_from([0.0, 0.5, 1.5]))
+    theta = draw(st.sampled_from([math.pi / 180, math.pi / 7, 0.3, 1.0]))
+    return h, w, rho, theta, draw(st.sampled_from([0.0, 0.5, 1.5]))
 
 
 @settings(max_examples=400)
