@@ -1,8 +1,8 @@
 // A chained scan over blocks in index order (a decoupled look-back): each block learns the sum of
 // the counts of the blocks before it. It needs only that lower blocks were scheduled first, never
 // that all blocks are resident at once. Used by the lines detector's direct write
-// (kernels/cuda/hough.cu, ch_maxima) and the segment detector's maxima list
-// (kernels/cuda/segments.cu, cs_maxima).
+// (kernels/cuda/hough.cu, ch_maxima) and the segment detector's maxima list and segment offsets
+// (kernels/cuda/segments.cu, cs_maxima and cs_place).
 //
 // chain[b]: 0 (not yet published), CHAIN_SCAN_AGG | block b's own count, or CHAIN_SCAN_INCL | the
 // count of blocks 0..b. Zero at launch; the caller's kernels reset the words for the next launch.
