@@ -2,7 +2,7 @@
 
 cv2's probabilistic transform is a sequential loop whose every step depends on the steps before it
 (a fixed-seed random pick order, votes, walks, removals). ``kernels/hough/probabilistic.cu`` computes
-it in one cooperative persistent kernel (its header says how, tests/models/hough_p_parallel_model.py
+it in one persistent kernel (its header says how, tests/models/hough_p_parallel_model.py
 proves it phase by phase); the host works out cv2's sizes and trig table, compacts the edge points
 (cvgpu._device_ops: one sync, the point count sizes the scratch), launches, and reads the segment
 count back. Nothing on the way makes CuPy compile a kernel (issue 40).
@@ -48,7 +48,7 @@ THREADS = 256
 DRAW_CHUNK = 64
 WINDOW_MAX = 1024
 CMAX = 64
-CTL_WORDS = 16 + 1000 + 1 + WINDOW_MAX // 32   # the last: CTL_CAND's candidate words
+CTL_WORDS = 16 + 1000 + 1 + WINDOW_MAX // 32 + 1   # then CTL_CAND's candidate words, CTL_NBLK
 CTL_LINES, CTL_ERROR, CTL_ROUNDS, CTL_FORWARD, CTL_FORWARD_BACK, CTL_PERM_ROUNDS, CTL_COMMITS, CTL_CANDIDATES = (
     0, 1, 10, 11, 12, 13, 14, 15)
 WALK_WORDS = 9
@@ -70,7 +70,7 @@ TUNING = Tuning(
     window_pairs=1 << 20,
     # The head start's first fast-forward chunk (turns); 0: no fast-forward.
     forward=4096,
-    # Blocks per SM of the cooperative kernel (<= what fits): more threads for the votes, slower
+    # Blocks per SM of the persistent kernel (<= what fits): more threads for the votes, slower
     # grid barriers (bench rows: hough-p segments 1024x1024).
     blocks_per_sm=1,
     # Dynamic shared memory for phase C's staging (bytes, at most what the device grants a block
@@ -420,7 +420,9 @@ def gpu_lines(cp, image, numangle, numrho, rho32, theta32, threshold, line_lengt
     stage_bytes = max(0, min(TUNING.stage_bytes, max_shared - STATIC_SHARED - 1024))
     args, shared, lines, ctl = launch_args(cp, pix, n, rows, cols, numangle, numrho, tab_cos, tab_sin, threshold,
                                            line_length, line_gap, wrap, states, stage_bytes)
-    fn = _kernels.get_function(FAMILY, "hough_p_main", cooperative=True, max_dynamic_shared=shared)
+    # A plain launch: the kernel joins the blocks that run (hp_join), where a cooperative launch
+    # waited for every SM, one held by another stream's kernel included.
+    fn = _kernels.get_function(FAMILY, "hough_p_main", max_dynamic_shared=shared)
     fn((_grid(fn, shared),), (THREADS,), args, shared_mem=shared)
     head = ctl.get()
     if stats is not None:
@@ -485,7 +487,7 @@ def HoughLinesP(*args, **kwargs):
 
 def _warm(cp):
     """The engine's start-up: the kernel module loaded before the family's first GPU call."""
-    _kernels.preload(FAMILY, cooperative=True)
+    _kernels.preload(FAMILY)
 
 
 _engine.register_warmup("hough-p", _warm)

@@ -5,7 +5,7 @@
 // maximum over the angles reaches the threshold it walks the line both ways in 16.16 fixed point
 // (bridging up to lineGap mask-0 pixels), clears the walked mask-1 pixels and, if the segment is
 // long enough, subtracts their votes at every angle (voted or not). Each turn depends on the turns
-// before it. What runs here, in one cooperative persistent kernel (hough_p_main), with the proofs
+// before it. What runs here, in one persistent kernel (hough_p_main), with the proofs
 // in tests/models/hough_p_parallel_model.py (the CPU model of exactly these phases):
 //
 //  0. The points: the host passes the edge pixels' row-major indices (cvgpu._device_ops.select,
@@ -67,9 +67,10 @@
 //
 // Races: every phase writes either distinct locations (per window pair, per candidate rank, per
 // cleared pixel: the committed candidates' pixels are disjoint, a shared one is a conflict) or
-// through atomics; phases are separated by a grid barrier (hp_grid_sync, all blocks resident:
-// cooperative launch). Phase C is block 0 (its staging, the map, the writes) and one warp (the
-// decisions); the other blocks wait at the next barrier.
+// through atomics; phases are separated by a grid barrier (hp_grid_sync) among the blocks that
+// joined (hp_join: all running, so the barrier cannot wait for a block that never starts). Phase C
+// is joined block 0 (its staging, the map, the writes) and one warp (the decisions); the other
+// blocks wait at the next barrier. Which blocks join changes only how the work is split.
 //
 // Cost: (2 x reservation rounds + 4 x exact rounds + 2-3 x fast-forward chunks) grid barriers, the
 // rounds' parallel work (about W x numangle votes, reads and takebacks each), and phase C's serial
@@ -92,12 +93,14 @@
 #define HP_HOST_STAGE_INTS (1 << 20)  // the host build's staging array
 #define HP_MWC_A 4164903690ull
 #define HP_INT_MAX 2147483647
+#define HP_JOIN_CLOSED 0x80000000u
+#define HP_JOIN_NS 20000      // how long joined block 0 waits for the rest of the grid (ns)
 
 // ctl words (zeroed by the host before the launch)
 #define CTL_LINES 0       // segments written
 #define CTL_ERROR 1       // 1: a bin outside the accumulator (cv2 undefined), 2: too many permutation rounds
 #define CTL_BAR_COUNT 2   // grid barrier: arrivals, all barriers of the launch (mod 2^32)
-                          // (word 3: unused)
+#define CTL_JOIN 3        // hp_join: blocks that came, HP_JOIN_CLOSED once the grid is fixed
 #define CTL_FF 4          // tag of the fast-forward chunk that reached the threshold
 #define CTL_END 5         // phase C: window index where the round ends
 #define CTL_NCAND 6       // phase B: candidates of the round
@@ -113,7 +116,8 @@
 #define CTL_PERM 16       // pending swaps per reservation round (HP_PERM_MAX words)
 #define CTL_CAND (CTL_PERM + HP_PERM_MAX + 1)   // A2 -> B: bit c of word w set when window point
                                                 //   32 w + c is a candidate (HP_WMAX / 32 words)
-#define CTL_WORDS (CTL_CAND + HP_WMAX / 32)
+#define CTL_NBLK (CTL_CAND + HP_WMAX / 32)   // hp_join: the joined blocks (published once)
+#define CTL_WORDS (CTL_NBLK + 1)
 
 // walk words per candidate rank
 #define WALK_K 0
@@ -130,6 +134,7 @@
 
 #ifdef HOUGH_P_HOST
 #define HP_GRID_FOR(i, n) for (long long i = 0; i < (long long)(n); ++i)
+#define HP_LAUNCH_FOR HP_GRID_FOR
 #define HP_LANES(l) for (int l = 0; l < 32; ++l)
 #define HP_LANE_FOR(i, n) for (int i = 0; i < (int)(n); ++i)
 #define HP_WARP_SYNC() ((void)0)
@@ -151,21 +156,27 @@ static inline unsigned long long hp_warp_or64(unsigned long long v) { return v; 
 static inline unsigned long long hp_warp_max64(unsigned long long v) { return v; }
 static inline void hp_grid_sync(int*) {}
 #else
+// The joined grid (hp_join): this block's rank among the joined blocks, and their count.
+__shared__ int hp_bid, hp_nblk;
 #define HP_GRID_FOR(i, n) \
+    for (long long i = (long long)hp_bid * blockDim.x + threadIdx.x; i < (long long)(n); \
+         i += (long long)hp_nblk * blockDim.x)
+// A plain launch's grid (hough_p_check)
+#define HP_LAUNCH_FOR(i, n) \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
          i += (long long)gridDim.x * blockDim.x)
 #define HP_LANES(l) for (int l = (int)(threadIdx.x & 31u); l == (int)(threadIdx.x & 31u); l = 32)
 #define HP_LANE_FOR(i, n) for (int i = (int)(threadIdx.x & 31u); i < (int)(n); i += 32)
 #define HP_WARP_SYNC() __syncwarp()
 #define HP_LEAD ((threadIdx.x & 31u) == 0)
-#define HP_WARP_ID ((int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5))
-#define HP_NWARPS ((int)((gridDim.x * blockDim.x) >> 5))
-// Phase B's walkers: rank r walks on warp r / gridDim.x of block r % gridDim.x, one walk a block
+#define HP_WARP_ID ((int)((hp_bid * blockDim.x + threadIdx.x) >> 5))
+#define HP_NWARPS ((int)((hp_nblk * blockDim.x) >> 5))
+// Phase B's walkers: rank r walks on warp r / hp_nblk of block r % hp_nblk, one walk a block
 // while the ranks are fewer than the blocks (on the warps of blocks 0..7 they were slower: HISTORY,
 // tenth session, arm "spread").
-#define HP_WALKER ((int)(threadIdx.x >> 5) * (int)gridDim.x + (int)blockIdx.x)
+#define HP_WALKER ((int)(threadIdx.x >> 5) * hp_nblk + hp_bid)
 #define HP_WALKERS HP_NWARPS
-#define HP_PHASE_C_BLOCK (blockIdx.x == 0)
+#define HP_PHASE_C_BLOCK (hp_bid == 0)
 #define HP_BLOCK_FOR(i, n) for (long long i = threadIdx.x; i < (long long)(n); i += blockDim.x)
 #define HP_BLOCK_SYNC() __syncthreads()
 #define HP_BLOCK_WARP ((int)(threadIdx.x >> 5))
@@ -203,9 +214,9 @@ __device__ __forceinline__ int hp_warp_scan64(int& v0, int& v1)
     return __shfl_sync(0xffffffffu, v1, 31);
 }
 
-// Grid barrier (all blocks resident: the launch is cooperative) on one count that only grows: after
+// Grid barrier (among the joined blocks, every one running) on one count that only grows: after
 // the block's barrier, thread 0 adds 1 with release semantics and spins with acquire loads until
-// the count reaches the grid times the barriers its block has passed (every block passes the same
+// the count reaches the joined blocks times the barriers its block has passed (every block passes the same
 // barriers in the same order; hp_bar_next, set to 0 by hough_p_main). The release
 // (cumulative over what the block's barrier ordered before it) and the acquire make every write
 // before the barrier, in any block, visible to every read after it (PTX memory model), as the
@@ -222,7 +233,7 @@ __device__ void hp_grid_sync(int* ctl)
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned* count = reinterpret_cast<unsigned*>(ctl + CTL_BAR_COUNT);
-        const unsigned target = hp_bar_next + gridDim.x;
+        const unsigned target = hp_bar_next + (unsigned)hp_nblk;
         hp_bar_next = target;
         unsigned v;
         asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(count) : "memory");
@@ -231,6 +242,47 @@ __device__ void hp_grid_sync(int* ctl)
         } while ((int)(v - target) < 0);
     }
     __syncthreads();
+}
+
+// Grid join. The launch is a plain one: a cooperative launch starts only once every block fits at
+// once, and an SM running another stream's kernel (with a smaller shared-memory carveout than this
+// kernel's blocks need) held it back until that kernel ended, seconds in tests/
+// test_hardening_common.py (compat_matrix/HISTORY.md, "HoughLinesP and a busy SM"). Instead each
+// block adds itself to ctl[CTL_JOIN]; the first to come waits until the whole grid has come or
+// HP_JOIN_NS have passed, closes the join (HP_JOIN_CLOSED) and publishes the count; the ranks are
+// the order of coming. A block that comes after the close returns at once (the launch then ends
+// once it has run, on an SM the others or the other kernel leave). Every joined block is running,
+// so no barrier among them waits for a block that cannot start; results never depend on how many
+// joined (every phase's work is split over hp_nblk blocks, phase C is rank 0's). False: leave.
+__device__ bool hp_join(int* ctl)
+{
+    if (threadIdx.x == 0) {
+        unsigned* join = reinterpret_cast<unsigned*>(ctl + CTL_JOIN);
+        unsigned* nblk = reinterpret_cast<unsigned*>(ctl + CTL_NBLK);
+        const unsigned came = atomicAdd(join, 1u);
+        unsigned count = 0;
+        if (!(came & HP_JOIN_CLOSED)) {
+            if (came == 0) {
+                unsigned long long t0, t;
+                unsigned v;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+                do {
+                    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(join) : "memory");
+                    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+                } while (v < gridDim.x && t - t0 < HP_JOIN_NS);
+                count = atomicOr(join, HP_JOIN_CLOSED);
+                asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(nblk), "r"(count) : "memory");
+            } else {
+                do {
+                    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(count) : "l"(nblk) : "memory");
+                } while (count == 0);
+            }
+        }
+        hp_bid = (came & HP_JOIN_CLOSED) ? -1 : (int)came;
+        hp_nblk = (int)count;
+    }
+    __syncthreads();
+    return hp_bid >= 0;
 }
 #endif
 
@@ -1218,8 +1270,8 @@ __device__ void hp_run(const HpSize& z, const int* pix, int2* xy, const float* t
             for (long long i = 0; i < pairs; ++i) {
 #else
             // (a warp's lanes run the same turns: hp_later is the warp's)
-            for (long long i0 = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < pairs;
-                 i0 += (long long)gridDim.x * blockDim.x) {
+            for (long long i0 = (long long)hp_bid * blockDim.x + (threadIdx.x & ~31u); i0 < pairs;
+                 i0 += (long long)hp_nblk * blockDim.x) {
                 const long long i = i0 + (threadIdx.x & 31u);
 #endif
                 int k = 0, n = 0, b = -1, a = 0;
@@ -1328,6 +1380,8 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_main(
 #ifndef HOUGH_P_HOST
     if (threadIdx.x == 0)
         hp_bar_next = 0;   // (thread 0's alone: hp_grid_sync)
+    if (!hp_join(ctl))
+        return;
 #endif
     HpSize z;
     z.n_points = n_points;
@@ -1355,7 +1409,7 @@ extern "C" __global__ void __launch_bounds__(HP_THREADS) hough_p_check(
     const int* __restrict__ pix, int n_points, int width, const float* __restrict__ tab_cos,
     const float* __restrict__ tab_sin, int numangle, int numrho, long long cells, int* flags)
 {
-    HP_GRID_FOR(i, (long long)n_points * numangle) {
+    HP_LAUNCH_FOR(i, (long long)n_points * numangle) {
         const int p = pix[i / numangle];
         const int n = (int)(i % numangle);
         const float v = f32_add(f32_mul((float)(p % width), tab_cos[n]), f32_mul((float)(p / width), tab_sin[n]));

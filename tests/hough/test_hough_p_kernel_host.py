@@ -7,7 +7,7 @@ persistent kernel's whole logic (draws, reservation rounds, fast-forward, the ex
 A1 A2 B C D, the wrap mode) runs here bit for bit, called with the argument tuple that
 cvgpu/hough/probabilistic.py builds (its parameter types checked against the kernel's signature).
 What stays for the GPU tests (tests/hough/test_hough_lines_p.py, marked gpu): the GPU's own
-execution (NVRTC build, cooperative launch, barriers, atomics' interleavings, warp intrinsics)."""
+execution (NVRTC build, the grid join, barriers, atomics' interleavings, warp intrinsics)."""
 import ctypes
 import math
 import re
@@ -268,7 +268,7 @@ def test_kernel_matches_models(lib, case):
 
 def test_nvcc_builds_for_sm90(tmp_path):
     """The module NVRTC gets (cvgpu._kernels.kernel_source) compiles with nvcc for sm_90, as a
-    cooperative module is built (relocatable device code) and plain."""
+    module for a cooperative launch is built (relocatable device code) and plain."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("no nvcc")
