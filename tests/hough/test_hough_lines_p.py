@@ -189,6 +189,21 @@ def test_gpu_forced_windows(window, forward, blocks):
 
 
 @gpu
+@pytest.mark.parametrize("blocks", [lambda full: 1, lambda full: 5, lambda full: 3 * full],
+                         ids=["one block", "five blocks", "3x the resident grid"])
+def test_gpu_any_joined_grid(blocks, monkeypatch):
+    """hough_p_main's blocks join (hp_join): whatever number comes before the join closes (one, a
+    few, or a grid three times what fits at once, whose blocks beyond the resident ones come after
+    the close and leave), the segments are cv2's."""
+    full = hp._grid
+    monkeypatch.setattr(hp, "_grid", lambda fn, shared: blocks(full(fn, shared)))
+    img = photo_edges("astronaut", 240, 320)
+    for threshold, mll, mlg in ((30, 20, 5), (5, 0, 0)):
+        assert same(cvgpu.HoughLinesP(img, 1, np.pi / 180, threshold, None, mll, mlg),
+                    ref_lines(img, 1, np.pi / 180, threshold, mll, mlg))
+
+
+@gpu
 def test_gpu_wrap_mode():
     img = np.zeros((30, 40), np.uint8)
     img[5, 3:35] = 255
