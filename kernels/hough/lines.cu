@@ -332,6 +332,48 @@ __device__ __forceinline__ void hough_store_line(
     }
 }
 
+// The last block's ordering of 1024 < count <= LINES_RANK_ITEMS * 1024 keys (blockDim.x == 1024, every
+// thread calls it): thread t holds keys t + 1024 j (v[j], in[j]); rank[j] is how many keys are
+// smaller. hough_bucket_rank's buckets split the keys' range evenly, but HoughLines' keys are
+// votes-major, and at a low threshold hundreds of lines share one vote count: one bucket, whose
+// keys would each compare with all of its others. Here the buckets' bounds are a sample of the keys
+// themselves (1024 of them, one every count / 1024 in the keys' order, ranked by hough_bucket_rank
+// into `slots` [1024, 2048)): a key's bucket is the number of sampled keys at or below it, less one
+// (at least 0), found by binary search: monotonic, and about count / 1024 keys a bucket however the
+// votes crowd. Before, these counts took a bitonic network of up to 91 barrier stages over 8192
+// keys (compat_matrix/HISTORY.md, "HoughLines' many-line tail").
+#define LINES_RANK_ITEMS 8
+
+__device__ __forceinline__ void lines_sampled_rank(const unsigned long long* __restrict__ keys, int count,
+                                                   unsigned long long* v, bool* in, int* rank,
+                                                   HoughRankScratch* scratch, unsigned long long* slots)
+{
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < LINES_RANK_ITEMS; j++) {
+        const int i = t + j * 1024;
+        in[j] = i < count;
+        v[j] = in[j] ? __ldcg(&keys[i]) : 0ull;
+    }
+    // (count > 1024: the sampled positions are distinct, so are their keys.)
+    const unsigned long long s = __ldcg(&keys[(long long)t * count / 1024]);
+    unsigned long long* bounds = slots + 1024;
+    bounds[hough_bucket_rank(s, true, scratch, slots)] = s;
+    __syncthreads();  // the bounds are written and every thread's rank loop has read the counts
+    int bucket[LINES_RANK_ITEMS];
+#pragma unroll
+    for (int j = 0; j < LINES_RANK_ITEMS; j++) {
+        int at = 0;  // the last bound at or below v[j] (bound 0 when none is)
+#pragma unroll
+        for (int half = 512; half > 0; half >>= 1)
+            at += bounds[at + half] <= v[j] ? half : 0;
+        bucket[j] = at;
+    }
+    scratch->count[t] = 0;
+    __syncthreads();  // hough_rank_in_buckets' entry: the counts zeroed, the bounds read
+    hough_rank_in_buckets<LINES_RANK_ITEMS>(v, in, bucket, scratch, slots, rank);
+}
+
 // Finds the local maxima over the whole grid; the last block to finish then orders the keys in
 // shared memory when they fit (capacity keys), writes the lines to out_dev and, when out_host is
 // given (pinned, device-visible), to out_host too, and publishes the count at host_count (pinned)
@@ -379,7 +421,25 @@ __device__ __forceinline__ void hough_maxima_emit_body(
                 wrote = true;
             }
         } else {
-            hough_bitonic(sorted, hough_load_padded(sorted, keys, count));
+            // (Windowed only: this ordering takes the kernel to 61 registers, which the windowed
+            // form's one block an SM has room for (56 before), while the plain scan keeps two
+            // blocks an SM at 32 and the bitonic network.)
+            if (Windowed && count <= LINES_RANK_ITEMS * (int)blockDim.x) {
+                unsigned long long v[LINES_RANK_ITEMS];
+                bool in[LINES_RANK_ITEMS];
+                int rank[LINES_RANK_ITEMS];
+                lines_sampled_rank(keys, count, v, in, rank, &rank_scratch, sorted);
+                __syncthreads();  // every thread's rank loop has read the slots
+                // Placed by rank, then written in order: consecutive threads write consecutive lines
+                // (the pinned copy's writes coalesce).
+#pragma unroll
+                for (int j = 0; j < LINES_RANK_ITEMS; j++)
+                    if (in[j])
+                        sorted[rank[j]] = v[j];
+                __syncthreads();
+            } else {
+                hough_bitonic(sorted, hough_load_padded(sorted, keys, count));
+            }
             for (int i = threadIdx.x; i < count; i += blockDim.x) {
                 hough_store_line(sorted[i], i, numrho, rho, theta, min_theta, rho_mode, with_votes, out_dev, out_host);
                 wrote = true;

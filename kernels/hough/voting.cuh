@@ -561,50 +561,20 @@ struct HoughRankScratch {
     int warp_total[32];
 };
 
-// hough_bucket_rank (below) for up to ITEMS values a thread (blockDim.x == 1024, every thread calls it:
-// five barriers): value j of thread t, v[j] with in[j], is distinct among all participants; rank[j]
-// is how many participants hold a smaller value. `slots`: shared, one per participant. The same
-// 1024 buckets over the values' range; a bucket's values are compared among themselves.
+// The ranking of hough_bucket_rank_items once each value's bucket is known (blockDim.x == 1024,
+// every thread calls it: four barriers): bucket[j] in [0, 1024) for the participants, a monotonic
+// map of the values (a lower bucket holds only smaller values). On entry scratch->count is zero and
+// a barrier has passed since it was zeroed and since `slots` was last read.
 template <int ITEMS>
-__device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long* v, const bool* in,
-                                                        HoughRankScratch* scratch, unsigned long long* slots,
-                                                        int* rank)
+__device__ __forceinline__ void hough_rank_in_buckets(const unsigned long long* v, const bool* in, const int* bucket,
+                                                      HoughRankScratch* scratch, unsigned long long* slots,
+                                                      int* rank)
 {
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    unsigned long long lo = ~0ull, hi = 0ull;
+    int pos[ITEMS];
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        if (in[j]) {
-            lo = min(lo, v[j]);
-            hi = max(hi, v[j]);
-        }
-    }
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
-        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
-    }
-    if (lane == 0) {
-        scratch->bound[warp] = lo;
-        scratch->bound[32 + warp] = hi;
-    }
-    scratch->count[t] = 0;
-    __syncthreads();
-    lo = scratch->bound[lane];
-    hi = scratch->bound[32 + lane];
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
-        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
-    }
-    const unsigned long long range = hi >= lo ? hi - lo : 0ull;
-    const int shift = range >> 10 ? 54 - __clzll(range) : 0;  // (range >> shift) < 1024
-    int bucket[ITEMS], pos[ITEMS];
-#pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        bucket[j] = in[j] ? (int)((v[j] - lo) >> shift) : 0;
+    for (int j = 0; j < ITEMS; j++)
         pos[j] = in[j] ? atomicAdd(&scratch->count[bucket[j]], 1) : 0;
-    }
     __syncthreads();
     const int own = scratch->count[t];
     int incl = own;
@@ -650,6 +620,51 @@ __device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long
             rank[j] = r;
         }
     }
+}
+
+// hough_bucket_rank (below) for up to ITEMS values a thread (blockDim.x == 1024, every thread calls it:
+// five barriers): value j of thread t, v[j] with in[j], is distinct among all participants; rank[j]
+// is how many participants hold a smaller value. `slots`: shared, one per participant. The same
+// 1024 buckets over the values' range; a bucket's values are compared among themselves.
+template <int ITEMS>
+__device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long* v, const bool* in,
+                                                        HoughRankScratch* scratch, unsigned long long* slots,
+                                                        int* rank)
+{
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    unsigned long long lo = ~0ull, hi = 0ull;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        if (in[j]) {
+            lo = min(lo, v[j]);
+            hi = max(hi, v[j]);
+        }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
+        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
+    }
+    if (lane == 0) {
+        scratch->bound[warp] = lo;
+        scratch->bound[32 + warp] = hi;
+    }
+    scratch->count[t] = 0;
+    __syncthreads();
+    lo = scratch->bound[lane];
+    hi = scratch->bound[32 + lane];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        lo = min(lo, __shfl_xor_sync(FULL_MASK, lo, d));
+        hi = max(hi, __shfl_xor_sync(FULL_MASK, hi, d));
+    }
+    const unsigned long long range = hi >= lo ? hi - lo : 0ull;
+    const int shift = range >> 10 ? 54 - __clzll(range) : 0;  // (range >> shift) < 1024
+    int bucket[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        bucket[j] = in[j] ? (int)((v[j] - lo) >> shift) : 0;
+    hough_rank_in_buckets<ITEMS>(v, in, bucket, scratch, slots, rank);
 }
 
 // The maxima tails' ordering (blockDim.x == 1024, every thread calls it: five barriers): thread i

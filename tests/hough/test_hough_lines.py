@@ -447,6 +447,50 @@ def test_gpu_more_lines_than_one_block_sorts(compat):
     assert TUNING.paths()["lines.sort-host"] == before["lines.sort-host"] + 2  # both functions
 
 
+def _threshold_for_lines(img, c, lo, hi):
+    """The lowest threshold at which cv2 finds at most ``hi`` lines, if it finds more than ``lo``."""
+    def count(t):
+        r = call(cv2, "HoughLines", img, dict(c, threshold=t))
+        return 0 if r is None else len(r)
+
+    a, b = 0, 1 << 12   # the count falls as the threshold rises
+    while a < b:
+        t = (a + b) // 2
+        if count(t) > hi:
+            a = t + 1
+        else:
+            b = t
+    return a if count(a) > lo else None
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("h,w,density,lines", [(300, 400, 0.05, 1100), (300, 400, 0.05, 4000), (480, 640, 0.1, 8192),
+                                               (600, 800, 0.02, 2500), (1080, 1920, 0.01, 6000)])
+def test_gpu_many_lines_ranked_in_one_block(compat, h, w, density, lines):
+    """1024 < lines <= 8192 (SORT_CAPACITY): the windowed maxima's last block orders them by sampled
+    buckets (kernels/hough/lines.cu, lines_sampled_rank), not one thread a line. On noise most
+    lines share a few vote counts near the threshold: the crowding that evenly split buckets
+    would leave in one bucket. Numpy and device input, both functions, equal to cv2."""
+    cp = pytest.importorskip("cupy")
+    img = noise(np.random.default_rng(h + lines), h, w, density)
+    c = dict(rho=1.0, theta=math.pi / 180, threshold=0, min_theta=0.0, max_theta=math.pi, use_edgeval=False)
+    t = _threshold_for_lines(img, c, 1024, lines)
+    assert t is not None
+    c["threshold"] = t
+    ref = call(cv2, "HoughLines", img, c)
+    assert 1024 < ref.shape[0] <= hough.SORT_CAPACITY
+    votes = call(cv2, "HoughLinesWithAccumulator", img, c).reshape(-1, 3)[:, 2]
+    assert np.bincount(votes.astype(np.int64)).max() > ref.shape[0] // 64  # crowded vote counts
+    before = TUNING.paths()
+    check_case(compat, img, c, "standard")
+    assert TUNING.paths()["lines.maxima-windowed"] >= before["lines.maxima-windowed"] + 1
+    d = cp.asarray(img)
+    for fn in ("HoughLines", "HoughLinesWithAccumulator"):
+        ours = call(cvgpu, fn, d, c)
+        assert isinstance(ours, cp.ndarray)
+        assert same(ours.get(), call(cv2, fn, img, c))
+
+
 VOTE_FAMILIES = ("noise", "lines", "segments", "photo")
 
 
