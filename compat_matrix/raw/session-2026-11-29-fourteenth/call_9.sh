@@ -7,6 +7,6 @@ set -u
 [ -d shared/golden ] && export CVGPU_GOLDEN_DIR=$PWD/shared/golden
 python3 -m pip install -q --no-deps --no-build-isolation -e . > /tmp/pip.log 2>&1
 HYPOTHESIS_PROFILE=device CVGPU_PROPERTY_SHARDS=16 timeout 520 python3 -m pytest -q -m gpu \
-    tests/hough/test_hough_lines.py tests/cuda/test_cuda_hough.py -n 15 -p no:cacheprovider -rfE \
+    tests/hough/test_hough_lines.py tests/cuda/test_cuda_hough.py tests/cuda/test_cuda_hough_golden.py -n 15 -p no:cacheprovider -rfE \
     > "$OUT/pytest-device.log" 2>&1
 echo "pytest rc $?"; tail -n 6 "$OUT/pytest-device.log"
