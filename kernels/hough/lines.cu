@@ -340,8 +340,10 @@ __device__ __forceinline__ void hough_store_line(
 // themselves (1024 of them, one every count / 1024 in the keys' order, ranked by hough_bucket_rank
 // into `slots` [1024, 2048)): a key's bucket is the number of sampled keys at or below it, less one
 // (at least 0), found by binary search: monotonic, and about count / 1024 keys a bucket however the
-// votes crowd. Before, these counts took a bitonic network of up to 91 barrier stages over 8192
-// keys (compat_matrix/HISTORY.md, "HoughLines' many-line tail").
+// votes crowd (the sample's own ranking still meets the crowding, over 1024 keys instead of
+// count). Before, these counts took a bitonic network of up to 91 barrier stages over 8192 keys
+// (compat_matrix/HISTORY.md, "HoughLines' many-line tail"). LINES_RANK_ITEMS keys a thread cover
+// SORT_CAPACITY (cvgpu/hough/lines.py), 8192.
 #define LINES_RANK_ITEMS 8
 
 __device__ __forceinline__ void lines_sampled_rank(const unsigned long long* __restrict__ keys, int count,
