@@ -479,14 +479,7 @@ __device__ __forceinline__ void ch_maxima_body(
             flat[j] = kv[j] & 0xffffffffull;
         }
         hough_bucket_rank_items<CH_RANK_ITEMS>(flat, kin, &rank_scratch, sorted, rank);
-        // Placed by rank, then written in order: consecutive threads write consecutive lines (the
-        // pinned copy's PCIe writes coalesce), not each thread its keys' scattered places.
-        __syncthreads();  // every thread's rank loop has read the slots
-#pragma unroll
-        for (int j = 0; j < CH_RANK_ITEMS; j++)
-            if (kin[j])
-                sorted[rank[j]] = kv[j];
-        __syncthreads();
+        hough_place_ranked<CH_RANK_ITEMS>(sorted, kv, kin, rank);  // (raster order: the flat indices' ranks)
         for (int i = threadIdx.x; i < count; i += blockDim.x) {
             ch_write_line(sorted[i], i, count, numrho, rho, theta, out, out_step_floats, host_lines, host_votes);
             wrote = true;

@@ -431,14 +431,7 @@ __device__ __forceinline__ void hough_maxima_emit_body(
                 bool in[LINES_RANK_ITEMS];
                 int rank[LINES_RANK_ITEMS];
                 lines_sampled_rank(keys, count, v, in, rank, &rank_scratch, sorted);
-                __syncthreads();  // every thread's rank loop has read the slots
-                // Placed by rank, then written in order: consecutive threads write consecutive lines
-                // (the pinned copy's writes coalesce).
-#pragma unroll
-                for (int j = 0; j < LINES_RANK_ITEMS; j++)
-                    if (in[j])
-                        sorted[rank[j]] = v[j];
-                __syncthreads();
+                hough_place_ranked<LINES_RANK_ITEMS>(sorted, v, in, rank);
             } else {
                 hough_bitonic(sorted, hough_load_padded(sorted, keys, count));
             }

@@ -667,6 +667,23 @@ __device__ __forceinline__ void hough_bucket_rank_items(const unsigned long long
     hough_rank_in_buckets<ITEMS>(v, in, bucket, scratch, slots, rank);
 }
 
+// After a ranking of ITEMS values a thread (hough_bucket_rank_items, hough_rank_in_buckets): each
+// participant's value placed at its rank in `slots`, so that the lines are then written in order:
+// consecutive threads write consecutive lines (the pinned copy's PCIe writes coalesce), not each
+// thread its values' scattered places. Every thread calls it (two barriers; the first lets every
+// thread's rank loop finish reading the slots).
+template <int ITEMS>
+__device__ __forceinline__ void hough_place_ranked(unsigned long long* slots, const unsigned long long* v,
+                                                   const bool* in, const int* rank)
+{
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (in[j])
+            slots[rank[j]] = v[j];
+    __syncthreads();
+}
+
 // The maxima tails' ordering (blockDim.x == 1024, every thread calls it: five barriers): thread i
 // holds value v, distinct among the threads with `in`; returns how many of those hold a smaller
 // value (0 without `in`). The values' range is cut into 1024 buckets by a shift (a monotonic map),
