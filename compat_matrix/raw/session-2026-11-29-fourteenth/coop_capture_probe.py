@@ -33,7 +33,7 @@ direct = buffers()
 launch(*direct)
 cp.cuda.runtime.deviceSynchronize()
 ref = direct[0].get()
-print("direct: ranks of the chain's head", int(ref[perm[0]] >> 32), "(expected %d)" % (n - 1))
+print("direct: the head record's weight", int(ref[perm[0]] >> 32), "(n = %d)" % n)
 s = cp.cuda.Stream(non_blocking=True)
 cap = buffers()
 try:
