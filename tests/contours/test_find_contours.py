@@ -814,7 +814,9 @@ def test_external_graph_capacities_and_fallback():
     ws.bufs.pop("graphs", None)
     ws.bufs.pop("graph_counts", None)
     few = nested_blobs(480, 640, 2, 2, 1)
-    many = salt_pepper(480, 640, 0.02, 2)
+    many = salt_pepper(480, 640, 0.005, 2)   # ~1,500 borders: past the first graph's, within graph_max_borders
+    m_few, m_many = (len(cv2.findContours(i, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]) for i in (few, many))
+    assert 2 * m_few < 256 < m_many <= cc.TUNING.graph_max_borders
     before = cc.TUNING.paths()
     for img, path in ((few, None), (few, "graph"), (many, "graph_over"), (many, "graph"), (few, "graph")):
         start = cc.TUNING.paths()
