@@ -97,6 +97,12 @@ TUNING = Tuning(
     # frames/s, 1.25k with one thread inside (HISTORY, "Threads: one GIL hand-over per HoughLines
     # call"). Device input is not gated: its calls stay asynchronous on the caller's stream.
     host_calls_at_once=1,
+    # A host-image RETR_EXTERNAL call (NONE or SIMPLE) of a shape met before runs as one captured
+    # graph (cvgpu/contours/_graph.py) up to this many pixels (0: never) and this many borders (the
+    # flat layout's range, below grouped_min). Not yet chosen by measurement: 1920x1080 frames and
+    # below ("contours-frames" rows).
+    graph_max_pixels=1920 * 1080,
+    graph_max_borders=4096,
 )
 
 # The paths the code counts with TUNING.ran(name), the one list of their names.
@@ -125,11 +131,14 @@ PATHS = {
     "lab_serial": "label images: the trace events replayed by one thread (lab_max_rounds)",
     "grid_capped": "a grid-stride launch with fewer threads than elements (Gpu.grid_cap)",
     "host_gate_waited": "a host-input call waited for another thread's call (host_calls_at_once)",
+    "graph": "a host-input RETR_EXTERNAL call ran as its shape's captured graph (graph_max_pixels)",
+    "graph_built": "a shape's graph was captured, with capacities from its last launched call",
+    "graph_over": "a graph's counts passed its capacities: the call ran again on the launched pipeline",
 }
 
 from .. import _backend, _device_ops, _engine, _kernels, _versions  # noqa: E402  (the modules below read TUNING)
 from .._arrays import as_device_array, on_input_device  # noqa: E402
-from . import _common, _labels, _linkruns, _suzuki  # noqa: E402
+from . import _common, _graph, _labels, _linkruns, _suzuki  # noqa: E402
 from ._common import (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, RETR_CCOMP, RETR_EXTERNAL,  # noqa: E402,F401
                       RETR_FLOODFILL, RETR_LIST, RETR_TREE, TC89, Forward, computing_on)
 
@@ -259,7 +268,14 @@ def _find_gpu(args, kwargs, arr, on_device, mode, method, ox, oy):
         points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy)
         return _device_views(gpu.cp, points, layout, hier)
     with _common.HOST_GATE:
+        graph = mode == RETR_EXTERNAL and _graph.eligible(gpu, arr, method, on_device)
+        if graph:
+            out = _common.run_ordered("findContours", gpu, lambda: _graph.contours(gpu, arr, method, ox, oy))
+            if out is not None:
+                return assemble(*out)
         points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy, grouped=True)
+        if graph:
+            _graph.note_counts(gpu.workspace(), _graph.key_of(arr, method, ox, oy), *gpu.workspace().last_counts)
         if offsets is None:
             return _assemble_while_emitting(points, layout, hier)
         return assemble(points.get(), layout, hier if isinstance(hier, np.ndarray) else hier.get())

@@ -74,6 +74,7 @@ class Workspace:
         self.bufs = {}
         self.done = None          # event recorded after the last call's work, on done_stream
         self.done_stream = None
+        self.last_counts = None   # (borders, border pixels) of the last _suzuki call
 
     def claim(self):
         """The current stream, made to wait for the previous call's work when that ran on another

@@ -20,6 +20,7 @@ from ._ranking import grouped_layout, jump_rounds, offsets as offsets_of, tree_o
 from ._tc89 import tc89
 
 RULER_SPAN = 16      # = RULER_SPAN in kernels/contours/suzuki.cu
+NULL = np.intp(0)    # a kernel's pointer argument not used (gc: the counts are the arguments)
 
 # ---------------------------------------------------------------- Index widths (issue 6)
 #
@@ -205,11 +206,12 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
     tot = int(ws.total.get()[0])
     m, e_count = tot >> 32, tot & 0xFFFFFFFF       # borders (discovery order), border pixels
     check_counts(m, e_count)                       # before anything sized by them is allocated
+    ws.last_counts = (m, e_count)                  # (for the shape's graph: cvgpu/contours/_graph.py)
     if m == 0:
         return empty(cp)
     gm = (-(-m // BLOCK),)
     parent = cp.empty(m, dtype=cp.int32)
-    fn("suzuki", "border_parents")(gm, (BLOCK,), (starts, i32(m), labels, hole, bid, i32(mode), parent))
+    fn("suzuki", "border_parents")(gm, (BLOCK,), (starts, i32(m), labels, hole, bid, i32(mode), parent, NULL))
 
     k_dev = None   # RETR_EXTERNAL selected on the device: k rows of the m below, k read with the layout
     if mode == RETR_EXTERNAL and m <= TUNING.device_select_max:
@@ -218,7 +220,7 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
         out_node = cp.empty(m, dtype=cp.int32)
         hier = cp.empty((m, 4), dtype=cp.int32)
         k_dev = cp.empty(1, dtype=cp.int64)
-        fn("suzuki", "external_select")((1,), (1024,), (i32(m), hole, parent, out_node, hier, k_dev))
+        fn("suzuki", "external_select")((1,), (1024,), (i32(m), hole, parent, out_node, hier, k_dev, i32(m), NULL))
     elif mode in (RETR_LIST, RETR_EXTERNAL):
         if mode == RETR_EXTERNAL:
             TUNING.ran("external_flatnonzero")
@@ -255,7 +257,8 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
         TUNING.ran("rulers")
         rid = ws.grown("rid", slots, cp.int32)      # state -> its ruler (see ruler_walk)
         rloc = ws.grown("rloc", slots, cp.int32)    # state -> weight before it in its ruler's sublist
-    fn("suzuki", "state_init")(gs, (BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir, rid))
+    fn("suzuki", "state_init")(gs, (BLOCK,), (f, i32(w2), i32(slots), bpix, fl, pmap, head_of, simple, st, sdir, rid,
+                                             NULL))
     if direct:
         st2 = ws.grown("st2", 2 * slots, cp.int32)
         rj, _ = jump_rounds(gpu, slots, max(1, slots.bit_length()), st, st2)
@@ -290,7 +293,7 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
         total = int(layout[-1])
     points = cp.empty((total, 2), dtype=cp.int32)
     fn("suzuki", "state_emit")(gs, (BLOCK,), (i32(w2), i32(slots), bpix, i32(direct), rid, rloc, rj, sdir, simple,
-                                             counts, dst, i32(ox), i32(oy), points))
+                                             counts, dst, i32(ox), i32(oy), points, NULL))
     fn("suzuki", "single_points")(gk, (BLOCK,), (i32(w2), i32(k), out_node, starts, head_slot, dst, i32(ox), i32(oy),
                                                 points))
     if method in TC89:

@@ -283,13 +283,45 @@ extern "C" __global__ void __launch_bounds__(1024) scatter_flags(const u8* __res
     }
 }
 
+// ---------------------------------------------------------------- the captured graph's counts
+//
+// A host-image RETR_EXTERNAL call of a shape met before runs as one captured graph over buffers
+// sized by capacities (cvgpu/contours/_graph.py): the counts the host reads between the steps of
+// the launched pipeline are read by the kernels from gc instead (argument gc; nullptr: the
+// arguments hold them). graph_counts fills gc from ccl_finish's totals; past a capacity it zeroes
+// the counts (every later kernel then does nothing) and sets GC_OVER, and the host reruns the call
+// on the launched pipeline. GC_M_SEEN / GC_E_SEEN keep the true counts for the next capacities.
+#define GC_M 0
+#define GC_E 1
+#define GC_SLOTS 2
+#define GC_OVER 3
+#define GC_M_SEEN 4
+#define GC_E_SEEN 5
+
+extern "C" __global__ void graph_counts(const unsigned long long* __restrict__ total, int cap_e, int cap_m,
+                                        int* __restrict__ gc)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const unsigned long long t = *total;
+    const long long m = (long long)(t >> 32), e = (long long)(t & 0xffffffffull);
+    const bool over = e > cap_e || m > cap_m;
+    gc[GC_M] = over ? 0 : (int)m;
+    gc[GC_E] = over ? 0 : (int)e;
+    gc[GC_SLOTS] = over ? 0 : (int)(8 * e);
+    gc[GC_OVER] = over ? 1 : 0;
+    gc[GC_M_SEEN] = (int)min(m, 0x7fffffffll);
+    gc[GC_E_SEEN] = (int)min(e, 0x7fffffffll);
+}
+
 // parent[d]: border of the component around this one, -1 for the frame. mode: 1 LIST (all -1),
 // 2 CCOMP (outer borders -1), 3 TREE.
 extern "C" __global__ void border_parents(const int* __restrict__ starts, int m,
                                           const int* __restrict__ L, const u8* __restrict__ hole,
-                                          const int* __restrict__ bid, int mode, int* __restrict__ parent)
+                                          const int* __restrict__ bid, int mode, int* __restrict__ parent,
+                                          const int* __restrict__ gc)
 {
     int d = blockIdx.x * blockDim.x + threadIdx.x;
+    if (gc != nullptr) m = gc[GC_M];
     if (d >= m) return;
     int s = starts[d];
     bool h = hole[d];
@@ -308,8 +340,10 @@ extern "C" __global__ void border_parents(const int* __restrict__ starts, int m,
 extern "C" __global__ void __launch_bounds__(1024) external_select(int m, const u8* __restrict__ hole,
                                                                   const int* __restrict__ parent,
                                                                   int* __restrict__ out_node, int* __restrict__ hier,
-                                                                  long long* __restrict__ k_out)
+                                                                  long long* __restrict__ k_out, int rows,
+                                                                  const int* __restrict__ gc)
 {
+    if (gc != nullptr) m = gc[GC_M];
     __shared__ int warp_total[32];
     __shared__ int selected;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -349,7 +383,7 @@ extern "C" __global__ void __launch_bounds__(1024) external_select(int m, const 
         carry += warp_total[warps - 1];
         __syncthreads();
     }
-    for (int j = k + threadIdx.x; j < m; j += blockDim.x) out_node[j] = -1;
+    for (int j = k + threadIdx.x; j < rows; j += blockDim.x) out_node[j] = -1;
     if (threadIdx.x == 0) *k_out = k;
 }
 
@@ -426,9 +460,10 @@ extern "C" __global__ void border_heads(const u8* __restrict__ f, int w2, int k,
 extern "C" __global__ void state_init(const u8* __restrict__ f, int w2, int slots, const int* __restrict__ bpix,
                                       const u8* __restrict__ fl, const int* __restrict__ pmap,
                                       const int* __restrict__ head_of, int simple, int2* __restrict__ st,
-                                      u8* __restrict__ sdir, int* __restrict__ rid)
+                                      u8* __restrict__ sdir, int* __restrict__ rid, const int* __restrict__ gc)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (gc != nullptr) slots = gc[GC_SLOTS];
     if (t >= slots) return;
     if (rid) rid[t] = -1;
     int e = t >> 3, b = t & 7;
@@ -569,9 +604,10 @@ extern "C" __global__ void state_emit(int w2, int slots, const int* __restrict__
                                       const int* __restrict__ rid, const int* __restrict__ rloc,
                                       const int2* __restrict__ rj, const u8* __restrict__ sdir, int simple,
                                       const int* __restrict__ counts, const long long* __restrict__ dst, int ox,
-                                      int oy, int* __restrict__ points)
+                                      int oy, int* __restrict__ points, const int* __restrict__ gc)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (gc != nullptr) slots = gc[GC_SLOTS];
     if (t >= slots) return;
     const int r = direct ? t : rid[t];
     if (r < 0) return;

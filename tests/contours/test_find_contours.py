@@ -766,3 +766,64 @@ def test_tc89_quirks_and_long_borders(compat):
         for mode_name in MODES:
             for method_name in ("TC89_L1", "TC89_KCOS"):
                 check_case(compat, img, mode_name, method_name, None)
+
+
+# ---------------------------------------------------------------- RETR_EXTERNAL as one captured graph
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method_name", ["NONE", "SIMPLE"])
+@settings(max_examples=examples(3_000))
+@given(first=images(), more=st.lists(st.tuples(st.sampled_from(WEIGHTED_FAMILIES), st.integers(0, 2**32 - 1),
+                                               st.integers(1, 1000)), min_size=1, max_size=3), offset=offsets)
+def test_external_graph_matches_cv2(compat, method_name, first, more, offset):
+    """A shape met again takes its captured graph (cvgpu/contours/_graph.py): a first image of a
+    drawn shape, then up to three more of the same shape from any family (more borders than the
+    graph's capacities among them: the call runs again on the launched pipeline, and the next graph
+    of the shape is built larger); every call equal to cv2's. The graphs kept by the thread are
+    dropped first, so the first call is always the launched pipeline's."""
+    _common.current_gpu().workspace().bufs.pop("graphs", None)
+    _common.current_gpu().workspace().bufs.pop("graph_counts", None)
+    method = METHODS[method_name]
+    kw = {} if offset is None else {"offset": offset}
+    graphed = 0
+    with forcing(graph_max_pixels=1 << 24):
+        for case in [first] + [ImageCase(f, first.h, first.w, seed, p, first.photo) for f, seed, p in more]:
+            if case.family == "photo" and case.photo is None:
+                case = case._replace(family="blobs")
+            img = case.build()
+            keep = img.copy()
+            ref = cv2.findContours(img, cv2.RETR_EXTERNAL, method, **kw)
+            before = cc.TUNING.paths()
+            ours = cvgpu.findContours(img, cv2.RETR_EXTERNAL, method, **kw)
+            ran = cc.TUNING.paths() - before
+            assert cvgpu.last_call_backend() == "cuda" and type(ours[0]) is tuple
+            # (Compat row "graph EXTERNAL/...": the calls the graph computed.)
+            compat.check("findContours", ("graph %s/%s" if ran["graph"] else "%s/%s") % ("EXTERNAL", method_name),
+                         signature(ours), signature(ref), kind=kind_of(ref), inputs=(img, cv2.RETR_EXTERNAL, method,
+                                                                                       offset))
+            assert np.array_equal(img, keep)
+            graphed += ran["graph"]
+    assert graphed <= len(more)   # the first call of a shape is the launched pipeline's
+
+
+@pytest.mark.gpu
+def test_external_graph_capacities_and_fallback():
+    """Few blobs, then the same shape with many more borders than the graph holds (a fallback to the
+    launched pipeline), then again (a larger graph), on 480 x 640: each equal to cv2's."""
+    ws = _common.current_gpu().workspace()
+    ws.bufs.pop("graphs", None)
+    ws.bufs.pop("graph_counts", None)
+    few = nested_blobs(480, 640, 2, 2, 1)
+    many = salt_pepper(480, 640, 0.005, 2)   # ~1,500 borders: past the first graph's, within graph_max_borders
+    m_few, m_many = (len(cv2.findContours(i, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]) for i in (few, many))
+    assert 2 * m_few < 256 < m_many <= cc.TUNING.graph_max_borders
+    before = cc.TUNING.paths()
+    for img, path in ((few, None), (few, "graph"), (many, "graph_over"), (many, "graph"), (few, "graph")):
+        start = cc.TUNING.paths()
+        ref = cv2.findContours(img, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        assert same_result(cvgpu.findContours(img, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE), ref)
+        ran = cc.TUNING.paths() - start
+        if path is not None:
+            assert ran[path] == 1, (path, dict(ran))
+    ran = cc.TUNING.paths() - before
+    assert ran["graph_built"] == 2
