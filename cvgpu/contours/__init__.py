@@ -99,8 +99,9 @@ TUNING = Tuning(
     host_calls_at_once=1,
     # A host-image RETR_EXTERNAL call (NONE or SIMPLE) of a shape met before runs as one captured
     # graph (cvgpu/contours/_graph.py) up to this many pixels (0: never) and this many borders (the
-    # flat layout's range, below grouped_min). Not yet chosen by measurement: 1920x1080 frames and
-    # below ("contours-frames" rows).
+    # flat layout's range, below grouped_min). graph_ab.py's camera-frame rows (HISTORY,
+    # "RETR_EXTERNAL as one graph a shape"): the graph faster on every row of 640x480 to 1920x1080;
+    # larger frames not measured (a graph keeps ~25 bytes a pixel).
     graph_max_pixels=1920 * 1080,
     graph_max_borders=4096,
 )
