@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _native
 from . import TUNING
-from ._common import BLOCK, CHAIN_APPROX_SIMPLE, Gpu
+from ._common import BLOCK, CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, Gpu
 
 NULL = np.intp(0)   # a kernel's pointer argument not used
 
@@ -33,7 +33,8 @@ _KEEP = 4                 # graphs kept a thread (oldest dropped): each holds ~2
 def eligible(gpu, image, method, on_device):
     """Whether a RETR_EXTERNAL call may take a graph (on a CUDA device: not the host-built kernels
     of the tests' stand-in Gpu)."""
-    return (not on_device and isinstance(gpu, Gpu) and image.dtype == np.uint8 and method in (1, CHAIN_APPROX_SIMPLE)
+    return (not on_device and isinstance(gpu, Gpu) and image.dtype == np.uint8
+            and method in (CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE)
             and 0 < image.size <= TUNING.graph_max_pixels)
 
 
