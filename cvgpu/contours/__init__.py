@@ -276,7 +276,8 @@ def _find_gpu(args, kwargs, arr, on_device, mode, method, ox, oy):
                 return assemble(*out)
         points, offsets, layout, hier = _run("findContours", gpu, arr, mode, method, ox, oy, grouped=True)
         if graph:
-            _graph.note_counts(gpu.workspace(), _graph.key_of(arr, method, ox, oy), *gpu.workspace().last_counts)
+            ws = gpu.workspace()
+            _graph.note_counts(ws, _graph.key_of(arr, method, ox, oy), *ws.last_counts)
         if offsets is None:
             return _assemble_while_emitting(points, layout, hier)
         return assemble(points.get(), layout, hier if isinstance(hier, np.ndarray) else hier.get())

@@ -15,6 +15,7 @@ from . import TUNING
 
 RETR_EXTERNAL, RETR_LIST, RETR_CCOMP, RETR_TREE, RETR_FLOODFILL = 0, 1, 2, 3, 4
 CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS = 1, 2, 3, 4
+NULL = np.intp(0)  # a kernel's pointer argument not used (a null pointer)
 TC89 = (CHAIN_APPROX_TC89_L1, CHAIN_APPROX_TC89_KCOS)
 
 BLOCK = 256               # threads per block of the one-thread-per-element launches

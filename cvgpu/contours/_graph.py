@@ -21,9 +21,8 @@ import numpy as np
 
 from .. import _native
 from . import TUNING
-from ._common import BLOCK, CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, Gpu
-
-NULL = np.intp(0)   # a kernel's pointer argument not used
+from ._common import BLOCK, CHAIN_APPROX_NONE, CHAIN_APPROX_SIMPLE, NULL, Gpu
+from ._suzuki import label_pixels, pixel_scratch
 
 _GRAPHS = "graphs"        # Workspace.bufs key: {key: _Graph or False (capture refused)}
 _SEEN = "graph_counts"    # Workspace.bufs key: {key: (borders, border pixels) of the last launched call}
@@ -57,25 +56,17 @@ class _Graph:
     def __init__(self, gpu, shape, method, ox, oy, cap_e, cap_m):
         cp = gpu.cp
         h, w = shape
-        w2, h2 = w + 2, h + 2
-        n = w2 * h2
-        i32, i64 = np.int32, np.int64
+        w2 = w + 2
+        n = w2 * (h + 2)
+        i32 = np.int32
         self.cap_e, self.cap_m = cap_e, cap_m
         self.pitch = _native.bit_row_bytes(w)
         self.bits = cp.empty(max(1, h * self.pitch), dtype=cp.uint8)
-        f = cp.empty(n, dtype=cp.uint8)
-        labels = cp.empty(n, dtype=cp.int32)
-        fl = cp.empty(n, dtype=cp.uint8)
-        nb = -(-n // 1024)
-        blk = cp.empty(nb, dtype=cp.uint64)
-        offs = cp.empty(nb, dtype=cp.uint64)
+        px = pixel_scratch(cp, n, lambda name, size, dtype: cp.empty(size, dtype=dtype))
+        f, labels, fl, starts, hole, bid, bpix, pmap = (px.f, px.labels, px.fl, px.starts, px.hole, px.bid, px.bpix,
+                                                        px.pmap)
         counter = cp.zeros(1, dtype=cp.uint32)
         total = cp.zeros(1, dtype=cp.uint64)
-        starts = cp.empty(n, dtype=cp.int32)
-        hole = cp.empty(n, dtype=cp.uint8)
-        bid = cp.empty(n, dtype=cp.int32)
-        bpix = cp.empty(n, dtype=cp.int32)
-        pmap = cp.empty(n, dtype=cp.int32)
         slots = 8 * cap_e
         rows = cap_m
         parent = cp.empty(rows, dtype=cp.int32)
@@ -107,18 +98,13 @@ class _Graph:
             raise RuntimeError("no cooperative launch on this device")
         jump, resident = coop
         fn = gpu.fn
-        grid_n = gpu.grid(n)
         grid_rows = (-(-rows // BLOCK),)
         grid_slots = (-(-slots // BLOCK),)
-        keep = (self.bits, f, labels, fl, blk, offs, counter, total, starts, hole, bid, bpix, pmap, parent,
-                out_node, head_slot, counts, head_of, st, sdir, jump_open, jump_counts, barrier, meta)
+        keep = (self.bits, px, counter, total, parent, out_node, head_slot, counts, head_of, st, sdir, jump_open,
+                jump_counts, barrier, meta)
 
         def launches(stream):
-            fn("suzuki", "pad_init_rows")(grid_n, (BLOCK,), (self.bits, i64(self.pitch), i32(h), i32(w), i32(n), f,
-                                                             labels))
-            fn("suzuki", "ccl_union")(grid_n, (BLOCK,), (f, i32(w2), i32(n), labels))
-            fn("suzuki", "ccl_finish")((nb,), (1024,), (f, i32(w2), i32(n), labels, fl, blk, offs, counter, total))
-            fn("suzuki", "scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
+            label_pixels(gpu, px, "pad_init_rows", self.bits, self.pitch, h, w, counter, total)
             fn("suzuki", "graph_counts")((1,), (32,), (total, i32(cap_e), i32(cap_m), gc))
             fn("suzuki", "border_parents")(grid_rows, (BLOCK,), (starts, i32(rows), labels, hole, bid, i32(0), parent,
                                                                  gc))

@@ -15,12 +15,11 @@ import numpy as np
 
 from .. import _native
 from . import TUNING
-from ._common import (BLOCK, CHAIN_APPROX_SIMPLE, RETR_EXTERNAL, RETR_LIST, TC89, TooLarge, empty)
+from ._common import (BLOCK, CHAIN_APPROX_SIMPLE, NULL, RETR_EXTERNAL, RETR_LIST, TC89, TooLarge, empty)
 from ._ranking import grouped_layout, jump_rounds, offsets as offsets_of, tree_order
 from ._tc89 import tc89
 
 RULER_SPAN = 16      # = RULER_SPAN in kernels/contours/suzuki.cu
-NULL = np.intp(0)    # a kernel's pointer argument not used (gc: the counts are the arguments)
 
 # ---------------------------------------------------------------- Index widths (issue 6)
 #
@@ -145,6 +144,46 @@ def upload_rows(cp, ws, helpers, image):
 
 # ---------------------------------------------------------------- the pipeline
 
+class PixelScratch:
+    """The labelling's image-sized scratch (n padded pixels), its arrays made by ``make(name, size,
+    dtype)``: the thread's workspace (gpu_contours) or a captured graph's own (_graph)."""
+
+    __slots__ = ("f", "labels", "fl", "blk", "offs", "starts", "hole", "bid", "bpix", "pmap")
+
+
+def pixel_scratch(cp, n, make):
+    px = PixelScratch()
+    nb = -(-n // 1024)
+    px.f = make("f", n, cp.uint8)
+    px.labels = make("labels", n, cp.int32)
+    px.fl = make("fl", n, cp.uint8)
+    px.blk = make("blk", nb, cp.uint64)
+    px.offs = make("offs", nb, cp.uint64)
+    px.starts = make("starts", n, cp.int32)
+    px.hole = make("hole", n, cp.uint8)
+    px.bid = make("bid", n, cp.int32)              # component root -> border (only roots read)
+    px.bpix = make("bpix", n, cp.int32)
+    px.pmap = make("pmap", n, cp.int32)            # read only at border pixels
+    return px
+
+
+def label_pixels(gpu, px, pad, src, pitch, h, w, counter, total):
+    """The image's padding (kernel ``pad`` on src, ``pitch`` bytes a row), its labelling and the
+    border pixels' and starts' compaction: (borders << 32 | border pixels) in ``total``."""
+    i32, i64 = np.int32, np.int64
+    fn = gpu.fn
+    w2 = w + 2
+    n = w2 * (h + 2)
+    nb = -(-n // 1024)
+    grid = gpu.grid(n)
+    fn("suzuki", pad)(grid, (BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), px.f, px.labels))
+    fn("suzuki", "ccl_union")(grid, (BLOCK,), (px.f, i32(w2), i32(n), px.labels))
+    fn("suzuki", "ccl_finish")((nb,), (1024,), (px.f, i32(w2), i32(n), px.labels, px.fl, px.blk, px.offs, counter,
+                                               total))
+    fn("suzuki", "scatter_flags")((nb,), (1024,), (px.fl, i32(n), px.offs, px.labels, px.starts, px.hole, px.bid,
+                                                  px.bpix, px.pmap))
+
+
 def _selected_layout(gpu, counts, m, hier, k_dev):
     """The numpy path's layout after external_select (m rows, the first k of them contours, k on the
     device): (k, layout, offsets, dst, total, hierarchy (k, 4) on the host) from one download, laid
@@ -186,23 +225,10 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
             (src, pitch), pad = upload_rows(cp, ws, helpers, image), "pad_init_rows"
         else:
             src, pitch, pad = upload_bits(cp, ws, image), w, "pad_init_bits"
-    i32, i64 = np.int32, np.int64
-    f = ws.grown("f", n, cp.uint8)
-    labels = ws.grown("labels", n, cp.int32)
-    fl = ws.grown("fl", n, cp.uint8)
-    nb = -(-n // 1024)
-    blk = ws.grown("blk", nb, cp.uint64)
-    offs = ws.grown("offs", nb, cp.uint64)
-    starts = ws.grown("starts", n, cp.int32)
-    hole = ws.grown("hole", n, cp.uint8)
-    bid = ws.grown("bid", n, cp.int32)              # component root -> border (only roots read)
-    bpix = ws.grown("bpix", n, cp.int32)
-    pmap = ws.grown("pmap", n, cp.int32)            # read only at border pixels
-    grid = gpu.grid(n)
-    fn("suzuki", pad)(grid, (BLOCK,), (src, i64(pitch), i32(h), i32(w), i32(n), f, labels))
-    fn("suzuki", "ccl_union")(grid, (BLOCK,), (f, i32(w2), i32(n), labels))
-    fn("suzuki", "ccl_finish")((nb,), (1024,), (f, i32(w2), i32(n), labels, fl, blk, offs, ws.counter, ws.total))
-    fn("suzuki", "scatter_flags")((nb,), (1024,), (fl, i32(n), offs, labels, starts, hole, bid, bpix, pmap))
+    i32 = np.int32
+    px = pixel_scratch(cp, n, ws.grown)
+    label_pixels(gpu, px, pad, src, pitch, h, w, ws.counter, ws.total)
+    f, labels, fl, starts, hole, bid, bpix, pmap = px.f, px.labels, px.fl, px.starts, px.hole, px.bid, px.bpix, px.pmap
     tot = int(ws.total.get()[0])
     m, e_count = tot >> 32, tot & 0xFFFFFFFF       # borders (discovery order), border pixels
     check_counts(m, e_count)                       # before anything sized by them is allocated
@@ -252,7 +278,7 @@ def gpu_contours(gpu, image, mode, method, ox, oy, grouped=False):
     direct = slots < TUNING.ruler_min_slots
     if direct:
         TUNING.ran("jump_slots")
-        rid = rloc = np.intp(0)                     # null pointers: not used
+        rid = rloc = NULL                           # not used
     else:
         TUNING.ran("rulers")
         rid = ws.grown("rid", slots, cp.int32)      # state -> its ruler (see ruler_walk)
